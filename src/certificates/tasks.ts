@@ -1,0 +1,2 @@
+// Engine tasks of the certificates area (render the certificate PDF).
+export const certificateTasks = {};

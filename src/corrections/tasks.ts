@@ -1,0 +1,2 @@
+// Engine tasks of the corrections area (propose, apply, verify).
+export const correctionTasks = {};

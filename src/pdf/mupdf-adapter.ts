@@ -1,0 +1,124 @@
+// The one door to MuPDF.js for opening and rendering: opening bytes with a password (mapping
+// MuPDF's failures to docfix error codes), rendering a page to raw RGB at a resolution, and reading
+// structured text in bulk. MuPDF objects own WASM memory: callers destroy what they open (`using`
+// is not available here, so every helper below frees its temporaries in `finally`).
+import * as mupdf from 'mupdf';
+import { DocfixError } from '../errors.ts';
+
+export { mupdf };
+
+export interface OpenedPdf {
+  doc: mupdf.PDFDocument;
+  /** The document asked for a password to be opened (user password set). */
+  protected: boolean;
+  /** A password was given and accepted. */
+  unlocked: boolean;
+  /** Encrypted at all (also owner-password-only documents that open without one). */
+  encrypted: boolean;
+}
+
+const PDF_MAGIC = '%PDF-';
+
+/** True when the bytes carry a PDF header within the first KiB (as readers accept). */
+export function looksLikePdf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  return head.includes(PDF_MAGIC);
+}
+
+/**
+ * Opens PDF bytes. Errors: not_a_pdf, unreadable_pdf, password_required (none given),
+ * password_incorrect (wrong one), not_protected (one given to a document that needs none).
+ */
+export function openPdf(bytes: Uint8Array, password = ''): OpenedPdf {
+  if (bytes.byteLength === 0 || !looksLikePdf(bytes)) {
+    throw new DocfixError('not_a_pdf', 'The file is not a PDF: it has no %PDF- header.');
+  }
+  let doc: mupdf.PDFDocument;
+  try {
+    const opened = mupdf.Document.openDocument(bytes, 'application/pdf');
+    const pdf = opened.asPDF();
+    if (!pdf) {
+      opened.destroy();
+      throw new DocfixError('not_a_pdf', 'The file did not open as a PDF.');
+    }
+    doc = pdf;
+  } catch (error) {
+    if (error instanceof DocfixError) throw error;
+    throw new DocfixError('unreadable_pdf', `The PDF could not be opened: ${messageOf(error)}.`, {}, { cause: error });
+  }
+  const encrypted = isEncrypted(doc);
+  const needsPassword = doc.needsPassword();
+  if (needsPassword) {
+    if (password === '') {
+      doc.destroy();
+      throw new DocfixError('password_required', 'This document will not open without its password; send it with the upload.');
+    }
+    if (doc.authenticatePassword(password) === 0) {
+      doc.destroy();
+      throw new DocfixError('password_incorrect', 'The password did not open the document.');
+    }
+    return { doc, protected: true, unlocked: true, encrypted };
+  }
+  if (password !== '') {
+    // An owner password may still be meaningful for an owner-only encrypted file.
+    if (encrypted && doc.authenticatePassword(password) !== 0) {
+      return { doc, protected: true, unlocked: true, encrypted };
+    }
+    doc.destroy();
+    throw new DocfixError(
+      'not_protected',
+      encrypted
+        ? 'The password is not this document’s owner password, and the document opens without one.'
+        : 'This document is not password-protected; upload it without a password.',
+    );
+  }
+  return { doc, protected: false, unlocked: false, encrypted };
+}
+
+function isEncrypted(doc: mupdf.PDFDocument): boolean {
+  const trailer = doc.getTrailer();
+  return !trailer.get('Encrypt').isNull();
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface RgbImage {
+  width: number;
+  height: number;
+  /** Bytes per row (3 × width for RGB without alpha). */
+  stride: number;
+  /** Packed RGB, row-major, top-left origin. */
+  pixels: Uint8Array;
+}
+
+/** Scale matrix for a render at `dpi` (PDF user space is 72 units an inch). */
+export function dpiMatrix(dpi: number): mupdf.Matrix {
+  return mupdf.Matrix.scale(dpi / 72, dpi / 72);
+}
+
+/** Renders a page (page rotation applied, annotations and widgets included) to packed RGB. */
+export function renderPage(page: mupdf.Page, dpi: number): RgbImage {
+  const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
+  try {
+    return {
+      width: pixmap.getWidth(),
+      height: pixmap.getHeight(),
+      stride: pixmap.getStride(),
+      pixels: new Uint8Array(pixmap.getPixels()),
+    };
+  } finally {
+    pixmap.destroy();
+  }
+}
+
+/** Renders a page to PNG bytes. */
+export function renderPagePng(page: mupdf.Page, dpi: number): Uint8Array {
+  const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
+  try {
+    return new Uint8Array(pixmap.asPNG());
+  } finally {
+    pixmap.destroy();
+  }
+}

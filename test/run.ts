@@ -1,0 +1,29 @@
+// Runs every test file (test/**/*.test.ts) with uvu and closes with one line `N passed, N failed`
+// for CI. Usage: node test/run.ts [pattern]   (pattern: a regular expression on the file path)
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pattern = process.argv[2] ?? '\\.test\\.ts$';
+const uvu = fileURLToPath(new URL('../node_modules/uvu/bin.js', import.meta.url));
+const child = spawn(process.execPath, [uvu, 'test', pattern], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, DOCFIX_TEST: '1' },
+});
+let out = '';
+child.stdout.on('data', (chunk: Buffer) => {
+  out += chunk.toString();
+  process.stdout.write(chunk);
+});
+child.on('close', (code) => {
+  // uvu's summary reads "Total: N", "Passed: N", "Skipped: N"; ANSI colours are stripped first.
+  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+  const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  let failed = total - passed - skipped;
+  if (code !== 0 && failed === 0) failed = 1; // a crash before the summary still fails
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(code === 0 && failed === 0 ? 0 : 1);
+});
