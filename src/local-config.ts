@@ -1,0 +1,43 @@
+// Where the CLI keeps its configuration (conf): the local daemon's address and default key, written
+// by the daemon on first start, and named profiles for remote deployments, managed by `docfix config`.
+// It lives in src/ because both the daemon (writer of `local`) and the CLI (reader) use it.
+import Conf from 'conf';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ProfileConfig {
+  url: string;
+  /** Never printed; prefer api_key_file or DOCFIX_API_KEY for remote deployments. */
+  api_key?: string;
+  api_key_file?: string;
+}
+
+export interface LocalConfigShape {
+  /** Written by the local daemon on first start. */
+  local?: { url: string; api_key: string; key_id: string; tenant_id: string; data_dir: string };
+  profiles?: Record<string, ProfileConfig>;
+  profile?: string;
+}
+
+/** `$DOCFIX_CONFIG_DIR`, else the platform's config folder (~/.config/docfix on Linux). */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DOCFIX_CONFIG_DIR) return env.DOCFIX_CONFIG_DIR;
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'docfix');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'docfix');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'docfix');
+}
+
+/** `$DOCFIX_DATA_DIR`, else the platform's data folder (~/.local/share/docfix on Linux). */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DOCFIX_DATA_DIR) return env.DOCFIX_DATA_DIR;
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'docfix');
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'docfix');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'docfix');
+}
+
+export const DEFAULT_PORT = 7341;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export function openLocalConfig(env: NodeJS.ProcessEnv = process.env): Conf<LocalConfigShape> {
+  return new Conf<LocalConfigShape>({ cwd: configDir(env), configName: 'config', projectName: 'docfix' });
+}
