@@ -1,0 +1,365 @@
+// What every command shares: the global options, the API client (with local daemon auto-start),
+// and output helpers. Data goes to stdout (`printJson`, tables); messages for people go to stderr;
+// colour and progress only on a TTY and never with NO_COLOR or --no-color.
+//
+// Convention for a command file `cli/commands/<name>.ts`:
+//   export function register(program: Command): void
+// It declares its flags and help, turns argv into an options object, and hands it to
+// `dispatch(name, options, run)`; tests intercept `dispatch` to check argv → options, and run the
+// command against a real daemon to check options → output and exit code.
+import { InvalidArgumentError, type Command } from 'commander';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ApiClient, ConnectionError } from '../src/api-client.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
+import { DocfixError } from '../src/errors.ts';
+
+// ───────────────────────────── global options ─────────────────────────────
+
+export interface GlobalOptions {
+  url?: string;
+  apiKey?: string;
+  json: boolean;
+  verbose: boolean;
+  color: boolean;
+  autostart: boolean;
+  profile?: string;
+}
+
+/** The global options as given to a command (flags, then environment). */
+export function globalOptions(command: Command, env: NodeJS.ProcessEnv = process.env): GlobalOptions {
+  const o = command.optsWithGlobals<Record<string, unknown>>();
+  return {
+    url: (o.url as string | undefined) ?? (env.DOCFIX_URL || undefined),
+    apiKey: (o.apiKey as string | undefined) ?? (env.DOCFIX_API_KEY || undefined),
+    json: Boolean(o.json),
+    verbose: Boolean(o.verbose),
+    color: o.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
+    autostart: o.autostart !== false && env.DOCFIX_NO_AUTOSTART !== '1',
+    profile: (o.profile as string | undefined) ?? (env.DOCFIX_PROFILE || undefined),
+  };
+}
+
+/** Adds the global options to the program (main.ts). */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--url <url>', 'address of the docfix API (env: DOCFIX_URL)')
+    .option('--api-key <key>', 'API key (env: DOCFIX_API_KEY; prefer the environment over argv)')
+    .option('--profile <name>', 'use a configured remote profile (env: DOCFIX_PROFILE)')
+    .option('--json', 'print the API objects as one JSON document on stdout')
+    .option('--verbose', 'say more on stderr')
+    .option('--no-color', 'no colour (also: NO_COLOR)')
+    .option('--no-autostart', 'never start a local daemon');
+}
+
+// ───────────────────────────── exit codes ─────────────────────────────
+
+/** Ends the CLI with an exit code; the message (if any) was already printed, or is printed by main. */
+export class CliExit extends Error {
+  override readonly name = 'CliExit';
+  readonly exitCode: number;
+  readonly silent: boolean;
+  constructor(exitCode: number, message = '', silent = message === '') {
+    super(message);
+    this.exitCode = exitCode;
+    this.silent = silent;
+  }
+}
+
+/** A usage error found after parsing (exit code 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+// ───────────────────────────── dispatch (test hook) ─────────────────────────────
+
+type Interceptor = (name: string, options: unknown) => void;
+let interceptor: Interceptor | undefined;
+
+/** Tests: capture options instead of running commands (argv → options layer). */
+export function interceptRuns(fn: Interceptor | undefined): void {
+  interceptor = fn;
+}
+
+/** Runs a command's `run` with its options, unless a test intercepts it. */
+export async function dispatch<O>(
+  name: string,
+  options: O,
+  run: (options: O) => Promise<void>,
+): Promise<void> {
+  if (interceptor) {
+    interceptor(name, options);
+    return;
+  }
+  configureOutput((options as { globals?: GlobalOptions }).globals);
+  await run(options);
+}
+
+// ───────────────────────────── the API client ─────────────────────────────
+
+export interface Target {
+  url: string;
+  apiKey?: string;
+  /** Where the address came from. */
+  source: 'flag' | 'env' | 'profile' | 'local';
+}
+
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+/** The daemon's executable, run as a process (the CLI never imports daemon code). */
+export const daemonBin = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the API key file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
+}
+
+/** Where to send requests: --url/DOCFIX_URL, else a profile, else the local daemon. */
+export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Target {
+  const config = openLocalConfig(env);
+  const profileName = globals.profile ?? (globals.url ? undefined : config.get('profile'));
+  const local = config.get('local');
+  if (globals.url) {
+    const sameAsLocal = local && local.url.replace(/\/+$/, '') === globals.url.replace(/\/+$/, '');
+    return {
+      url: globals.url,
+      apiKey: globals.apiKey ?? (sameAsLocal ? local.api_key : undefined),
+      source: globals.url === env.DOCFIX_URL ? 'env' : 'flag',
+    };
+  }
+  if (profileName) {
+    const profile = config.get('profiles')?.[profileName];
+    if (!profile) throw new UsageError(`no profile named ${profileName} (see: docfix config list)`);
+    const apiKey =
+      globals.apiKey ??
+      profile.api_key ??
+      (profile.api_key_file ? readKeyFile(profile.api_key_file) : undefined);
+    return { url: profile.url, apiKey, source: 'profile' };
+  }
+  return {
+    url: local?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
+    apiKey: globals.apiKey ?? local?.api_key,
+    source: 'local',
+  };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const client = new ApiClient({ baseUrl: url, timeoutMs: 2000 });
+    await client.call('health');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `node bin/docfix-daemon.js ARGS`, returning its exit code. */
+export function runDaemonCommand(
+  args: string[],
+  options: { stdio?: 'inherit' | 'pipe' | 'ignore'; forwardSignals?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const stdio = options.stdio ?? 'inherit';
+    const child = spawn(process.execPath, [daemonBin, ...args], { stdio, cwd: packageRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+    const onInt = forward('SIGINT');
+    const onTerm = forward('SIGTERM');
+    if (options.forwardSignals) {
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+    }
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve({ code: code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1), stdout, stderr });
+    });
+  });
+}
+
+/** Starts the local daemon in the background when nothing answers at the local address. */
+async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promise<Target> {
+  if (await answers(target.url)) return target;
+  if (!globals.autostart) {
+    throw new ConnectionError(
+      `no docfix daemon answers at ${target.url} (start one with: docfix daemon start)`,
+      target.url,
+    );
+  }
+  info(`Starting the local docfix daemon…`);
+  const result = await runDaemonCommand(['start'], { stdio: 'pipe' });
+  if (result.code !== 0) {
+    const why = (result.stderr || result.stdout).trim().split('\n').pop() ?? '';
+    throw new ConnectionError(`could not start the local daemon${why ? `: ${why}` : ''}`, target.url);
+  }
+  const fresh = resolveTarget(globals);
+  return fresh;
+}
+
+const clients = new WeakMap<object, Promise<ApiClient>>();
+
+/** The API client for a command (or its global options); starts the local daemon if needed. */
+export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
+  const globals = 'optsWithGlobals' in from ? globalOptions(from) : from;
+  const cached = clients.get(from);
+  if (cached) return cached;
+  const made = (async () => {
+    let target = resolveTarget(globals);
+    if (target.source === 'local') target = await ensureLocalDaemon(target, globals);
+    if (globals.verbose) info(`Using ${target.url} (${target.source})`);
+    const timeoutS = Number(process.env.DOCFIX_TIMEOUT);
+    return new ApiClient({
+      baseUrl: target.url,
+      apiKey: target.apiKey,
+      timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
+      userAgent: 'docfix-cli/0.1',
+    });
+  })();
+  clients.set(from, made);
+  return made;
+}
+
+// ───────────────────────────── output ─────────────────────────────
+
+let colorOn = false;
+let quietProgress = false;
+
+/** Decides colour and progress for this run from the global options and the terminals. */
+export function configureOutput(globals?: GlobalOptions): void {
+  const env = process.env;
+  const noColor = ('NO_COLOR' in env && env.NO_COLOR !== '') || globals?.color === false;
+  colorOn = Boolean(process.stderr.isTTY) && !noColor && env.TERM !== 'dumb';
+  quietProgress = !process.stderr.isTTY || Boolean(globals?.json && !process.stderr.isTTY);
+}
+configureOutput();
+
+export function isColor(): boolean {
+  return colorOn;
+}
+
+const paint = (open: number, close: number) => (text: string) =>
+  colorOn ? `\x1b[${open}m${text}\x1b[${close}m` : text;
+export const c = {
+  bold: paint(1, 22),
+  dim: paint(2, 22),
+  red: paint(31, 39),
+  green: paint(32, 39),
+  yellow: paint(33, 39),
+  cyan: paint(36, 39),
+};
+
+/** The one JSON document on stdout. */
+export function printJson(data: unknown): void {
+  process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+}
+
+/** Data for people, on stdout (what a pipe would want). */
+export function print(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A message for people, on stderr. */
+export function info(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+export function success(message: string): void {
+  info(`${c.green('✓')} ${message}`);
+}
+export function warn(message: string): void {
+  info(`${c.yellow('!')} ${message}`);
+}
+export function failure(message: string): void {
+  info(`${c.red('X')} ${message}`);
+}
+
+const ANSI = /\x1b\[[0-9;]*m/g;
+const width = (s: string) => [...s.replace(ANSI, '')].length;
+
+/** A plain table: columns padded, headers in bold on a TTY, to stdout. */
+export function table(rows: string[][], headers?: string[]): void {
+  const all = headers ? [headers, ...rows] : rows;
+  if (all.length === 0) return;
+  const cols = Math.max(...all.map((r) => r.length));
+  const widths = Array.from({ length: cols }, (_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(widths[i] - width(cell))))
+      .join('  ')
+      .trimEnd();
+  if (headers) print(c.bold(line(headers)));
+  for (const r of rows) print(line(r));
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export interface ProgressBar {
+  update(done: number, total: number): void;
+  stop(): void;
+}
+
+/** A progress bar on stderr (TTY only; silent elsewhere). */
+export function progressBar(label: string): ProgressBar {
+  if (quietProgress) return { update() {}, stop() {} };
+  let drawn = false;
+  return {
+    update(done, total) {
+      const fraction = total > 0 ? Math.min(1, done / total) : 0;
+      const cells = 24;
+      const full = Math.round(fraction * cells);
+      const bar = '█'.repeat(full) + '░'.repeat(cells - full);
+      process.stderr.write(`\r${label} ${bar} ${Math.round(fraction * 100)}% ${formatBytes(done)}`);
+      drawn = true;
+    },
+    stop() {
+      if (drawn) process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+/** Shows a spinner on stderr while `work` runs longer than a second (TTY only). */
+export async function withSpinner<T>(label: string, work: Promise<T>): Promise<T> {
+  if (quietProgress) return work;
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let i = 0;
+  let shown = false;
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - started < 1000) return;
+    shown = true;
+    const s = Math.round((Date.now() - started) / 1000);
+    process.stderr.write(`\r${c.cyan(frames[i++ % frames.length])} ${label} ${c.dim(`${s}s`)}`);
+  }, 100);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+    if (shown) process.stderr.write('\r\x1b[2K');
+  }
+}
+
+// ───────────────────────────── small parsers ─────────────────────────────
+
+/** commander argParser for a non-negative integer. */
+export function intArg(name: string, min = 0) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min) {
+      throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
+    }
+    return Number(value);
+  };
+}
+
+export { DocfixError, ConnectionError };

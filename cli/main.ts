@@ -1,0 +1,129 @@
+// Builds the `docfix` program from the command files and maps every failure to an exit code:
+// DocfixError → ERRORS[code].exit, ConnectionError → 3, commander usage errors → 2.
+import { Command, CommanderError } from 'commander';
+import { ERRORS, EXIT } from '../src/errors.ts';
+import { ConnectionError } from '../src/api-client.ts';
+import { DocfixError } from '../src/errors.ts';
+import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info } from './context.ts';
+import { exitCodesText } from './exit-codes.ts';
+import { register as documents } from './commands/documents.ts';
+
+/** Every command file's register, in the order help lists them. */
+const COMMANDS: ((program: Command) => void)[] = [documents];
+
+export const VERSION = '0.1.0';
+
+/** The whole command tree (also used by completions and tests). */
+export function buildProgram(): Command {
+  const program = new Command('docfix');
+  addGlobalOptions(program)
+    .description('Correct text inside PDF files and prove, by pixel comparison, exactly what changed.')
+    .version(VERSION, '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError()
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docfix upload invoice.pdf
+  $ docfix apply 3f2a --find Jonh --replace John
+  $ docfix fix *.pdf --replace Jonh=John -o fixed/
+
+Environment: DOCFIX_URL, DOCFIX_API_KEY, DOCFIX_PROFILE, DOCFIX_CONFIG_DIR, DOCFIX_TIMEOUT (s), NO_COLOR.
+Exit codes: docfix help exit-codes`,
+    );
+  program.helpCommand(false);
+  for (const register of COMMANDS) register(program);
+  program
+    .command('help')
+    .description('show help for a command, or a topic (exit-codes)')
+    .argument('[topic...]', 'a command, or "exit-codes"')
+    .action((topic: string[]) => {
+      if (topic.length === 1 && topic[0] === 'exit-codes') {
+        process.stdout.write(`${exitCodesText()}\n`);
+        return;
+      }
+      let cmd: Command = program;
+      for (const name of topic) {
+        const next = cmd.commands.find((s) => s.name() === name || s.aliases().includes(name));
+        if (!next)
+          throw new UsageError(`unknown help topic "${topic.join(' ')}" (try: docfix help exit-codes)`);
+        cmd = next;
+      }
+      cmd.outputHelp();
+    });
+  applyExitOverride(program);
+  return program;
+}
+
+function applyExitOverride(cmd: Command): void {
+  cmd.exitOverride();
+  cmd.configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, `${c.red('error:')} `)) });
+  for (const sub of cmd.commands) applyExitOverride(sub);
+}
+
+/** Prints an error the way people read it, and answers its exit code. */
+export function reportError(error: unknown, verbose = false): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+    if (error.code === 'commander.executeSubCommandAsync') return error.exitCode;
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof CliExit) {
+    if (!error.silent && error.message) info(`${c.red('error:')} ${error.message}`);
+    return error.exitCode;
+  }
+  if (error instanceof UsageError) {
+    info(`${c.red('error:')} ${error.message}`);
+    return EXIT.usage;
+  }
+  if (error instanceof ConnectionError) {
+    info(`${c.red('error:')} ${error.message}`);
+    if (verbose && error.cause) info(String((error.cause as Error).stack ?? error.cause));
+    return EXIT.auth;
+  }
+  if (error instanceof DocfixError) {
+    info(`${c.red('error:')} ${error.message} ${c.dim(`(${error.code})`)}`);
+    const { advice, hint, problems } = error.extra as {
+      advice?: { what?: string; why?: string; do?: string[] } | null;
+      hint?: string;
+      problems?: { field: string; problem: string }[];
+    };
+    if (advice?.why) info(`  why: ${advice.why}`);
+    for (const step of advice?.do ?? []) info(`  do:  ${step}`);
+    if (hint) info(`  hint: ${hint}`);
+    if (problems?.length && verbose) for (const p of problems) info(`  ${p.field}: ${p.problem}`);
+    if (error.code === 'invalid_api_key')
+      info('  check DOCFIX_API_KEY, --api-key or the profile (docfix config list)');
+    return ERRORS[error.code].exit;
+  }
+  const err = error as NodeJS.ErrnoException;
+  info(`${c.red('error:')} ${err?.message ?? String(error)}`);
+  if (verbose && err?.stack) info(err.stack);
+  return EXIT.error;
+}
+
+/** Runs the CLI with `argv` (node, script, ...args) and answers the exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const verbose = argv.includes('--verbose');
+  if (argv.includes('--no-color')) process.env.NO_COLOR = process.env.NO_COLOR || '1';
+  configureOutput();
+  const program = buildProgram();
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    return reportError(error, verbose);
+  }
+}
+
+/** Entry point of bin/docfix.js. */
+export async function main(argv: string[]): Promise<void> {
+  const code = await runCli(argv);
+  process.exitCode = code;
+}
