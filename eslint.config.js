@@ -22,7 +22,15 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  room(['src/**'], ['daemon', 'cli', 'bin'], 'src/ is the engine and the shared contract: it imports no other room.'),
+  room(
+    ['src/**'],
+    ['daemon', 'cli', 'bin'],
+    'src/ is the engine and the shared contract: it imports no other room.',
+  ),
   room(['daemon/**'], ['cli', 'bin'], 'daemon/ may import src/ only.'),
-  room(['cli/**'], ['daemon', 'bin'], 'cli/ speaks the HTTP API through src/api-client, never daemon/ internals.'),
+  room(
+    ['cli/**'],
+    ['daemon', 'bin'],
+    'cli/ speaks the HTTP API through src/api-client, never daemon/ internals.',
+  ),
 );

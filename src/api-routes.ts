@@ -137,7 +137,10 @@ export const ROUTES = {
     path: '/v1/documents',
     auth: 'key',
     summary: 'Documents of this account, newest first.',
-    query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) }, strictQuery),
+    query: Type.Object(
+      { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+      strictQuery,
+    ),
     status: 200,
     response: Type.Array(S.DocumentOut),
     errors: [],
@@ -156,7 +159,8 @@ export const ROUTES = {
     method: 'DELETE',
     path: '/v1/documents/{document_id}',
     auth: 'key',
-    summary: 'Delete a document, its revisions and every file made from it; the audit record keeps that it existed.',
+    summary:
+      'Delete a document, its revisions and every file made from it; the audit record keeps that it existed.',
     params: DocParams,
     status: 204,
     media: 'empty',
@@ -463,11 +467,15 @@ export type RouteId = keyof typeof ROUTES;
 export const ROUTE_IDS = Object.keys(ROUTES) as RouteId[];
 
 type StaticOf<T> = T extends TSchema ? Static<T> : undefined;
-export type ParamsOf<R extends RouteId> = StaticOf<(typeof ROUTES)[R] extends { params: infer P } ? P : undefined>;
+export type ParamsOf<R extends RouteId> = StaticOf<
+  (typeof ROUTES)[R] extends { params: infer P } ? P : undefined
+>;
 export type QueryOf<R extends RouteId> = (typeof ROUTES)[R] extends { query: infer Q }
   ? Partial<StaticOf<Q>>
   : undefined;
-export type BodyOf<R extends RouteId> = StaticOf<(typeof ROUTES)[R] extends { body: infer B } ? B : undefined>;
+export type BodyOf<R extends RouteId> = StaticOf<
+  (typeof ROUTES)[R] extends { body: infer B } ? B : undefined
+>;
 export type ResponseOf<R extends RouteId> = (typeof ROUTES)[R] extends { response: infer T }
   ? StaticOf<T>
   : (typeof ROUTES)[R] extends { media: 'empty' }

@@ -75,7 +75,11 @@ export const ERRORS = {
   business_plan_required: e(402, EXIT.limit, 'route belongs to the Business plan'),
   crop_too_large: e(422, EXIT.usage, 'crop over 4 megapixels'),
   image_too_large: e(400, EXIT.badFile, 'a page carries an image over 100 megapixels'),
-  inspection_budget_spent: e(429, EXIT.limit, "unpaid document: today's native pixels inside corrections used"),
+  inspection_budget_spent: e(
+    429,
+    EXIT.limit,
+    "unpaid document: today's native pixels inside corrections used",
+  ),
   nothing_to_certify: e(409, EXIT.conflict, 'no corrections to certify'),
   correction_not_verified: e(409, EXIT.verification, 'a correction did not verify; no certificate'),
   record_does_not_verify: e(409, EXIT.verification, 'the audit record does not recompute intact'),
@@ -98,7 +102,12 @@ export class DocfixError extends Error {
   readonly code: ErrorCode;
   readonly extra: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message?: string, extra: Record<string, unknown> = {}, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    extra: Record<string, unknown> = {},
+    options?: ErrorOptions,
+  ) {
     super(message ?? ERRORS[code].meaning, options);
     this.code = code;
     this.extra = extra;

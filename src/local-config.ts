@@ -22,7 +22,8 @@ export interface LocalConfigShape {
 /** `$DOCFIX_CONFIG_DIR`, else the platform's config folder (~/.config/docfix on Linux). */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DOCFIX_CONFIG_DIR) return env.DOCFIX_CONFIG_DIR;
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'docfix');
+  if (process.platform === 'win32')
+    return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'docfix');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'docfix');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'docfix');
 }
@@ -30,7 +31,8 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 /** `$DOCFIX_DATA_DIR`, else the platform's data folder (~/.local/share/docfix on Linux). */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DOCFIX_DATA_DIR) return env.DOCFIX_DATA_DIR;
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'docfix');
+  if (process.platform === 'win32')
+    return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'docfix');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'docfix');
   return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'docfix');
 }

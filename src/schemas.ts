@@ -34,8 +34,16 @@ export const HTTPValidationError = Type.Object(
 );
 
 export const PageKind = Type.Union(
-  [Type.Literal('text'), Type.Literal('scanned'), Type.Literal('scanned_with_text_layer'), Type.Literal('mixed')],
-  { description: 'text: born-digital text; scanned: image only; scanned_with_text_layer: an image under an invisible OCR layer; mixed: both real text and large images' },
+  [
+    Type.Literal('text'),
+    Type.Literal('scanned'),
+    Type.Literal('scanned_with_text_layer'),
+    Type.Literal('mixed'),
+  ],
+  {
+    description:
+      'text: born-digital text; scanned: image only; scanned_with_text_layer: an image under an invisible OCR layer; mixed: both real text and large images',
+  },
 );
 
 export const PageInfo = Type.Object(
@@ -82,7 +90,12 @@ export const AttestationRequest = Type.Object(
   { ...strict, $id: 'AttestationRequest' },
 );
 export const AttestationOut = Type.Object(
-  { attestation_id: Type.String(), statement_version: Type.String(), statement_text: Type.String(), created_at: DateTime },
+  {
+    attestation_id: Type.String(),
+    statement_version: Type.String(),
+    statement_text: Type.String(),
+    created_at: DateTime,
+  },
   { $id: 'AttestationOut' },
 );
 
@@ -130,7 +143,10 @@ export const ApplyRequest = Type.Object(
   { proposal_id: Type.String({ minLength: 1 }), confirm_token: Type.String({ minLength: 1 }) },
   { ...strict, $id: 'ApplyRequest' },
 );
-export const ApplyBody = Type.Object({ request: EditRequest, apply: ApplyRequest }, { ...strict, $id: 'ApplyBody' });
+export const ApplyBody = Type.Object(
+  { request: EditRequest, apply: ApplyRequest },
+  { ...strict, $id: 'ApplyBody' },
+);
 
 export const RefusalAdvice = Type.Object(
   {
@@ -203,7 +219,10 @@ export const VerificationPage = Type.Object(
   {
     page_index: Type.Integer(),
     identical: Type.Boolean(),
-    proven_by: Type.String({ description: 'render: compared pixel by pixel; objects: content and resources unchanged object for object' }),
+    proven_by: Type.String({
+      description:
+        'render: compared pixel by pixel; objects: content and resources unchanged object for object',
+    }),
     changed_pixels: Type.Integer(),
     changed_fraction: Type.Number(),
     outside_pixels: Type.Integer(),
@@ -318,13 +337,20 @@ export const CertificateKeyOut = Type.Object(
     public_key: Type.String({ description: 'raw 32-byte key, base64url' }),
     public_key_pem: Type.String(),
     previous: Type.Array(
-      Type.Object({ key_id: Type.String(), public_key: Type.String(), public_key_pem: Type.String(), retired_at: Type.String() }),
+      Type.Object({
+        key_id: Type.String(),
+        public_key: Type.String(),
+        public_key_pem: Type.String(),
+        retired_at: Type.String(),
+      }),
     ),
   },
   { $id: 'CertificateKeyOut' },
 );
 
-const Turn = Type.Union([Type.Literal(0), Type.Literal(90), Type.Literal(180), Type.Literal(270)], { default: 0 });
+const Turn = Type.Union([Type.Literal(0), Type.Literal(90), Type.Literal(180), Type.Literal(270)], {
+  default: 0,
+});
 const WordSource = Type.Union(
   [Type.Literal('text_layer'), Type.Literal('recognised'), Type.Literal('measured'), Type.Literal('')],
   { default: '' },
@@ -352,7 +378,12 @@ export const OcrMatch = Type.Object(
   { $id: 'OcrMatch' },
 );
 export const OcrWord = Type.Object(
-  { text: Type.String(), confidence: Type.Number(), box_render: Type.Array(Type.Integer()), line: Type.Integer() },
+  {
+    text: Type.String(),
+    confidence: Type.Number(),
+    box_render: Type.Array(Type.Integer()),
+    line: Type.Integer(),
+  },
   { $id: 'OcrWord' },
 );
 export const OcrPageOut = Type.Object(
@@ -410,7 +441,12 @@ export const PreflightOut = Type.Object(
 );
 
 export const SearchHit = Type.Object(
-  { page_index: Type.Integer(), text: Type.String(), box_render: Type.Array(Type.Integer()), confidence: Type.Number() },
+  {
+    page_index: Type.Integer(),
+    text: Type.String(),
+    box_render: Type.Array(Type.Integer()),
+    confidence: Type.Number(),
+  },
   { $id: 'SearchHit' },
 );
 export const SearchOut = Type.Object(

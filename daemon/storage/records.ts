@@ -8,7 +8,8 @@ import type {
   VerificationOut,
 } from '../../src/schemas.ts';
 
-export type PlanId = 'free' | 'one_document' | 'ten_documents' | 'personal' | 'business';
+export type { PlanId } from '../../src/plans.ts';
+import type { PlanId } from '../../src/plans.ts';
 
 export interface TenantRecord {
   tenant_id: string;

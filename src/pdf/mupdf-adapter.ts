@@ -44,14 +44,22 @@ export function openPdf(bytes: Uint8Array, password = ''): OpenedPdf {
     doc = pdf;
   } catch (error) {
     if (error instanceof DocfixError) throw error;
-    throw new DocfixError('unreadable_pdf', `The PDF could not be opened: ${messageOf(error)}.`, {}, { cause: error });
+    throw new DocfixError(
+      'unreadable_pdf',
+      `The PDF could not be opened: ${messageOf(error)}.`,
+      {},
+      { cause: error },
+    );
   }
   const encrypted = isEncrypted(doc);
   const needsPassword = doc.needsPassword();
   if (needsPassword) {
     if (password === '') {
       doc.destroy();
-      throw new DocfixError('password_required', 'This document will not open without its password; send it with the upload.');
+      throw new DocfixError(
+        'password_required',
+        'This document will not open without its password; send it with the upload.',
+      );
     }
     if (doc.authenticatePassword(password) === 0) {
       doc.destroy();

@@ -1,0 +1,291 @@
+// The daemon's own commands (run by bin/docfix-daemon.js; the docfix CLI forwards `daemon`, `keys`
+// and `tenants` here): serve in the foreground, start/stop/status a background daemon, and manage
+// keys and tenants directly in a data directory — a running daemon on it sees the change at once.
+import { Command, CommanderError, Option } from 'commander';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXIT } from '../src/errors.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
+import { isPlanId, PLAN_IDS, type PlanId } from '../src/plans.ts';
+import { serve } from './server.ts';
+import { DataLayout } from './storage/data-layout.ts';
+import { TenantStore } from './storage/tenant-store.ts';
+
+const DAEMON_BIN = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
+
+class UsageError extends Error {}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--port must be 0..65535, not ${value}`);
+  return n;
+}
+
+function plan(value: string): PlanId {
+  if (!isPlanId(value)) throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
+  return value;
+}
+
+function bool(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`expected true or false, not ${value}`);
+}
+
+const dataDirOption = () =>
+  new Option('--data-dir <dir>', 'data directory ($DOCFIX_DATA_DIR or the platform data folder)');
+
+function print(json: boolean, data: unknown, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+}
+
+interface RunInfo {
+  pid: number;
+  url: string;
+  data_dir: string;
+}
+
+async function readRunInfo(dataDir: string): Promise<RunInfo | null> {
+  try {
+    return JSON.parse(await readFile(new DataLayout(dataDir).runFile, 'utf8')) as RunInfo;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export async function daemonStatus(
+  dataDir: string,
+): Promise<{ running: boolean; pid: number | null; url: string | null }> {
+  const info = await readRunInfo(dataDir);
+  if (!info || !alive(info.pid)) return { running: false, pid: null, url: null };
+  return { running: await healthy(info.url), pid: info.pid, url: info.url };
+}
+
+export function program(): Command {
+  const root = new Command('docfix-daemon').exitOverride().showHelpAfterError();
+  const daemon = root;
+
+  daemon
+    .command('serve')
+    .description('run the daemon in the foreground until SIGINT/SIGTERM')
+    .option('--host <host>', 'address to listen on', DEFAULT_HOST)
+    .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
+    .addOption(dataDirOption())
+    .action(async (opts: { host: string; port: number; dataDir?: string }) => {
+      await serve({ host: opts.host, port: opts.port, dataDir: opts.dataDir ?? defaultDataDir() });
+    });
+
+  daemon
+    .command('start')
+    .description('start a background daemon and wait until it answers')
+    .option('--host <host>', 'address to listen on', DEFAULT_HOST)
+    .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { host: string; port: number; dataDir?: string; json?: boolean }) => {
+      const dataDir = opts.dataDir ?? defaultDataDir();
+      const before = await daemonStatus(dataDir);
+      if (before.running) {
+        print(
+          !!opts.json,
+          { ...before, started: false },
+          `docfix daemon already running on ${before.url} (pid ${before.pid})`,
+        );
+        return;
+      }
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      const log = openSync(join(dataDir, 'daemon.log'), 'a');
+      const child = spawn(
+        process.execPath,
+        [DAEMON_BIN, 'serve', '--host', opts.host, '--port', String(opts.port), '--data-dir', dataDir],
+        { detached: true, stdio: ['ignore', log, log], env: process.env },
+      );
+      child.unref();
+      closeSync(log);
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const status = await daemonStatus(dataDir);
+        if (status.running && status.pid === child.pid) {
+          print(
+            !!opts.json,
+            { ...status, started: true },
+            `docfix daemon started on ${status.url} (pid ${status.pid})`,
+          );
+          return;
+        }
+        if (child.exitCode !== null) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`the daemon did not start; see ${join(dataDir, 'daemon.log')}`);
+    });
+
+  daemon
+    .command('stop')
+    .description('stop the background daemon (it finishes in-flight work first)')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const dataDir = opts.dataDir ?? defaultDataDir();
+      const info = await readRunInfo(dataDir);
+      if (!info || !alive(info.pid)) {
+        print(!!opts.json, { stopped: false, running: false }, 'docfix daemon is not running');
+        return;
+      }
+      process.kill(info.pid, 'SIGTERM');
+      const deadline = Date.now() + 20_000;
+      while (alive(info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      if (alive(info.pid)) throw new Error(`the daemon (pid ${info.pid}) did not stop within 20 s`);
+      print(!!opts.json, { stopped: true, pid: info.pid }, `docfix daemon stopped (pid ${info.pid})`);
+    });
+
+  daemon
+    .command('status')
+    .description('say whether a daemon runs on the data directory')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const status = await daemonStatus(opts.dataDir ?? defaultDataDir());
+      print(
+        !!opts.json,
+        status,
+        status.running
+          ? `docfix daemon running on ${status.url} (pid ${status.pid})`
+          : 'docfix daemon is not running',
+      );
+      if (!status.running) process.exitCode = 1;
+    });
+
+  const keys = root.command('keys').description('API keys (stored hashed; shown once)');
+  keys
+    .command('create')
+    .description('create a key for a tenant (the tenant is made when new)')
+    .addOption(dataDirOption())
+    .requiredOption('--tenant <name>', 'tenant name')
+    .option('--plan <plan>', `plan of a new tenant (${PLAN_IDS.join(', ')})`, plan)
+    .option('--label <text>', 'a note to recognise the key by', '')
+    .option('--json', 'machine output')
+    .action(
+      async (opts: { dataDir?: string; tenant: string; plan?: PlanId; label: string; json?: boolean }) => {
+        const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
+        const existing = await store.findTenantByName(opts.tenant);
+        const tenant = await store.setTenant(opts.tenant, {
+          plan: opts.plan ?? (existing ? undefined : 'business'),
+        });
+        const key = await store.createKey(tenant.tenant_id, opts.label);
+        print(
+          !!opts.json,
+          key,
+          `${key.api_key}\n(key ${key.key_id} for tenant ${tenant.name}; it is shown only now)`,
+        );
+      },
+    );
+  keys
+    .command('list')
+    .description('list keys (never their secrets)')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
+      const list = (await store.listKeys()).map(({ secret_sha256: _secret, ...rest }) => rest);
+      print(
+        !!opts.json,
+        list,
+        list.length
+          ? list
+              .map(
+                (k) =>
+                  `${k.key_id}\t${k.tenant_id}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}\t${k.label}`,
+              )
+              .join('\n')
+          : 'no keys',
+      );
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key; it stops working at once')
+    .argument('<key_id>')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (keyId: string, opts: { dataDir?: string; json?: boolean }) => {
+      const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
+      const record = await store.revokeKey(keyId);
+      if (!record) throw new UsageError(`no key ${keyId}`);
+      const { secret_sha256: _secret, ...shown } = record;
+      print(!!opts.json, shown, `revoked ${keyId}`);
+    });
+
+  const tenants = root.command('tenants').description('tenants (accounts) and their plans');
+  tenants
+    .command('set')
+    .description('create or change a tenant')
+    .argument('<name>')
+    .addOption(dataDirOption())
+    .option('--plan <plan>', `plan (${PLAN_IDS.join(', ')})`, plan)
+    .option('--suspended <bool>', 'true stops new work; false lifts it', bool)
+    .option('--json', 'machine output')
+    .action(
+      async (
+        name: string,
+        opts: { dataDir?: string; plan?: PlanId; suspended?: boolean; json?: boolean },
+      ) => {
+        const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
+        const tenant = await store.setTenant(name, { plan: opts.plan, suspended: opts.suspended });
+        print(
+          !!opts.json,
+          tenant,
+          `${tenant.name} (${tenant.tenant_id}): plan ${tenant.plan}${tenant.suspended ? ', suspended' : ''}`,
+        );
+      },
+    );
+  tenants
+    .command('list')
+    .description('list tenants')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const list = await new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir())).listTenants();
+      print(
+        !!opts.json,
+        list,
+        list
+          .map((t) => `${t.tenant_id}\t${t.name}\t${t.plan}${t.suspended ? '\tsuspended' : ''}`)
+          .join('\n') || 'no tenants',
+      );
+    });
+  return root;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT.usage;
+      return;
+    }
+    process.stderr.write(`docfix: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = error instanceof UsageError ? EXIT.usage : EXIT.error;
+  }
+}

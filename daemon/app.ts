@@ -1,0 +1,225 @@
+// Builds the daemon's fastify app (tested with inject(); daemon/server.ts listens). Routes come from
+// the route table in src/api-routes.ts; each area's plugin in daemon/routes/ supplies handlers, and
+// only routes with a handler are registered — and listed in the OpenAPI document.
+import multipart from '@fastify/multipart';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { mkdir } from 'node:fs/promises';
+import { fastifyPath, ROUTES, type RouteDef, type RouteId } from '../src/api-routes.ts';
+import { DocfixError } from '../src/errors.ts';
+import { buildOpenApi, plainSchema } from '../src/openapi.ts';
+import { resolveConfig, type DaemonConfig } from './config.ts';
+import { EngineSlots } from './engine-slots.ts';
+import { handleError, sendDocfixError } from './http-errors.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { certificateHandlers } from './routes/certificates.ts';
+import { correctionHandlers } from './routes/corrections.ts';
+import { documentHandlers } from './routes/documents.ts';
+import { platformHandlers } from './routes/platform.ts';
+import { loadOrCreateSecret } from './secret.ts';
+import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
+import { AuditLog } from './storage/audit-log.ts';
+import { BlobStore } from './storage/blob-store.ts';
+import { DataLayout } from './storage/data-layout.ts';
+import { DocumentStore } from './storage/document-store.ts';
+import { TenantStore } from './storage/tenant-store.ts';
+import { UsageStore } from './storage/usage-store.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    docfix: Services;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+export interface BuildOptions {
+  config?: Partial<DaemonConfig>;
+  logger?: boolean;
+  /** Extra or replacement handlers (tests). */
+  handlers?: Handlers;
+  /** An engine pool to share (tests build many apps over one pool). */
+  engine?: EngineSlots;
+}
+
+// ajv-formats is CommonJS with a default export.
+const addFormats =
+  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: false,
+  });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv;
+}
+
+export const ALL_HANDLERS: Handlers = {
+  ...platformHandlers,
+  ...documentHandlers,
+  ...correctionHandlers,
+  ...certificateHandlers,
+};
+
+export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {
+  const config = resolveConfig(options.config);
+  const layout = new DataLayout(config.dataDir);
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const ownEngine = !options.engine;
+  const services: Services = {
+    config,
+    tenants: new TenantStore(layout),
+    documents: new DocumentStore(layout),
+    blobs: new BlobStore(layout),
+    audit: new AuditLog(layout),
+    usage: new UsageStore(layout),
+    engine:
+      options.engine ??
+      new EngineSlots({
+        slots: config.engineSlots,
+        queue: config.engineQueue,
+        timeoutMs: config.engineTimeoutMs,
+      }),
+    secret: await loadOrCreateSecret(layout.secretFile),
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.jsonBodyLimit,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.decorate('docfix', services);
+  app.decorateRequest('caller', null);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    sendDocfixError(
+      reply,
+      new DocfixError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    );
+  });
+
+  const bodyAjv = makeAjv(false);
+  const partAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : partAjv).compile(schema as object),
+  );
+
+  // JSON bodies: an empty body is "no body" (POST /undo and friends), anything unparsable is a 422.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(
+        new DocfixError('invalid_request', 'The request body is not valid JSON.', {
+          problems: [{ field: 'body', problem: 'is not valid JSON' }],
+        }),
+        undefined,
+      );
+    }
+  });
+  await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 4096, parts: 12 } });
+
+  const limiter = new RateLimiter(config.rateLimit);
+  const handlers: Handlers = { ...ALL_HANDLERS, ...options.handlers };
+  const served = (Object.keys(ROUTES) as RouteId[]).filter((id) => handlers[id] || id === 'openapi');
+  const openapi = buildOpenApi(served, config.version);
+
+  for (const id of served) {
+    const route: RouteDef = ROUTES[id];
+    const handler =
+      id === 'openapi'
+        ? async () => openapi
+        : (handlers[id] as (input: HandlerInput<RouteId>) => Promise<unknown>);
+    const schema: Record<string, unknown> = {};
+    if (route.params) schema.params = plainSchema(route.params);
+    if (route.query) schema.querystring = plainSchema(route.query);
+    if (route.body) schema.body = plainSchema(route.body);
+    if (route.response) schema.response = { [route.status]: plainSchema(route.response) };
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      schema,
+      preValidation: async (request) => {
+        if (route.body && request.body === undefined) request.body = {};
+      },
+      onRequest:
+        route.auth === 'key'
+          ? (request, reply) => authenticate(request, reply, route, services, limiter)
+          : undefined,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const result = await handler({
+          params: request.params,
+          query: request.query ?? {},
+          body: request.body,
+          caller: request.caller,
+          services,
+          req: request,
+          reply,
+        } as HandlerInput<RouteId>);
+        if (reply.sent) return reply;
+        reply.code(route.status);
+        if (route.media === 'empty') return reply.send();
+        if (route.media) {
+          reply.type(route.media);
+          return reply.send(Buffer.isBuffer(result) ? result : Buffer.from(result as Uint8Array));
+        }
+        return result;
+      },
+    });
+  }
+
+  app.addHook('onClose', async () => {
+    if (ownEngine) await services.engine.close();
+  });
+  return app;
+}
+
+/** API key → caller; rate limit per key; suspended tenants may read but start no new work. */
+async function authenticate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: RouteDef,
+  services: Services,
+  limiter: RateLimiter,
+): Promise<void> {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  const key = match ? await services.tenants.authenticate(match[1]) : null;
+  const tenant = key ? await services.tenants.getTenant(key.tenant_id) : null;
+  if (!key || !tenant) {
+    throw new DocfixError(
+      'invalid_api_key',
+      'The API key is not valid. Send Authorization: Bearer <API_KEY> with a current key.',
+    );
+  }
+  const decision = limiter.take(key.key_id);
+  reply.header('X-RateLimit-Limit', String(decision.limit));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
+  reply.header('X-RateLimit-Reset', String(decision.reset));
+  if (!decision.allowed) {
+    throw new DocfixError(
+      'too_many_requests',
+      `This key sent more than ${decision.limit} requests a minute; wait ${decision.retryAfter} s.`,
+      {
+        retry_after: decision.retryAfter,
+      },
+    );
+  }
+  if (tenant.suspended && route.method !== 'GET') {
+    throw new DocfixError(
+      'account_suspended',
+      'This account is suspended: it can read what it has but start no new work.',
+    );
+  }
+  request.caller = { tenant, key };
+}

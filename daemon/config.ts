@@ -1,0 +1,53 @@
+// The daemon's settings: flags of `docfix daemon serve`, then DOCFIX_* environment variables, then
+// defaults. Tests build apps with their own values.
+import { readFileSync } from 'node:fs';
+import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
+import { defaultSlotCount } from './engine-slots.ts';
+
+export interface DaemonConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  engineSlots: number;
+  engineQueue: number;
+  engineTimeoutMs: number;
+  /** Per key: steady requests a minute and the burst allowed at once (spec Part 8). */
+  rateLimit: { perMinute: number; burst: number };
+  /** Largest JSON body accepted (uploads are limited by plan instead). */
+  jsonBodyLimit: number;
+  version: string;
+}
+
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a whole number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function resolveConfig(
+  overrides: Partial<DaemonConfig> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): DaemonConfig {
+  const slots = overrides.engineSlots ?? intFromEnv(env, 'DOCFIX_ENGINE_SLOTS') ?? defaultSlotCount();
+  return {
+    dataDir: overrides.dataDir ?? defaultDataDir(env),
+    host: overrides.host ?? env.DOCFIX_HOST ?? DEFAULT_HOST,
+    port: overrides.port ?? intFromEnv(env, 'DOCFIX_PORT') ?? DEFAULT_PORT,
+    engineSlots: slots,
+    engineQueue: overrides.engineQueue ?? intFromEnv(env, 'DOCFIX_ENGINE_QUEUE') ?? slots * 2,
+    engineTimeoutMs: overrides.engineTimeoutMs ?? intFromEnv(env, 'DOCFIX_ENGINE_TIMEOUT_MS') ?? 120_000,
+    rateLimit: overrides.rateLimit ?? {
+      perMinute: intFromEnv(env, 'DOCFIX_RATE_PER_MINUTE') ?? 120,
+      burst: intFromEnv(env, 'DOCFIX_RATE_BURST') ?? 30,
+    },
+    jsonBodyLimit: overrides.jsonBodyLimit ?? 1024 * 1024,
+    version: VERSION,
+  };
+}

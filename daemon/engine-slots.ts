@@ -1,0 +1,214 @@
+// Engine slots: a fixed pool of worker threads that run engine tasks (src/engine-tasks.ts), each
+// kept warm (MuPDF loaded once). A watchdog stops a task that runs too long by terminating its
+// worker and starting a fresh one; when every slot is taken and the short queue is full the caller
+// gets `busy` (503, Retry-After) before anything was done.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { DocfixError, type ErrorCode } from '../src/errors.ts';
+import type { EngineTaskInput, EngineTaskName, EngineTaskOutput } from '../src/engine-tasks.ts';
+
+export interface EngineSlotsOptions {
+  slots?: number;
+  /** Tasks that may wait for a slot before callers are told `busy`. */
+  queue?: number;
+  timeoutMs?: number;
+  /** V8 heap cap per worker (MiB); WASM memory is bounded by MuPDF's own allocator. */
+  maxHeapMb?: number;
+  log?: (message: string) => void;
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  /** Error code answered when the watchdog stops the task (default edit_failed). */
+  timeoutCode?: ErrorCode;
+  timeoutMessage?: string;
+}
+
+interface Job {
+  id: number;
+  name: string;
+  input: unknown;
+  options: RunOptions;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+}
+
+type WorkerReply =
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; error: Record<string, unknown>; internal?: string };
+
+const WORKER_URL = new URL('./engine-worker.ts', import.meta.url);
+
+export function defaultSlotCount(): number {
+  return Math.max(1, Math.min(availableParallelism(), 8));
+}
+
+export class EngineSlots {
+  readonly size: number;
+  private queueLimit: number;
+  private timeoutMs: number;
+  private maxHeapMb: number;
+  private log: (message: string) => void;
+  private slots: Slot[] = [];
+  private waiting: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: EngineSlotsOptions = {}) {
+    this.size = options.slots ?? defaultSlotCount();
+    this.queueLimit = options.queue ?? this.size * 2;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.maxHeapMb = options.maxHeapMb ?? 1536;
+    this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Tasks running plus waiting. */
+  get load(): number {
+    return this.slots.filter((s) => s.job).length + this.waiting.length;
+  }
+
+  run<N extends EngineTaskName>(
+    name: N,
+    input: EngineTaskInput<N>,
+    options: RunOptions = {},
+  ): Promise<EngineTaskOutput<N>> {
+    if (this.closed)
+      return Promise.reject(new DocfixError('busy', 'The daemon is shutting down.', { retry_after: 5 }));
+    const free = this.slots.find((s) => !s.job);
+    if (!free && this.waiting.length >= this.queueLimit) {
+      return Promise.reject(
+        new DocfixError('busy', `Every engine slot (${this.size}) is busy; try again shortly.`, {
+          retry_after: 2,
+        }),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        name,
+        input,
+        options,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
+      if (free) this.start(free, job);
+      else this.waiting.push(job);
+    });
+  }
+
+  /** Lets running tasks finish (up to `graceMs`), refuses queued ones, then stops the workers. */
+  async close(graceMs = 10_000): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) {
+      job.reject(new DocfixError('busy', 'The daemon is shutting down.', { retry_after: 5 }));
+    }
+    const deadline = Date.now() + graceMs;
+    while (this.slots.some((s) => s.job) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    const slot = { job: null, timer: null } as unknown as Slot;
+    this.attach(slot);
+    return slot;
+  }
+
+  /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
+  private attach(slot: Slot): void {
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
+    worker.on('message', (reply: WorkerReply) => {
+      if (slot.worker === worker) this.finish(slot, reply);
+    });
+    worker.on('error', (error) => {
+      if (slot.worker === worker) this.fail(slot, error);
+    });
+    worker.on('exit', (code) => {
+      if (slot.worker === worker && slot.job)
+        this.fail(slot, new Error(`engine worker exited with code ${code}`));
+    });
+    worker.unref();
+    slot.worker = worker;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    const timeout = job.options.timeoutMs ?? this.timeoutMs;
+    slot.timer = setTimeout(() => this.expire(slot), timeout);
+    slot.worker.postMessage({ id: job.id, name: job.name, input: job.input });
+  }
+
+  private finish(slot: Slot, reply: WorkerReply): void {
+    const job = slot.job;
+    if (!job || job.id !== reply.id) return;
+    this.release(slot);
+    if (reply.ok) job.resolve(reply.output);
+    else {
+      if (reply.internal) this.log(`engine task ${job.name} failed: ${reply.internal}`);
+      job.reject(DocfixError.fromJSON(reply.error));
+    }
+    this.next(slot);
+  }
+
+  /** The worker died (crash, out of memory): answer the task, replace the worker. */
+  private fail(slot: Slot, error: unknown): void {
+    const job = slot.job;
+    this.release(slot);
+    this.replace(slot);
+    if (job) {
+      this.log(
+        `engine worker lost during ${job.name}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      job.reject(
+        new DocfixError(
+          job.options.timeoutCode ?? 'internal_error',
+          job.options.timeoutMessage ?? 'The engine failed on this file.',
+        ),
+      );
+    }
+    this.next(slot);
+  }
+
+  private expire(slot: Slot): void {
+    const job = slot.job;
+    if (!job) return;
+    this.release(slot);
+    this.replace(slot);
+    const seconds = Math.round((job.options.timeoutMs ?? this.timeoutMs) / 1000);
+    this.log(`engine watchdog stopped ${job.name} after ${seconds}s`);
+    job.reject(
+      new DocfixError(
+        job.options.timeoutCode ?? 'edit_failed',
+        job.options.timeoutMessage ??
+          `The engine stopped working on this after ${seconds} seconds; nothing changed.`,
+      ),
+    );
+    this.next(slot);
+  }
+
+  private release(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.job = null;
+  }
+
+  private replace(slot: Slot): void {
+    const old = slot.worker;
+    this.attach(slot);
+    void old.terminate();
+  }
+
+  private next(slot: Slot): void {
+    if (this.closed || slot.job) return;
+    const job = this.waiting.shift();
+    if (job) this.start(slot, job);
+  }
+}

@@ -1,0 +1,49 @@
+// The body of one engine slot: runs engine tasks by name and answers with plain data. Errors cross
+// back as DocfixError JSON; anything unexpected becomes internal_error (details go to the log only).
+import { parentPort } from 'node:worker_threads';
+import { ENGINE_TASKS, type EngineTaskName } from '../src/engine-tasks.ts';
+import { DocfixError } from '../src/errors.ts';
+
+interface Request {
+  id: number;
+  name: EngineTaskName;
+  input: unknown;
+}
+
+function transferables(value: unknown): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  const visit = (v: unknown, depth: number) => {
+    if (v instanceof Uint8Array) {
+      if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength)
+        out.add(v.buffer);
+    } else if (v && typeof v === 'object' && depth < 3) {
+      for (const item of Object.values(v)) visit(item, depth + 1);
+    }
+  };
+  visit(value, 0);
+  return [...out];
+}
+
+const port = parentPort;
+if (!port) throw new Error('engine-worker runs only as a worker thread');
+
+port.on('message', async ({ id, name, input }: Request) => {
+  try {
+    const task = ENGINE_TASKS[name] as ((input: unknown) => unknown) | undefined;
+    if (!task) throw new Error(`unknown engine task ${name}`);
+    const output = await task(input);
+    port.postMessage({ id, ok: true, output }, transferables(output));
+  } catch (error) {
+    if (error instanceof DocfixError) {
+      port.postMessage({ id, ok: false, error: error.toJSON() });
+    } else {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      port.postMessage({
+        id,
+        ok: false,
+        error: { error: 'internal_error', message: 'The engine failed.' },
+        internal: detail,
+      });
+    }
+  }
+});

@@ -1,0 +1,124 @@
+// The one error handler: a DocfixError becomes its status and the spec's body (edge codes at the top
+// level, the rest inside `detail`); schema failures become 422 invalid_request with `problems` and the
+// HTTPValidationError `detail` array; anything else becomes internal_error, logged and never echoed.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DocfixError, ERRORS } from '../src/errors.ts';
+
+interface AjvIssue {
+  instancePath?: string;
+  schemaPath?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
+
+function problemsOf(
+  issues: AjvIssue[],
+  part: string,
+): { field: string; problem: string; loc: (string | number)[]; type: string }[] {
+  return issues.map((issue) => {
+    const path = (issue.instancePath ?? '').split('/').filter(Boolean);
+    if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+      path.push(issue.params.missingProperty);
+    }
+    if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
+      path.push(issue.params.additionalProperty);
+    }
+    const problem =
+      issue.keyword === 'required'
+        ? 'is required'
+        : issue.keyword === 'additionalProperties'
+          ? 'is not a known field'
+          : (issue.message ?? 'is not valid');
+    const loc = [part, ...path.map((p) => (/^\d+$/.test(p) ? Number(p) : p))];
+    return { field: [part, ...path].join('.'), problem, loc, type: issue.keyword ?? 'invalid' };
+  });
+}
+
+export function invalidRequest(
+  message: string,
+  problems: { field: string; problem: string; loc?: (string | number)[]; type?: string }[],
+) {
+  return {
+    error: 'invalid_request',
+    message,
+    problems: problems.map(({ field, problem }) => ({ field, problem })),
+    detail: problems.map((p) => ({
+      loc: p.loc ?? p.field.split('.'),
+      msg: p.problem,
+      type: p.type ?? 'invalid',
+    })),
+  };
+}
+
+export function sendDocfixError(reply: FastifyReply, error: DocfixError): FastifyReply {
+  const facts = ERRORS[error.code];
+  const retry = error.extra.retry_after;
+  if (typeof retry === 'number') reply.header('Retry-After', String(Math.ceil(retry)));
+  if (error.code === 'invalid_request') {
+    const problems = (error.extra.problems as { field: string; problem: string }[] | undefined) ?? [];
+    return reply.code(facts.status).send(invalidRequest(error.message, problems));
+  }
+  const body = error.toJSON();
+  return reply.code(facts.status).send(facts.where === 'edge' ? body : { detail: body });
+}
+
+export function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error instanceof DocfixError) return sendDocfixError(reply, error);
+  const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (fastifyError.validation) {
+    const problems = problemsOf(fastifyError.validation, fastifyError.validationContext ?? 'body');
+    const summary = problems.map((p) => `${p.field} ${p.problem}`).join('; ');
+    return reply.code(422).send(invalidRequest(`The request is not valid: ${summary}.`, problems));
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return reply
+        .code(422)
+        .send(
+          invalidRequest('This route takes application/json (or multipart/form-data for uploads).', [
+            {
+              field: 'content-type',
+              problem: `is not accepted: ${request.headers['content-type'] ?? 'none'}`,
+            },
+          ]),
+        );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return reply
+        .code(422)
+        .send(
+          invalidRequest('The request body is too large.', [
+            { field: 'body', problem: 'is over the size limit' },
+          ]),
+        );
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return reply
+        .code(422)
+        .send(
+          invalidRequest('The request body is not valid JSON.', [
+            { field: 'body', problem: 'is not valid JSON' },
+          ]),
+        );
+    case 'FST_ERR_REQ_FILE_TOO_LARGE':
+      return sendDocfixError(reply, new DocfixError('file_too_large'));
+  }
+  if (fastifyError.statusCode && fastifyError.statusCode < 500) {
+    return reply
+      .code(422)
+      .send(
+        invalidRequest(`The request could not be read: ${fastifyError.message}`, [
+          { field: 'request', problem: fastifyError.message },
+        ]),
+      );
+  }
+  request.log.error({ err: error }, 'internal error');
+  return sendDocfixError(
+    reply,
+    new DocfixError('internal_error', 'Something failed on the service side; nothing changed.'),
+  );
+}

@@ -1,0 +1,66 @@
+// Runs the daemon in the foreground: builds the app, makes the default tenant and key on first start
+// (written to the CLI's configuration so a new user's first command just works), listens, prints the
+// ready line, and shuts down gracefully on SIGINT/SIGTERM (in-flight work finishes; new requests get 503).
+import { rm } from 'node:fs/promises';
+import { openLocalConfig } from '../src/local-config.ts';
+import { build } from './app.ts';
+import type { DaemonConfig } from './config.ts';
+import { writeFileDurable } from './storage/atomic-file.ts';
+import { DataLayout } from './storage/data-layout.ts';
+import { TenantStore } from './storage/tenant-store.ts';
+
+export const DEFAULT_TENANT = 'default';
+
+/** First start with no keys: a default Business tenant and a key, remembered in the CLI config. */
+export async function ensureDefaultKey(dataDir: string, url: string): Promise<{ created: boolean }> {
+  const layout = new DataLayout(dataDir);
+  const tenants = new TenantStore(layout);
+  const config = openLocalConfig();
+  const keys = await tenants.listKeys();
+  if (keys.length === 0) {
+    const tenant = await tenants.setTenant(DEFAULT_TENANT, { plan: 'business' });
+    const key = await tenants.createKey(tenant.tenant_id, 'default key made on first start');
+    config.set('local', {
+      url,
+      api_key: key.api_key,
+      key_id: key.key_id,
+      tenant_id: tenant.tenant_id,
+      data_dir: dataDir,
+    });
+    return { created: true };
+  }
+  const local = config.get('local');
+  if (local && local.data_dir === dataDir && local.url !== url) config.set('local', { ...local, url });
+  return { created: false };
+}
+
+export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
+  const app = await build({ config: overrides, logger: process.env.DOCFIX_LOG === '1' });
+  const { config } = app.docfix;
+  const layout = new DataLayout(config.dataDir);
+  const address = await app.listen({ host: config.host, port: config.port });
+  const port = new URL(address).port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const { created } = await ensureDefaultKey(config.dataDir, url);
+  await writeFileDurable(layout.pidFile, `${process.pid}\n`);
+  await writeFileDurable(layout.runFile, JSON.stringify({ pid: process.pid, url, data_dir: config.dataDir }));
+  if (created)
+    process.stderr.write('created a default tenant and API key (saved in the docfix CLI configuration)\n');
+  process.stdout.write(`docfix daemon listening on ${url}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`docfix daemon stopping (${signal})\n`);
+    try {
+      await app.close();
+    } finally {
+      await rm(layout.pidFile, { force: true });
+      await rm(layout.runFile, { force: true });
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}

@@ -1,0 +1,122 @@
+// The append-only audit record of each tenant: one JSON line per entry, hash-chained
+// (src/audit-chain.ts), appended with fsync. The head (last seq and hash) is kept in memory after the
+// first read, so an append costs the same however long the history is.
+import { open, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  GENESIS_HASH,
+  hashAuditEntry,
+  verifyAuditChain,
+  type AuditEntryDraft,
+  type StoredAuditEntry,
+} from '../../src/audit-chain.ts';
+import type { AuditChainOut, AuditEntryOut } from '../../src/schemas.ts';
+import { KeyedLock } from './atomic-file.ts';
+import type { DataLayout } from './data-layout.ts';
+
+export interface AuditEvent {
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  payload?: Record<string, unknown>;
+  actor_kind?: string;
+  actor_user_id?: string | null;
+}
+
+interface Head {
+  seq: number;
+  hash: string;
+}
+
+export class AuditLog {
+  private layout: DataLayout;
+  private lock = new KeyedLock();
+  private heads = new Map<string, Head>();
+
+  constructor(layout: DataLayout) {
+    this.layout = layout;
+  }
+
+  async append(tenantId: string, event: AuditEvent): Promise<AuditEntryOut> {
+    return this.lock.run(tenantId, async () => {
+      const head = this.heads.get(tenantId) ?? (await this.readHead(tenantId));
+      const draft: AuditEntryDraft = {
+        seq: head.seq + 1,
+        ts: new Date().toISOString(),
+        actor_user_id: event.actor_user_id ?? null,
+        actor_kind: event.actor_kind ?? 'api_key',
+        action: event.action,
+        subject_type: event.subject_type,
+        subject_id: event.subject_id,
+        payload: event.payload ?? {},
+        prev_hash: head.hash,
+      };
+      const entry: StoredAuditEntry = { ...draft, entry_hash: hashAuditEntry(draft) };
+      const file = this.layout.auditFile(tenantId);
+      await mkdir(dirname(file), { recursive: true });
+      const handle = await open(file, 'a', 0o600);
+      try {
+        await handle.write(`${JSON.stringify(entry)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      this.heads.set(tenantId, { seq: entry.seq, hash: entry.entry_hash });
+      return toOut(entry);
+    });
+  }
+
+  /** Every stored entry, oldest first (lines that do not parse are kept as broken entries). */
+  async readAll(tenantId: string): Promise<StoredAuditEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.layout.auditFile(tenantId), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return text
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line, i) => {
+        try {
+          return JSON.parse(line) as StoredAuditEntry;
+        } catch {
+          return { seq: -1 - i, entry_hash: '', prev_hash: '', payload: {} } as unknown as StoredAuditEntry;
+        }
+      });
+  }
+
+  /** Newest first, optionally only entries about one subject. */
+  async list(
+    tenantId: string,
+    options: { subjectId?: string | null; limit: number },
+  ): Promise<AuditEntryOut[]> {
+    const all = await this.readAll(tenantId);
+    const out: AuditEntryOut[] = [];
+    for (let i = all.length - 1; i >= 0 && out.length < options.limit; i--) {
+      const entry = all[i];
+      if (options.subjectId && entry.subject_id !== options.subjectId) continue;
+      out.push(toOut(entry));
+    }
+    return out;
+  }
+
+  async verifyChain(tenantId: string): Promise<AuditChainOut> {
+    return verifyAuditChain(await this.readAll(tenantId));
+  }
+
+  private async readHead(tenantId: string): Promise<Head> {
+    const all = await this.readAll(tenantId);
+    const last = all[all.length - 1];
+    const head = last ? { seq: last.seq, hash: last.entry_hash } : { seq: 0, hash: GENESIS_HASH };
+    this.heads.set(tenantId, head);
+    return head;
+  }
+}
+
+function toOut(entry: StoredAuditEntry): AuditEntryOut {
+  const { seq, ts, actor_user_id, actor_kind, action, subject_type, subject_id, payload, entry_hash } = entry;
+  return { seq, ts, actor_user_id, actor_kind, action, subject_type, subject_id, payload, entry_hash };
+}
