@@ -1,0 +1,658 @@
+// Route handlers of the corrections workflow (docs/corrections.md): attestations, propose, apply
+// (confirmation token, daily limit, durable revision then records then audit), verification,
+// corrections, undo/redo, the manifest, and export/download through the one gate
+// (daemon/export-gate.ts). The engine work itself runs in engine slots (src/corrections/tasks.ts).
+import { createHash } from 'node:crypto';
+import type * as ManifestModule from '../../src/corrections/manifest.ts';
+import type { ManifestCorrection, ManifestInput } from '../../src/corrections/manifest.ts';
+import { DocfixError } from '../../src/errors.ts';
+import { dailyCorrectionLimit, planLimits } from '../../src/plans.ts';
+import type {
+  AttestationOut,
+  CorrectionOut,
+  EditRequest,
+  ProposalOut,
+  RefusalAdvice,
+  TierRejection,
+  UndoOut,
+  VerificationOut,
+} from '../../src/schemas.ts';
+import { checkTokenEngine, checkTokenHead, signConfirmToken, type TokenBinding } from '../confirm-token.ts';
+import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate.ts';
+import type { Caller, Handlers, Services } from '../services.ts';
+import { nextUtcDay } from '../storage/usage-store.ts';
+import { randomId } from '../storage/ids.ts';
+import type { CorrectionRecord, DocumentRecord, RevisionRecord, TenantRecord } from '../storage/records.ts';
+
+/** Working resolution of verification renders and of declared boxes. */
+export const WORKING_DPI = 300;
+
+// ---------------------------------------------------------------------------------------------
+// Attestation statements. A version, once published, never changes its text.
+
+export const DEFAULT_STATEMENT_VERSION = '2026-08-v1';
+export const STATEMENTS: Record<string, string> = {
+  '2026-08-v1':
+    'I am the author of this document or I am authorised by its author or owner to correct it. ' +
+    'The corrections I make with this service are true to the facts as I know them and are not made ' +
+    'to mislead anyone about what the document originally said or who issued it. I understand that ' +
+    'the service verifies only that the changes are confined to the regions shown, not that the new ' +
+    'text is true, and that every correction is recorded.',
+};
+
+// ---------------------------------------------------------------------------------------------
+// The engine's side of the contract (src/corrections/tasks.ts).
+
+/** ProposalOut without the ids the daemon adds, plus the engine's fingerprint of what it would do. */
+export type EngineProposal = Omit<ProposalOut, 'proposal_id' | 'confirm_token' | 'document_id'> & {
+  fingerprint: string;
+};
+
+/** VerificationOut without the daemon's ids, plus what the correction record keeps. */
+export type EngineVerification = Omit<VerificationOut, 'verification_id' | 'revision_id'> & {
+  declared_box: number[] | null;
+  changed_box: number[] | null;
+  text_before: string | null;
+  text_after: string | null;
+};
+
+export interface EngineApplyResult {
+  proposal: EngineProposal;
+  output: Uint8Array;
+  verification: EngineVerification;
+}
+
+export interface CorrectionTaskInput {
+  pdf: Uint8Array;
+  password: string;
+  request: EditRequest;
+  manifest: ManifestInput;
+}
+
+type RunEngine = (
+  name: string,
+  input: unknown,
+  options?: { timeoutMs?: number; timeoutCode?: 'edit_failed' },
+) => Promise<unknown>;
+
+async function runEngine<T>(
+  services: Services,
+  name: 'proposeEdit' | 'applyEdit',
+  input: CorrectionTaskInput,
+): Promise<T> {
+  const run = services.engine.run.bind(services.engine) as unknown as RunEngine;
+  try {
+    return (await run(name, input, { timeoutCode: 'edit_failed' })) as T;
+  } catch (error) {
+    if (error instanceof DocfixError) {
+      // A worker that died answers internal_error; for a correction that is an engine failure.
+      if (error.code === 'internal_error') {
+        throw new DocfixError(
+          'edit_failed',
+          'The engine failed while correcting this document; nothing changed.',
+        );
+      }
+      throw error;
+    }
+    throw new DocfixError(
+      'edit_failed',
+      'The engine failed while correcting this document; nothing changed.',
+      {},
+      { cause: error },
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+let manifestModule: Promise<typeof ManifestModule> | null = null;
+/** The manifest module loads MuPDF; the daemon's main thread loads it only when it needs it. */
+function manifestLib(): Promise<typeof ManifestModule> {
+  manifestModule ??= import('../../src/corrections/manifest.ts');
+  return manifestModule;
+}
+
+type PasswordOpener = (sealed: string, secret: Buffer) => string;
+let unsealModule: Promise<PasswordOpener> | null = null;
+/** The documents area's unseal (src/documents/password-seal.ts), loaded once. */
+async function unsealPassword(record: DocumentRecord, secret: Buffer): Promise<string> {
+  if (!record.password_sealed) return '';
+  const path = '../../src/documents/password-seal.ts';
+  unsealModule ??= (import(path) as Promise<unknown>).then((m) => {
+    const mod = m as unknown as Record<string, unknown>;
+    const fn = (mod.unsealPassword ?? mod.unseal ?? mod.openSealed) as PasswordOpener | undefined;
+    if (typeof fn !== 'function')
+      throw new Error('src/documents/password-seal.ts exports no unseal function');
+    return fn;
+  });
+  return (await unsealModule)(record.password_sealed, secret);
+}
+
+async function loadRecord(services: Services, caller: Caller, documentId: string): Promise<DocumentRecord> {
+  const record = await services.documents.get(caller.tenant.tenant_id, documentId);
+  if (!record || record.document.tenant_id !== caller.tenant.tenant_id) {
+    throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+  }
+  return record;
+}
+
+/** The revision corrections are made on: the head, or the original when nothing stands. */
+function headRevision(record: DocumentRecord): RevisionRecord {
+  const id = record.document.head_revision_id ?? record.original_revision_id;
+  const revision = record.revisions.find((r) => r.revision_id === id);
+  if (!revision)
+    throw new Error(`document ${record.document.document_id}: revision ${id} is missing from its record`);
+  return revision;
+}
+
+function requireAttestation(record: DocumentRecord, attestationId: string): AttestationOut {
+  const found = record.attestations.find((a) => a.attestation_id === attestationId);
+  if (!found) {
+    throw new DocfixError(
+      'attestation_required',
+      `Attestation ${attestationId} is not one made for this document; create one with POST /v1/attestations (docfix attest).`,
+    );
+  }
+  return found;
+}
+
+function requirePage(record: DocumentRecord, request: EditRequest): number {
+  const page = request.page_index ?? 0;
+  if (page >= record.document.page_count) {
+    throw new DocfixError(
+      'page_out_of_range',
+      `Page ${page} is beyond the last page (${record.document.page_count - 1}); page indexes start at 0.`,
+    );
+  }
+  return page;
+}
+
+/** Fills the request's defaults so the engine, the token and the records see the same request. */
+function withDefaults(request: EditRequest): EditRequest {
+  return { ...request, page_index: request.page_index ?? 0, font_attempt: request.font_attempt ?? 0 };
+}
+
+function toManifestCorrection(c: CorrectionRecord): ManifestCorrection {
+  return {
+    page: c.page_index,
+    box_render: c.box_render ?? null,
+    box_dpi: c.box_dpi ?? WORKING_DPI,
+    text_before: c.text_before ?? null,
+    text_after: c.text_after ?? null,
+    tier: c.tier,
+    tier_name: c.tier_name,
+    visibility_cost: c.visibility_cost ?? 'none',
+    created_at: c.created_at,
+  };
+}
+
+async function manifestInput(record: DocumentRecord): Promise<ManifestInput> {
+  const { engineIdentity } = await manifestLib();
+  return {
+    document_id: record.document.document_id,
+    original_sha256: record.document.original_sha256,
+    standing: standingCorrections(record).map(toManifestCorrection),
+    ...engineIdentity(),
+    dpi: WORKING_DPI,
+  };
+}
+
+/** The API's view of a stored correction (no revision ids: undo always steps back from the head). */
+export function correctionOut(c: CorrectionRecord): CorrectionOut {
+  return {
+    seq: c.seq,
+    page_index: c.page_index,
+    box_render: c.box_render ?? null,
+    box_dpi: c.box_dpi ?? WORKING_DPI,
+    changed_render: c.changed_render ?? null,
+    changed_dpi: c.changed_dpi ?? WORKING_DPI,
+    text_before: c.text_before ?? null,
+    text_after: c.text_after ?? null,
+    visibility_cost: c.visibility_cost ?? 'none',
+    verified: c.verified,
+    failure_reason: c.failure_reason ?? null,
+    outside_pixels: c.outside_pixels ?? 0,
+    created_at: c.created_at,
+  };
+}
+
+/** Daily correction limit of the tenant (null: unlimited); a one-time purchase lifts it for its days. */
+export function correctionLimit(tenant: TenantRecord, now = new Date()): number | null {
+  const bought = tenant.bought_plans ?? [];
+  const own = bought.filter((b) => b.plan === tenant.plan).map((b) => b.at);
+  if (dailyCorrectionLimit(tenant.plan, own, now) === null) return null;
+  // A one-time plan bought earlier still lifts the limit for its days, whatever the plan now is.
+  for (const b of bought) {
+    if (planLimits(b.plan).unlimited_corrections_days && dailyCorrectionLimit(b.plan, [b.at], now) === null)
+      return null;
+  }
+  return planLimits(tenant.plan).corrections_per_day ?? null;
+}
+
+async function checkDailyLimit(services: Services, tenant: TenantRecord): Promise<void> {
+  const limit = correctionLimit(tenant);
+  if (limit === null) return;
+  const used = await services.usage.correctionsToday(tenant.tenant_id);
+  if (used >= limit) {
+    throw new DocfixError(
+      'daily_limit_reached',
+      `This account made its ${limit} corrections for today (UTC); the count starts again on ${nextUtcDay()}.`,
+      {
+        hint: 'A one-time plan lifts the limit for 30 days after purchase; Personal and Business plans have no daily limit. See `docfix plans`.',
+        limit,
+        used,
+        resets_on: nextUtcDay(),
+      },
+    );
+  }
+}
+
+function stale(reason: string): DocfixError {
+  return new DocfixError('stale_or_invalid_confirmation', reason);
+}
+
+function refusal(proposal: EngineProposal): DocfixError {
+  const advice: RefusalAdvice | null = proposal.advice ?? null;
+  const rejected: TierRejection[] = proposal.rejected ?? [];
+  return new DocfixError(
+    'edit_refused',
+    proposal.refusal ?? advice?.what ?? 'The engine will not make this correction.',
+    {
+      advice,
+      rejected,
+    },
+  );
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function contentDisposition(filenameHint: string): string {
+  const base = (filenameHint || 'document.pdf').replace(/[/\\]/g, '_');
+  const stem = base.replace(/\.pdf$/i, '');
+  const name = `${stem}-corrected.pdf`;
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers.
+
+export const correctionHandlers: Handlers = {
+  async createAttestation({ body, caller, services }) {
+    const version = body.statement_version ?? DEFAULT_STATEMENT_VERSION;
+    const text = STATEMENTS[version];
+    if (text === undefined) {
+      throw new DocfixError('invalid_request', `No attestation statement has version ${version}.`, {
+        problems: [
+          {
+            field: 'body.statement_version',
+            problem: `is not a published statement version (known: ${Object.keys(STATEMENTS).join(', ')})`,
+          },
+        ],
+      });
+    }
+    const tenantId = caller.tenant.tenant_id;
+    const attestation: AttestationOut = {
+      attestation_id: randomId('att'),
+      statement_version: version,
+      statement_text: text,
+      created_at: new Date().toISOString(),
+    };
+    const written = await services.documents.update(tenantId, body.document_id, (record) => {
+      if (record.document.tenant_id !== tenantId)
+        throw new DocfixError('not_found', `No document ${body.document_id} on this account.`);
+      record.attestations.push(attestation);
+    });
+    if (!written) throw new DocfixError('not_found', `No document ${body.document_id} on this account.`);
+    await services.audit.append(tenantId, {
+      action: 'attestation.create',
+      subject_type: 'document',
+      subject_id: body.document_id,
+      payload: {
+        attestation_id: attestation.attestation_id,
+        statement_version: version,
+        statement_text: text,
+        statement_sha256: sha256(new TextEncoder().encode(text)),
+        key_id: caller.key.key_id,
+      },
+    });
+    return attestation;
+  },
+
+  async proposeEdit({ params, body, caller, services }) {
+    const tenantId = caller.tenant.tenant_id;
+    const record = await loadRecord(services, caller, params.document_id);
+    const request = withDefaults(body);
+    requireAttestation(record, request.attestation_id);
+    requirePage(record, request);
+    const head = headRevision(record);
+    const pdf = await services.blobs.read(tenantId, record.document.document_id, head.blob_sha256);
+    const password = await unsealPassword(record, services.secret);
+    const proposal = await runEngine<EngineProposal>(services, 'proposeEdit', {
+      pdf,
+      password,
+      request,
+      manifest: await manifestInput(record),
+    });
+    const proposalId = randomId('prop');
+    const binding: TokenBinding = {
+      tenant_id: tenantId,
+      document_id: record.document.document_id,
+      head_revision_id: head.revision_id,
+      request,
+      proposal_id: proposalId,
+    };
+    const token = signConfirmToken(services.secret, binding, {
+      fingerprint: proposal.fingerprint,
+      tier: proposal.tier,
+    });
+    const { fingerprint: _fingerprint, ...rest } = proposal;
+    return {
+      ...rest,
+      proposal_id: proposalId,
+      confirm_token: token,
+      document_id: record.document.document_id,
+      page_index: proposal.page_index ?? request.page_index ?? 0,
+    };
+  },
+
+  async applyEdit({ params, body, caller, services }) {
+    const tenantId = caller.tenant.tenant_id;
+    const documentId = params.document_id;
+    const record = await loadRecord(services, caller, documentId);
+    const request = withDefaults(body.request);
+    const attestation = requireAttestation(record, request.attestation_id);
+    requirePage(record, request);
+    const head = headRevision(record);
+    const binding: TokenBinding = {
+      tenant_id: tenantId,
+      document_id: documentId,
+      head_revision_id: head.revision_id,
+      request,
+      proposal_id: body.apply.proposal_id,
+    };
+    const headCheck = checkTokenHead(services.secret, body.apply.confirm_token, binding);
+    if (!headCheck.ok) throw stale(headCheck.reason);
+    await checkDailyLimit(services, caller.tenant);
+
+    const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
+    const password = await unsealPassword(record, services.secret);
+    let result: EngineApplyResult;
+    try {
+      result = await runEngine<EngineApplyResult>(services, 'applyEdit', {
+        pdf,
+        password,
+        request,
+        manifest: await manifestInput(record),
+      });
+    } catch (error) {
+      if (error instanceof DocfixError && error.code === 'edit_refused') {
+        // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.
+        const advice = error.extra.advice ?? null;
+        throw new DocfixError('edit_refused', error.message, { ...error.extra, advice });
+      }
+      throw error;
+    }
+    const { proposal, verification: engineVerification } = result;
+    if (proposal.refusal) throw refusal(proposal);
+    const engineCheck = checkTokenEngine(services.secret, body.apply.confirm_token, binding, {
+      fingerprint: proposal.fingerprint,
+      tier: proposal.tier,
+    });
+    if (!engineCheck.ok) throw stale(engineCheck.reason);
+
+    const output =
+      result.output instanceof Uint8Array
+        ? result.output
+        : new Uint8Array(result.output as ArrayLike<number>);
+    const outputSha = sha256(output);
+    if (engineVerification.output_sha256 !== outputSha) {
+      throw new DocfixError('edit_failed', 'The engine verified other bytes than it wrote; nothing changed.');
+    }
+
+    // 1. The new revision, durable before any record points to it.
+    const blobSha = await services.blobs.putBytes(tenantId, documentId, output);
+
+    // 2. The records, under the document's lock; the head must still be the one corrected.
+    const now = new Date().toISOString();
+    const revisionId = randomId('rev');
+    const verificationId = randomId('ver');
+    const { declared_box, changed_box, text_before, text_after, ...verificationFields } = engineVerification;
+    const verification: VerificationOut = {
+      ...verificationFields,
+      verification_id: verificationId,
+      revision_id: revisionId,
+    };
+    const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
+    let correction: CorrectionRecord | null = null;
+    const written = await services.documents.update(tenantId, documentId, (current) => {
+      const currentHead = current.document.head_revision_id ?? current.original_revision_id;
+      if (currentHead !== head.revision_id) {
+        throw stale(
+          'The document changed while this correction was being made (another correction won). Propose again.',
+        );
+      }
+      if (!current.attestations.some((a) => a.attestation_id === attestation.attestation_id)) {
+        throw new DocfixError('attestation_required', 'The attestation of this correction is gone.');
+      }
+      // A new correction after undo leaves the undone ones behind (kept, marked discarded).
+      for (const c of current.corrections) if (c.status === 'undone') c.status = 'discarded';
+      const seq = current.corrections.reduce((max, c) => Math.max(max, c.seq), 0) + 1;
+      current.revisions.push({
+        revision_id: revisionId,
+        parent_revision_id: head.revision_id,
+        blob_sha256: blobSha,
+        correction_seq: seq,
+        created_at: now,
+      });
+      correction = {
+        seq,
+        page_index: request.page_index ?? 0,
+        box_render: declared_box ?? null,
+        box_dpi: verification.dpi ?? WORKING_DPI,
+        changed_render: changed_box ?? null,
+        changed_dpi: verification.dpi ?? WORKING_DPI,
+        text_before: text_before ?? null,
+        text_after: text_after ?? request.replacement ?? null,
+        visibility_cost: proposal.visibility_cost ?? 'none',
+        verified: verification.passed,
+        failure_reason: verification.failure_reason ?? null,
+        outside_pixels: outside,
+        created_at: now,
+        revision_id: revisionId,
+        parent_revision_id: head.revision_id,
+        verification_id: verificationId,
+        tier: proposal.tier,
+        tier_name: proposal.tier_name,
+        status: 'standing',
+        attestation_id: attestation.attestation_id,
+      };
+      current.corrections.push(correction);
+      current.verifications[verificationId] = verification;
+      current.verification_by_revision[revisionId] = verificationId;
+      current.document.head_revision_id = revisionId;
+      current.document.state = 'corrected';
+    });
+    if (!written || !correction)
+      throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+    const made = correction as CorrectionRecord;
+
+    // 3. The audit entry, then the usage count.
+    await services.audit.append(tenantId, {
+      action: 'correction.apply',
+      subject_type: 'document',
+      subject_id: documentId,
+      payload: {
+        seq: made.seq,
+        page_index: made.page_index,
+        revision_id: revisionId,
+        parent_revision_id: head.revision_id,
+        verification_id: verificationId,
+        output_sha256: outputSha,
+        passed: verification.passed,
+        tier: made.tier,
+        tier_name: made.tier_name,
+        text_before: made.text_before,
+        text_after: made.text_after,
+        box_render: made.box_render,
+        attestation_id: attestation.attestation_id,
+        proposal_id: body.apply.proposal_id,
+        key_id: caller.key.key_id,
+      },
+    });
+    await services.usage.countCorrection(tenantId);
+    return verification;
+  },
+
+  async getVerification({ params, caller, services }) {
+    const record = await loadRecord(services, caller, params.document_id);
+    const headId = record.document.head_revision_id;
+    if (!headId) throw new DocfixError('no_revision', 'The document has no corrected version yet.');
+    const id = record.verification_by_revision[headId];
+    const verification = id ? record.verifications[id] : undefined;
+    if (!verification)
+      throw new DocfixError('not_verified', 'The latest version of the document has not been verified.');
+    return verification;
+  },
+
+  async listCorrections({ params, caller, services }) {
+    const record = await loadRecord(services, caller, params.document_id);
+    return standingCorrections(record).map(correctionOut);
+  },
+
+  async undo({ params, caller, services }) {
+    const tenantId = caller.tenant.tenant_id;
+    let undone: CorrectionRecord | null = null;
+    const written = await services.documents.update(tenantId, params.document_id, (record) => {
+      const standing = standingCorrections(record);
+      const last = standing[standing.length - 1];
+      if (!last) throw new DocfixError('nothing_to_undo', 'No correction stands on this document.');
+      last.status = 'undone';
+      record.document.head_revision_id =
+        last.parent_revision_id === record.original_revision_id ? null : last.parent_revision_id;
+      record.document.state = record.document.head_revision_id ? 'corrected' : 'uploaded';
+      undone = last;
+    });
+    if (!written || !undone)
+      throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
+    const out = correctionOut(undone);
+    await services.audit.append(tenantId, {
+      action: 'correction.undo',
+      subject_type: 'document',
+      subject_id: params.document_id,
+      payload: {
+        seq: out.seq,
+        revision_id: (undone as CorrectionRecord).revision_id,
+        head_revision_id: written.document.head_revision_id,
+        key_id: caller.key.key_id,
+      },
+    });
+    return {
+      document: written.document,
+      undone: out,
+      corrections: standingCorrections(written).map(correctionOut),
+    } satisfies UndoOut;
+  },
+
+  async redo({ params, caller, services }) {
+    const tenantId = caller.tenant.tenant_id;
+    let redone: CorrectionRecord | null = null;
+    const written = await services.documents.update(tenantId, params.document_id, (record) => {
+      const headId = record.document.head_revision_id ?? record.original_revision_id;
+      const next = record.corrections
+        .filter((c) => c.status === 'undone' && c.parent_revision_id === headId)
+        .sort((a, b) => b.seq - a.seq)[0];
+      if (!next)
+        throw new DocfixError(
+          'nothing_to_redo',
+          'No correction has been undone since the last one was made.',
+        );
+      next.status = 'standing';
+      record.document.head_revision_id = next.revision_id;
+      record.document.state = 'corrected';
+      redone = next;
+    });
+    if (!written || !redone)
+      throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
+    const out = correctionOut(redone);
+    await services.audit.append(tenantId, {
+      action: 'correction.redo',
+      subject_type: 'document',
+      subject_id: params.document_id,
+      payload: {
+        seq: out.seq,
+        revision_id: (redone as CorrectionRecord).revision_id,
+        key_id: caller.key.key_id,
+      },
+    });
+    return {
+      document: written.document,
+      undone: out,
+      corrections: standingCorrections(written).map(correctionOut),
+    } satisfies UndoOut;
+  },
+
+  async getManifest({ params, caller, services, reply }) {
+    const record = await loadRecord(services, caller, params.document_id);
+    const headId = record.document.head_revision_id;
+    if (!headId) throw new DocfixError('no_revision', 'The document has no corrected version yet.');
+    const revision = headRevision(record);
+    const pdf = await services.blobs.read(caller.tenant.tenant_id, params.document_id, revision.blob_sha256);
+    const { readManifest } = await manifestLib();
+    const bytes = readManifest(pdf, await unsealPassword(record, services.secret));
+    if (!bytes) throw new DocfixError('no_manifest', 'The corrected version carries no provenance manifest.');
+    reply.type('application/json');
+    return Buffer.from(bytes) as unknown as Record<string, unknown>;
+  },
+
+  async exportDocument({ params, caller, services }) {
+    const tenantId = caller.tenant.tenant_id;
+    const record = await loadRecord(services, caller, params.document_id);
+    const release = await passGate(services, tenantId, record);
+    await services.audit.append(tenantId, {
+      action: 'document.export',
+      subject_type: 'document',
+      subject_id: params.document_id,
+      payload: {
+        revision_id: release.revision.revision_id,
+        output_sha256: release.verification.output_sha256,
+        verification_id: release.verification.verification_id,
+        corrections: release.standing.map((c) => c.seq),
+        key_id: caller.key.key_id,
+      },
+    });
+    return {
+      revision_id: release.revision.revision_id,
+      output_sha256: release.verification.output_sha256,
+      verification_id: release.verification.verification_id,
+      marking_applied: null,
+      bytes_available: true,
+    };
+  },
+
+  async downloadDocument({ params, caller, services, reply }) {
+    const tenantId = caller.tenant.tenant_id;
+    const record = await loadRecord(services, caller, params.document_id);
+    const release = await passGate(services, tenantId, record);
+    const paid = await checkDownloadPaid(services, caller.tenant, params.document_id);
+    await services.audit.append(tenantId, {
+      action: 'document.download',
+      subject_type: 'document',
+      subject_id: params.document_id,
+      payload: {
+        revision_id: release.revision.revision_id,
+        output_sha256: release.verification.output_sha256,
+        verification_id: release.verification.verification_id,
+        bytes: release.bytes.byteLength,
+        paid_by: paid.paid_by,
+        key_id: caller.key.key_id,
+      },
+    });
+    reply.header('Content-Disposition', contentDisposition(record.document.filename_hint));
+    reply.header('X-Docfix-Sha256', release.verification.output_sha256);
+    return release.bytes;
+  },
+};
