@@ -15,6 +15,8 @@ export interface EngineSlotsOptions {
   /** V8 heap cap per worker (MiB); WASM memory is bounded by MuPDF's own allocator. */
   maxHeapMb?: number;
   log?: (message: string) => void;
+  /** The worker's module (tests give a deliberately slow one). */
+  workerUrl?: URL;
 }
 
 export interface RunOptions {
@@ -55,6 +57,7 @@ export class EngineSlots {
   private timeoutMs: number;
   private maxHeapMb: number;
   private log: (message: string) => void;
+  private workerUrl: URL;
   private slots: Slot[] = [];
   private waiting: Job[] = [];
   private nextId = 1;
@@ -65,6 +68,7 @@ export class EngineSlots {
     this.queueLimit = options.queue ?? this.size * 2;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxHeapMb = options.maxHeapMb ?? 1536;
+    this.workerUrl = options.workerUrl ?? WORKER_URL;
     this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
@@ -124,7 +128,7 @@ export class EngineSlots {
 
   /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
   private attach(slot: Slot): void {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
+    const worker = new Worker(this.workerUrl, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
     worker.on('message', (reply: WorkerReply) => {
       if (slot.worker === worker) this.finish(slot, reply);
     });

@@ -1,0 +1,67 @@
+// Engine slots: tasks run in worker threads, a full pool answers busy before doing anything, the
+// watchdog stops a task that hangs and the slot keeps serving, errors cross the boundary by code.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EngineSlots } from '../../daemon/engine-slots.ts';
+import { DocfixError } from '../../src/errors.ts';
+
+const slowWorker = new URL('./fixtures/slow-worker.ts', import.meta.url);
+// The registry's types do not know the stand-in tasks.
+const run = (pool: EngineSlots, name: string, input: unknown, options = {}) =>
+  (pool.run as (n: string, i: unknown, o: object) => Promise<unknown>)(name, input, options);
+
+test('a full pool answers busy with Retry-After, having queued nothing', async () => {
+  const pool = new EngineSlots({ slots: 1, queue: 1, workerUrl: slowWorker, log: () => {} });
+  try {
+    const first = run(pool, 'sleep', { ms: 300 });
+    const second = run(pool, 'sleep', { ms: 10 });
+    const error = await run(pool, 'echo', {}).catch((e) => e);
+    assert.instance(error, DocfixError);
+    assert.is(error.code, 'busy');
+    assert.type(error.extra.retry_after, 'number');
+    await Promise.all([first, second]);
+    assert.equal(await run(pool, 'echo', { a: 1 }), { name: 'echo', input: { a: 1 } });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('the watchdog stops a hanging task with the caller’s code and the slot serves again', async () => {
+  const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
+  try {
+    const started = Date.now();
+    const error = await run(pool, 'spin', {}, { timeoutMs: 300, timeoutCode: 'unreadable_pdf' }).catch(
+      (e) => e,
+    );
+    assert.is(error.code, 'unreadable_pdf');
+    assert.ok(Date.now() - started < 3000, 'stopped promptly');
+    assert.equal(await run(pool, 'echo', { again: true }), { name: 'echo', input: { again: true } });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a crashed worker answers the task and is replaced', async () => {
+  const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
+  try {
+    const error = await run(pool, 'crash', {}, { timeoutCode: 'edit_failed' }).catch((e) => e);
+    assert.is(error.code, 'edit_failed');
+    assert.equal(await run(pool, 'echo', {}), { name: 'echo', input: {} });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a DocfixError crosses the worker boundary by code and message', async () => {
+  const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
+  try {
+    const error = await run(pool, 'fail', {}).catch((e) => e);
+    assert.instance(error, DocfixError);
+    assert.is(error.code, 'unreadable_pdf');
+    assert.is(error.message, 'broken on purpose');
+  } finally {
+    await pool.close();
+  }
+});
+
+test.run();
