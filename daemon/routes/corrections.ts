@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type * as ManifestModule from '../../src/corrections/manifest.ts';
 import type { ManifestCorrection, ManifestInput } from '../../src/corrections/manifest.ts';
+import { unsealPassword } from '../../src/documents/password-seal.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { dailyCorrectionLimit, planLimits } from '../../src/plans.ts';
 import type {
@@ -113,20 +114,9 @@ function manifestLib(): Promise<typeof ManifestModule> {
   return manifestModule;
 }
 
-type PasswordOpener = (sealed: string, secret: Buffer) => string;
-let unsealModule: Promise<PasswordOpener> | null = null;
-/** The documents area's unseal (src/documents/password-seal.ts), loaded once. */
-async function unsealPassword(record: DocumentRecord, secret: Buffer): Promise<string> {
-  if (!record.password_sealed) return '';
-  const path = '../../src/documents/password-seal.ts';
-  unsealModule ??= (import(path) as Promise<unknown>).then((m) => {
-    const mod = m as unknown as Record<string, unknown>;
-    const fn = (mod.unsealPassword ?? mod.unseal ?? mod.openSealed) as PasswordOpener | undefined;
-    if (typeof fn !== 'function')
-      throw new Error('src/documents/password-seal.ts exports no unseal function');
-    return fn;
-  });
-  return (await unsealModule)(record.password_sealed, secret);
+/** The document's password (sealed with the daemon secret by the upload), '' when it has none. */
+function passwordOf(record: DocumentRecord, secret: Buffer): string {
+  return record.password_sealed ? unsealPassword(secret, record.password_sealed) : '';
 }
 
 async function loadRecord(services: Services, caller: Caller, documentId: string): Promise<DocumentRecord> {
@@ -330,7 +320,7 @@ export const correctionHandlers: Handlers = {
     requirePage(record, request);
     const head = headRevision(record);
     const pdf = await services.blobs.read(tenantId, record.document.document_id, head.blob_sha256);
-    const password = await unsealPassword(record, services.secret);
+    const password = passwordOf(record, services.secret);
     const proposal = await runEngine<EngineProposal>(services, 'proposeEdit', {
       pdf,
       password,
@@ -379,7 +369,7 @@ export const correctionHandlers: Handlers = {
     await checkDailyLimit(services, caller.tenant);
 
     const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
-    const password = await unsealPassword(record, services.secret);
+    const password = passwordOf(record, services.secret);
     let result: EngineApplyResult;
     try {
       result = await runEngine<EngineApplyResult>(services, 'applyEdit', {
@@ -602,7 +592,7 @@ export const correctionHandlers: Handlers = {
     const revision = headRevision(record);
     const pdf = await services.blobs.read(caller.tenant.tenant_id, params.document_id, revision.blob_sha256);
     const { readManifest } = await manifestLib();
-    const bytes = readManifest(pdf, await unsealPassword(record, services.secret));
+    const bytes = readManifest(pdf, passwordOf(record, services.secret));
     if (!bytes) throw new DocfixError('no_manifest', 'The corrected version carries no provenance manifest.');
     reply.type('application/json');
     return Buffer.from(bytes) as unknown as Record<string, unknown>;

@@ -14,6 +14,7 @@ import {
   parseManifest,
   type ManifestInput,
 } from '../../src/corrections/manifest.ts';
+import { sealPassword } from '../../src/documents/password-seal.ts';
 import { openPdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { EditRequest } from '../../src/schemas.ts';
 import { build } from '../../daemon/app.ts';
@@ -190,7 +191,7 @@ async function inject(method: 'GET' | 'POST', url: string, body?: unknown, key =
 
 const errorOf = (r: { json: Record<string, any> | null }) => r.json?.detail?.error ?? r.json?.error;
 
-async function makeDocument(tenant = tenantId, pdf = PDF): Promise<string> {
+async function makeDocument(tenant = tenantId, pdf = PDF, password = ''): Promise<string> {
   const documentId = `doc_${Math.random().toString(36).slice(2, 12)}`;
   const blobSha = await services.blobs.putBytes(tenant, documentId, pdf);
   const now = new Date().toISOString();
@@ -205,7 +206,7 @@ async function makeDocument(tenant = tenantId, pdf = PDF): Promise<string> {
       filename_hint: 'letter ü.pdf',
       created_at: now,
     },
-    password_sealed: null,
+    password_sealed: password ? sealPassword(services.secret, password) : null,
     original_revision_id: `rev_orig_${documentId}`,
     revisions: [
       {
@@ -610,6 +611,19 @@ test('manifest: the head revision’s embedded manifest byte for byte', async ()
   await inject('POST', `/v1/documents/${documentId}/undo`);
   const after = parseManifest((await inject('GET', url)).raw);
   assert.is(after.corrections.length, 1);
+});
+
+test('protected documents: the sealed password reaches the engine and the manifest reader', async () => {
+  const locked = new Uint8Array(
+    readFileSync(new URL('../../../shared/corpus/pdf/libreoffice-password.pdf', import.meta.url)),
+  );
+  const documentId = await makeDocument(tenantId, locked, 'openpassword');
+  const attestationId = await attest(documentId);
+  const r = await correct(documentId, edit(attestationId));
+  assert.is(r.status, 200, JSON.stringify(r.json));
+  const m = await inject('GET', `/v1/documents/${documentId}/manifest`);
+  assert.is(m.status, 200);
+  assert.is(parseManifest(m.raw).corrections[0].text_before, 'nonumy');
 });
 
 test('export gate: nothing_to_export, verification_failed, diff_outside_expected_region, hash mismatch', async () => {
