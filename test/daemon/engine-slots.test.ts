@@ -15,7 +15,7 @@ test('a full pool answers busy with Retry-After, having queued nothing', async (
   try {
     const first = run(pool, 'sleep', { ms: 300 });
     const second = run(pool, 'sleep', { ms: 10 });
-    const error = await run(pool, 'echo', {}).catch((e) => e);
+    const error = await run(pool, 'echo', {}).catch((e: DocfixError) => e);
     assert.instance(error, DocfixError);
     assert.is(error.code, 'busy');
     assert.type(error.extra.retry_after, 'number');
@@ -44,7 +44,7 @@ test('the watchdog stops a hanging task with the caller’s code and the slot se
 test('a crashed worker answers the task and is replaced', async () => {
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
-    const error = await run(pool, 'crash', {}, { timeoutCode: 'edit_failed' }).catch((e) => e);
+    const error = await run(pool, 'crash', {}, { timeoutCode: 'edit_failed' }).catch((e: DocfixError) => e);
     assert.is(error.code, 'edit_failed');
     assert.equal(await run(pool, 'echo', {}), { name: 'echo', input: {} });
   } finally {
@@ -55,7 +55,7 @@ test('a crashed worker answers the task and is replaced', async () => {
 test('a DocfixError crosses the worker boundary by code and message', async () => {
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
-    const error = await run(pool, 'fail', {}).catch((e) => e);
+    const error = await run(pool, 'fail', {}).catch((e: DocfixError) => e);
     assert.instance(error, DocfixError);
     assert.is(error.code, 'unreadable_pdf');
     assert.is(error.message, 'broken on purpose');
