@@ -10,12 +10,16 @@ const slowWorker = new URL('./fixtures/slow-worker.ts', import.meta.url);
 const run = (pool: EngineSlots, name: string, input: unknown, options = {}) =>
   (pool.run as (n: string, i: unknown, o: object) => Promise<unknown>)(name, input, options);
 
+const unexpected = (): DocfixError => {
+  throw new Error('expected the task to fail');
+};
+
 test('a full pool answers busy with Retry-After, having queued nothing', async () => {
   const pool = new EngineSlots({ slots: 1, queue: 1, workerUrl: slowWorker, log: () => {} });
   try {
     const first = run(pool, 'sleep', { ms: 300 });
     const second = run(pool, 'sleep', { ms: 10 });
-    const error = await run(pool, 'echo', {}).catch((e: DocfixError) => e);
+    const error = await run(pool, 'echo', {}).then(unexpected, (e: DocfixError) => e);
     assert.instance(error, DocfixError);
     assert.is(error.code, 'busy');
     assert.type(error.extra.retry_after, 'number');
@@ -44,7 +48,10 @@ test('the watchdog stops a hanging task with the caller’s code and the slot se
 test('a crashed worker answers the task and is replaced', async () => {
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
-    const error = await run(pool, 'crash', {}, { timeoutCode: 'edit_failed' }).catch((e: DocfixError) => e);
+    const error = await run(pool, 'crash', {}, { timeoutCode: 'edit_failed' }).then(
+      unexpected,
+      (e: DocfixError) => e,
+    );
     assert.is(error.code, 'edit_failed');
     assert.equal(await run(pool, 'echo', {}), { name: 'echo', input: {} });
   } finally {
@@ -55,7 +62,7 @@ test('a crashed worker answers the task and is replaced', async () => {
 test('a DocfixError crosses the worker boundary by code and message', async () => {
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
-    const error = await run(pool, 'fail', {}).catch((e: DocfixError) => e);
+    const error = await run(pool, 'fail', {}).then(unexpected, (e: DocfixError) => e);
     assert.instance(error, DocfixError);
     assert.is(error.code, 'unreadable_pdf');
     assert.is(error.message, 'broken on purpose');
