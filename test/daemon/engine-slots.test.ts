@@ -34,8 +34,9 @@ test('the watchdog stops a hanging task with the caller’s code and the slot se
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
     const started = Date.now();
-    const error = await run(pool, 'spin', {}, { timeoutMs: 300, timeoutCode: 'unreadable_pdf' }).catch(
-      (e) => e,
+    const error = await run(pool, 'spin', {}, { timeoutMs: 300, timeoutCode: 'unreadable_pdf' }).then(
+      unexpected,
+      (e: DocfixError) => e,
     );
     assert.is(error.code, 'unreadable_pdf');
     assert.ok(Date.now() - started < 3000, 'stopped promptly');
