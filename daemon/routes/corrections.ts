@@ -23,7 +23,13 @@ import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate
 import type { Caller, Handlers, Services } from '../services.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 import { randomId } from '../storage/ids.ts';
-import type { CorrectionRecord, DocumentRecord, RevisionRecord, TenantRecord } from '../storage/records.ts';
+import type {
+  CorrectionRecord,
+  DocumentRecord,
+  RevisionRecord,
+  ServedRegion,
+  TenantRecord,
+} from '../storage/records.ts';
 
 /** Working resolution of verification renders and of declared boxes. */
 export const WORKING_DPI = 300;
@@ -68,6 +74,8 @@ export interface CorrectionTaskInput {
   password: string;
   request: EditRequest;
   manifest: ManifestInput;
+  /** Regions of the head revision served as magnified pixels (crop.png), for OCR `confirmed`. */
+  served_regions: ServedRegion[];
 }
 
 type RunEngine = (
@@ -134,6 +142,10 @@ function headRevision(record: DocumentRecord): RevisionRecord {
   if (!revision)
     throw new Error(`document ${record.document.document_id}: revision ${id} is missing from its record`);
   return revision;
+}
+
+function servedOn(record: DocumentRecord, revision: RevisionRecord): ServedRegion[] {
+  return (record.served_regions ?? []).filter((r) => r.revision_id === revision.revision_id);
 }
 
 function requireAttestation(record: DocumentRecord, attestationId: string): AttestationOut {
@@ -326,6 +338,7 @@ export const correctionHandlers: Handlers = {
       password,
       request,
       manifest: await manifestInput(record),
+      served_regions: servedOn(record, head),
     });
     const proposalId = randomId('prop');
     const binding: TokenBinding = {
@@ -377,6 +390,7 @@ export const correctionHandlers: Handlers = {
         password,
         request,
         manifest: await manifestInput(record),
+        served_regions: servedOn(record, head),
       });
     } catch (error) {
       if (error instanceof DocfixError && error.code === 'edit_refused') {
