@@ -72,6 +72,17 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+// ───────────────────────────── raw arguments ─────────────────────────────
+
+let raw: string[] = [];
+/** The command line as typed (after `node docfix`), for commands that forward it. */
+export function setRawArgs(args: string[]): void {
+  raw = [...args];
+}
+export function rawArgs(): string[] {
+  return raw;
+}
+
 // ───────────────────────────── dispatch (test hook) ─────────────────────────────
 
 type Interceptor = (name: string, options: unknown) => void;

@@ -4,12 +4,30 @@ import { Command, CommanderError } from 'commander';
 import { ERRORS, EXIT } from '../src/errors.ts';
 import { ConnectionError } from '../src/api-client.ts';
 import { DocfixError } from '../src/errors.ts';
-import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info } from './context.ts';
+import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info, setRawArgs } from './context.ts';
 import { exitCodesText } from './exit-codes.ts';
+import { register as account } from './commands/account.ts';
+import { register as completion } from './commands/completion.ts';
+import { register as config } from './commands/config.ts';
+import { register as corrections } from './commands/corrections.ts';
+import { register as daemon } from './commands/daemon.ts';
 import { register as documents } from './commands/documents.ts';
+import { register as edits } from './commands/edits.ts';
+import { register as fix } from './commands/fix.ts';
+import { register as pages } from './commands/pages.ts';
 
 /** Every command file's register, in the order help lists them. */
-const COMMANDS: ((program: Command) => void)[] = [documents];
+const COMMANDS: ((program: Command) => void)[] = [
+  documents,
+  edits,
+  corrections,
+  pages,
+  fix,
+  account,
+  config,
+  daemon,
+  completion,
+];
 
 export const VERSION = '0.1.0';
 
@@ -109,6 +127,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const verbose = argv.includes('--verbose');
   if (argv.includes('--no-color')) process.env.NO_COLOR = process.env.NO_COLOR || '1';
   configureOutput();
+  setRawArgs(argv.slice(2));
   const program = buildProgram();
   try {
     if (argv.length <= 2) {

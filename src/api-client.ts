@@ -126,6 +126,15 @@ interface ValidationItem {
   msg?: string;
 }
 
+/** A 404 from the router rather than a handler: the route itself is not served. */
+function routeMissing(context: { method: string; url: string; path: string }): DocfixError {
+  return new DocfixError(
+    'not_found',
+    `the daemon at ${context.url} does not serve ${context.method} ${context.path} (is it an older version?)`,
+    { route_missing: true },
+  );
+}
+
 /** Turns an error answer's body into the DocfixError it stands for (spec Part 7). */
 export function errorFromBody(
   status: number,
@@ -149,17 +158,11 @@ export function errorFromBody(
   }
   if (detail && typeof detail === 'object' && 'error' in detail) {
     const error = DocfixError.fromJSON(detail, `HTTP ${status}`);
+    if (error.code === 'not_found' && /^no route\b/i.test(error.message)) return routeMissing(context);
     if (error.code !== 'internal_error' || (detail as Record<string, unknown>).error === 'internal_error')
       return error;
   }
-  if (status === 404 && !(detail && typeof detail === 'object')) {
-    // A 404 at the top level comes from the router: the route itself is not served.
-    return new DocfixError(
-      'not_found',
-      `the daemon at ${context.url} does not serve ${context.method} ${context.path} (is it an older version?)`,
-      { route_missing: true },
-    );
-  }
+  if (status === 404 && !(detail && typeof detail === 'object')) return routeMissing(context);
   if ('error' in body) {
     const error = DocfixError.fromJSON(body, `HTTP ${status}`);
     if (error.code !== 'internal_error' || body.error === 'internal_error') return error;

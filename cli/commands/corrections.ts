@@ -1,0 +1,186 @@
+// The corrected document: verify, corrections, undo, redo, manifest, export (and download).
+import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { EXIT } from '../../src/errors.ts';
+import type { UndoOut } from '../../src/schemas.ts';
+import {
+  c,
+  CliExit,
+  dispatch,
+  failure,
+  getClient,
+  globalOptions,
+  info,
+  print,
+  printJson,
+  success,
+  table,
+  withSpinner,
+  type GlobalOptions,
+} from '../context.ts';
+import { CORRECTION_HEADERS, correctionRow, verificationLines } from '../render.ts';
+import { resolveDocumentId } from '../shared.ts';
+
+export interface DocOptions {
+  globals: GlobalOptions;
+  document: string;
+}
+export interface ExportOptions extends DocOptions {
+  output?: string;
+}
+
+const docArg = ['<document>', 'document id, or a unique prefix of it'] as const;
+
+export function register(program: Command): void {
+  const simple = (
+    name: string,
+    description: string,
+    run: (o: DocOptions) => Promise<void>,
+    examples: string,
+  ): Command =>
+    program
+      .command(name)
+      .description(description)
+      .argument(...docArg)
+      .addHelpText('after', `\nExamples:\n${examples}`)
+      .action(async (document: string, _o: unknown, cmd: Command) => {
+        await dispatch(name, { globals: globalOptions(cmd), document } satisfies DocOptions, run);
+      });
+
+  simple(
+    'verify',
+    'Show the verification of the document as it now stands (exit 6 if it did not pass)',
+    runVerify,
+    '  $ docfix verify 3f2a',
+  );
+  simple(
+    'corrections',
+    'List the corrections standing, oldest first',
+    runCorrections,
+    '  $ docfix corrections 3f2a',
+  );
+  simple(
+    'undo',
+    'Step back the most recent correction (nothing is deleted)',
+    runUndo,
+    '  $ docfix undo 3f2a',
+  );
+  simple('redo', 'Restore the most recently undone correction', runRedo, '  $ docfix redo 3f2a');
+  simple(
+    'manifest',
+    'Print the provenance manifest embedded in the corrected file (JSON, byte for byte)',
+    runManifest,
+    '  $ docfix manifest 3f2a > manifest.json',
+  );
+
+  program
+    .command('export')
+    .description('Release the corrected document through the export gate; with -o, download it')
+    .argument(...docArg)
+    .option('-o, --output <file>', 'write the corrected PDF here (never a partial file)')
+    .addHelpText(
+      'after',
+      `
+Exits 6 when the gate will not release the document (not verified, changed since, failed).
+
+Examples:
+  $ docfix export 3f2a
+  $ docfix export 3f2a -o corrected.pdf`,
+    )
+    .action(async (document: string, o: { output?: string }, cmd: Command) => {
+      const options: ExportOptions = {
+        globals: globalOptions(cmd),
+        document,
+        ...(o.output ? { output: o.output } : {}),
+      };
+      await dispatch('export', options, runExport);
+    });
+}
+
+export async function runVerify(o: DocOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const v = await withSpinner(
+    'Verifying',
+    client.call('getVerification', { params: { document_id: id }, retry: true }),
+  );
+  if (o.globals.json) printJson(v);
+  else for (const line of verificationLines(v)) info(line);
+  if (!v.passed) throw new CliExit(EXIT.verification);
+}
+
+export async function runCorrections(o: DocOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const list = await client.call('listCorrections', { params: { document_id: id } });
+  if (o.globals.json) return printJson(list);
+  if (list.length === 0) return info('No corrections standing.');
+  table(list.map(correctionRow), CORRECTION_HEADERS);
+}
+
+function undoLines(verb: string, r: UndoOut): void {
+  const k = r.undone;
+  success(
+    `${verb} correction ${k.seq} on page ${k.page_index}: "${k.text_before ?? '?'}" → "${k.text_after ?? ''}"`,
+  );
+  const standing = r.corrections?.length;
+  if (standing !== undefined) info(c.dim(`  ${standing} correction(s) standing`));
+}
+
+export async function runUndo(o: DocOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const r = await client.call('undo', { params: { document_id: id }, retry: true });
+  if (o.globals.json) return printJson(r);
+  undoLines('Undid', r);
+}
+
+export async function runRedo(o: DocOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const r = await client.call('redo', { params: { document_id: id }, retry: true });
+  if (o.globals.json) return printJson(r);
+  undoLines('Redid', r);
+}
+
+export async function runManifest(o: DocOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const manifest = await client.call('getManifest', { params: { document_id: id } });
+  printJson(manifest);
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export async function runExport(o: ExportOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const out = await withSpinner(
+    'Exporting',
+    client.call('exportDocument', { params: { document_id: id }, retry: true }),
+  );
+  if (o.output) {
+    await withSpinner(
+      'Downloading',
+      client.download('downloadDocument', { params: { document_id: id }, retry: true }, o.output),
+    );
+    const sha = await sha256File(o.output);
+    if (sha !== out.output_sha256) {
+      await rm(o.output, { force: true });
+      failure(`the downloaded file's SHA-256 ${sha} is not the verified ${out.output_sha256}; removed it`);
+      throw new CliExit(EXIT.verification);
+    }
+  }
+  if (o.globals.json) return printJson(out);
+  success(`Released revision ${out.revision_id} (verification ${out.verification_id})`);
+  if (out.marking_applied) info(`  ${c.yellow('!')} marking applied: ${out.marking_applied}`);
+  print(`sha256 ${out.output_sha256}`);
+  if (o.output) success(`Wrote ${o.output}`);
+  else if (out.bytes_available) info(c.dim(`  download it with: docfix export ${o.document} -o FILE`));
+}

@@ -1,0 +1,96 @@
+// `docfix daemon …`, `docfix keys …`, `docfix tenants …`: administered by running bin/docfix-daemon.js
+// as a process with inherited stdio and its exit code (the CLI never imports daemon code). The flags
+// are declared here for help and completions; the words after the group are forwarded as typed.
+import type { Command } from 'commander';
+import { CliExit, rawArgs, runDaemonCommand } from '../context.ts';
+
+/** The words after the first `group` token of the command line, forwarded as typed. */
+export function forwardedArgs(args: string[], group: string): string[] {
+  const at = args.indexOf(group);
+  return at < 0 ? [] : args.slice(at + 1);
+}
+
+async function forward(group: string, prefix: string[], forwardSignals = false): Promise<void> {
+  const args = [...prefix, ...forwardedArgs(rawArgs(), group)];
+  const { code } = await runDaemonCommand(args, { stdio: 'inherit', forwardSignals });
+  if (code !== 0) throw new CliExit(code);
+}
+
+function leaf(parent: Command, name: string, description: string): Command {
+  return parent.command(name).description(description).allowUnknownOption().allowExcessArguments();
+}
+
+export function register(program: Command): void {
+  const daemon = program
+    .command('daemon')
+    .description('Run or manage the local daemon (serve, start, stop, status)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docfix daemon serve --port 7341          # foreground, Ctrl-C stops it
+  $ docfix daemon start                      # background; prints the URL
+  $ docfix daemon status --json`,
+    );
+  const dataDir = '--data-dir <dir>';
+  const dataDirHelp = 'data directory (default: $DOCFIX_DATA_DIR or ~/.local/share/docfix)';
+  leaf(daemon, 'serve', 'Run the daemon in the foreground until SIGINT/SIGTERM')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', '7341')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('daemon', [], true));
+  leaf(daemon, 'start', 'Start the daemon in the background and wait until it answers')
+    .option('--host <host>', 'address to listen on')
+    .option('--port <port>', 'port')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('daemon', []));
+  leaf(daemon, 'stop', 'Stop the background daemon')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('daemon', []));
+  leaf(daemon, 'status', 'Say whether the background daemon runs, and where')
+    .option(dataDir, dataDirHelp)
+    .option('--port <port>', 'port')
+    .action(() => forward('daemon', []));
+
+  const keys = program
+    .command('keys')
+    .description('Create, list and revoke API keys (local administration, not part of /v1)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docfix keys create --tenant acme --plan business --json
+  $ docfix keys list
+  $ docfix keys revoke key_123`,
+    );
+  leaf(keys, 'create', 'Create an API key for a tenant (prints it once)')
+    .option(dataDir, dataDirHelp)
+    .option('--tenant <name>', 'tenant name (created if new)')
+    .option('--plan <plan>', 'plan of a new tenant (default business)')
+    .option('--label <text>', 'a note to recognise the key by')
+    .action(() => forward('keys', ['keys']));
+  leaf(keys, 'list', 'List API keys (never their secrets)')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('keys', ['keys']));
+  leaf(keys, 'revoke', 'Revoke an API key')
+    .argument('<key_id>', 'the key id')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('keys', ['keys']));
+
+  const tenants = program
+    .command('tenants')
+    .description('List and change tenants: plan, suspension (local administration)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ docfix tenants set acme --plan business\n  $ docfix tenants set acme --suspended true',
+    );
+  leaf(tenants, 'set', 'Create or change a tenant')
+    .argument('<name>', 'tenant name')
+    .option('--plan <plan>', 'plan id')
+    .option('--suspended <bool>', 'true or false')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('tenants', ['tenants']));
+  leaf(tenants, 'list', 'List tenants')
+    .option(dataDir, dataDirHelp)
+    .action(() => forward('tenants', ['tenants']));
+}

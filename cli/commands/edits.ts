@@ -1,0 +1,221 @@
+// Corrections: propose (changes nothing) and apply (propose, show, confirm, apply, verify).
+import { Option, type Command } from 'commander';
+import type { ApiClient } from '../../src/api-client.ts';
+import { EXIT } from '../../src/errors.ts';
+import type { EditRequest, ProposalOut, VerificationOut } from '../../src/schemas.ts';
+import {
+  CliExit,
+  dispatch,
+  getClient,
+  globalOptions,
+  info,
+  intArg,
+  printJson,
+  UsageError,
+  withSpinner,
+  type GlobalOptions,
+} from '../context.ts';
+import { COSTS, proposalLines, verificationLines, withinCost, type Cost } from '../render.ts';
+import { confirm, resolveDocumentId } from '../shared.ts';
+
+export interface EditOptions {
+  globals: GlobalOptions;
+  document: string;
+  find: string;
+  replace: string;
+  page: number;
+  match: number;
+  fontAttempt: number;
+  ocr: boolean;
+  attestation?: string;
+}
+export interface ApplyOptions extends EditOptions {
+  yes: boolean;
+  maxCost: Cost;
+  /** Show the Ink view on a TTY (default) or a plain prompt. */
+  interactive: boolean;
+}
+
+interface RawEdit {
+  find?: string;
+  replace?: string;
+  page: number;
+  match: number;
+  fontAttempt: number;
+  ocr?: boolean;
+  attestation?: string;
+}
+
+function addEditFlags(cmd: Command): Command {
+  return cmd
+    .argument('<document>', 'document id, or a unique prefix of it')
+    .requiredOption('--find <old>', 'the text to replace')
+    .requiredOption('--replace <new>', 'the replacement text ("" deletes)')
+    .addOption(
+      new Option('--page <index>', 'page index, 0 for the first page').default(0).argParser(intArg('--page')),
+    )
+    .addOption(
+      new Option('--match <n>', 'which occurrence on the page, 0 for the first')
+        .default(0)
+        .argParser(intArg('--match')),
+    )
+    .addOption(
+      new Option('--font-attempt <n>', 'try the next matched font (see font alternatives)')
+        .default(0)
+        .argParser(intArg('--font-attempt')),
+    )
+    .option('--ocr', 'find the text by recognising the pixels (scanned pages)')
+    .option('--attestation <id>', 'use this attestation (default: record a new one)');
+}
+
+function editOptions(document: string, o: RawEdit, cmd: Command): EditOptions {
+  if (!o.find) throw new UsageError('--find must not be empty');
+  return {
+    globals: globalOptions(cmd),
+    document,
+    find: o.find,
+    replace: o.replace ?? '',
+    page: o.page,
+    match: o.match,
+    fontAttempt: o.fontAttempt,
+    ocr: Boolean(o.ocr),
+    ...(o.attestation ? { attestation: o.attestation } : {}),
+  };
+}
+
+export function register(program: Command): void {
+  addEditFlags(
+    program
+      .command('propose')
+      .description('Propose a correction and show what would happen; changes nothing'),
+  )
+    .addHelpText(
+      'after',
+      `
+Exits 5 when the engine refuses (the advice says what would make it work).
+
+Examples:
+  $ docfix propose 3f2a --find Jonh --replace John
+  $ docfix propose 3f2a --find 2024 --replace 2025 --page 1 --match 2 --json`,
+    )
+    .action(async (document: string, o: RawEdit, cmd: Command) => {
+      await dispatch('propose', editOptions(document, o, cmd), runPropose);
+    });
+
+  addEditFlags(
+    program
+      .command('apply')
+      .description('Propose a correction, confirm it, apply it and show the verification'),
+  )
+    .option('-y, --yes', 'apply without asking')
+    .addOption(
+      new Option('--max-cost <cost>', 'refuse proposals more visible than this')
+        .choices([...COSTS])
+        .default('visible'),
+    )
+    .option('--no-interactive', 'a plain prompt instead of the terminal view')
+    .addHelpText(
+      'after',
+      `
+On a terminal it asks before applying unless --yes. Exits 5 when refused, 6 when verification fails.
+
+Examples:
+  $ docfix apply 3f2a --find Jonh --replace John
+  $ docfix apply 3f2a --find Jonh --replace John --yes --max-cost none`,
+    )
+    .action(
+      async (document: string, o: RawEdit & { yes?: boolean; maxCost: Cost; interactive: boolean }, cmd) => {
+        const options: ApplyOptions = {
+          ...editOptions(document, o, cmd as Command),
+          yes: Boolean(o.yes),
+          maxCost: o.maxCost,
+          interactive: o.interactive !== false,
+        };
+        await dispatch('apply', options, runApply);
+      },
+    );
+}
+
+export function editRequest(o: EditOptions, attestationId: string): EditRequest {
+  return {
+    page_index: o.page,
+    target: o.ocr
+      ? { method: 'ocr', find: o.find, match_index: o.match }
+      : { method: 'text_layer', find: o.find, match_index: o.match },
+    replacement: o.replace,
+    attestation_id: attestationId,
+    font_attempt: o.fontAttempt,
+  };
+}
+
+async function prepare(o: EditOptions): Promise<{ client: ApiClient; id: string; request: EditRequest }> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const attestation =
+    o.attestation ?? (await client.call('createAttestation', { body: { document_id: id } })).attestation_id;
+  return { client, id, request: editRequest(o, attestation) };
+}
+
+async function propose(client: ApiClient, id: string, request: EditRequest): Promise<ProposalOut> {
+  return withSpinner(
+    'Proposing',
+    client.call('proposeEdit', { params: { document_id: id }, body: request, retry: true }),
+  );
+}
+
+export async function runPropose(o: EditOptions): Promise<void> {
+  const { client, id, request } = await prepare(o);
+  const proposal = await propose(client, id, request);
+  if (o.globals.json) printJson(proposal);
+  else for (const line of proposalLines(proposal, { find: o.find, replacement: o.replace })) info(line);
+  if (proposal.refusal) throw new CliExit(EXIT.refused);
+}
+
+export async function runApply(o: ApplyOptions): Promise<void> {
+  const { client, id, request } = await prepare(o);
+  const proposal = await propose(client, id, request);
+  const show = () => {
+    if (!o.globals.json)
+      for (const line of proposalLines(proposal, { find: o.find, replacement: o.replace })) info(line);
+  };
+  const refuse = (message: string) => {
+    if (o.globals.json) printJson({ proposal, verification: null });
+    throw new CliExit(EXIT.refused, message, o.globals.json || message === '');
+  };
+  if (proposal.refusal) {
+    show();
+    refuse('');
+  }
+  if (!withinCost(proposal.visibility_cost, o.maxCost)) {
+    show();
+    refuse(`the proposal's visibility cost is ${proposal.visibility_cost}, over --max-cost ${o.maxCost}`);
+  }
+  const tty = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  if (!o.yes && tty && !o.globals.json) {
+    let ok: boolean;
+    if (o.interactive) {
+      const { confirmWithView } = await import('../tui/apply-view.ts');
+      ok = await confirmWithView(proposal, { find: o.find, replacement: o.replace });
+    } else {
+      show();
+      ok = await confirm('Apply this correction?');
+    }
+    if (!ok) {
+      info('Nothing changed.');
+      throw new CliExit(EXIT.refused);
+    }
+  } else {
+    show();
+  }
+  const verification: VerificationOut = await withSpinner(
+    'Applying and verifying',
+    client.call('applyEdit', {
+      params: { document_id: id },
+      body: { request, apply: { proposal_id: proposal.proposal_id, confirm_token: proposal.confirm_token } },
+      retry: true,
+    }),
+  );
+  if (o.globals.json) printJson({ proposal, verification });
+  else for (const line of verificationLines(verification)) info(line);
+  if (!verification.passed) throw new CliExit(EXIT.verification);
+}

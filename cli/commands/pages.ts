@@ -1,0 +1,306 @@
+// Pages: preview and crop images, OCR and preflight.
+import { Option, type Command } from 'commander';
+import { writeFile, rename, rm } from 'node:fs/promises';
+import { EXIT } from '../../src/errors.ts';
+import {
+  c,
+  CliExit,
+  dispatch,
+  getClient,
+  globalOptions,
+  info,
+  intArg,
+  print,
+  printJson,
+  success,
+  table,
+  UsageError,
+  withSpinner,
+  type GlobalOptions,
+} from '../context.ts';
+import { resolveDocumentId } from '../shared.ts';
+
+export interface PreviewOptions {
+  globals: GlobalOptions;
+  document: string;
+  page: number;
+  output?: string;
+  revision?: string;
+  thumb: boolean;
+}
+export interface CropOptions {
+  globals: GlobalOptions;
+  document: string;
+  page: number;
+  box: [number, number, number, number];
+  dpi: number;
+  output?: string;
+  revision?: string;
+}
+export interface OcrOptions {
+  globals: GlobalOptions;
+  document: string;
+  page: number;
+  find: string;
+  box?: [number, number, number, number];
+  dpi?: number;
+  lang?: string;
+  turn: 0 | 90 | 180 | 270;
+  words: boolean;
+}
+export interface PreflightOptions {
+  globals: GlobalOptions;
+  document: string;
+  page: number;
+  box?: [number, number, number, number];
+  dpi?: number;
+  lang?: string;
+  turn: 0 | 90 | 180 | 270;
+}
+
+/** "x,y,w,h" → four non-negative integers. */
+export function parseBox(value: string): [number, number, number, number] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.length !== 4 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new UsageError(`a box is four integers "a,b,c,d" in 300 dpi render pixels, got "${value}"`);
+  }
+  return parts.map(Number) as [number, number, number, number];
+}
+
+const pageOption = () =>
+  new Option('-p, --page <index>', 'page index, 0 for the first page').default(0).argParser(intArg('--page'));
+
+/** Writes bytes to a file through a temporary name, or to stdout with "-". */
+async function writeBytes(path: string, bytes: Uint8Array): Promise<void> {
+  if (path === '-') {
+    process.stdout.write(bytes);
+    return;
+  }
+  const temp = `${path}.part-${process.pid}`;
+  try {
+    await writeFile(temp, bytes);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('preview')
+    .description('Save a low-resolution image of a page (PNG)')
+    .argument('<document>', 'document id, or a unique prefix of it')
+    .addOption(pageOption())
+    .option('-o, --output <file>', 'where to write the PNG ("-" for stdout; default DOC-pN.png)')
+    .option('--revision <id>', 'a revision other than the current one')
+    .option('--thumb', 'a thumbnail')
+    .addHelpText('after', '\nExamples:\n  $ docfix preview 3f2a --page 0 -o page.png')
+    .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
+      const options: PreviewOptions = {
+        globals: globalOptions(cmd),
+        document,
+        page: o.page as number,
+        thumb: Boolean(o.thumb),
+        ...(o.output ? { output: o.output as string } : {}),
+        ...(o.revision ? { revision: o.revision as string } : {}),
+      };
+      await dispatch('preview', options, runPreview);
+    });
+
+  program
+    .command('crop')
+    .description('Save native-resolution pixels of a page region (PNG, at most 4 megapixels)')
+    .argument('<document>', 'document id, or a unique prefix of it')
+    .addOption(pageOption())
+    .requiredOption(
+      '--box <x,y,w,h>',
+      'the region: left, top, width, height in 300 dpi render pixels',
+      parseBox,
+    )
+    .addOption(new Option('--dpi <dpi>', 'resolution (0: native)').default(0).argParser(intArg('--dpi')))
+    .option('-o, --output <file>', 'where to write the PNG ("-" for stdout; default DOC-pN-crop.png)')
+    .option('--revision <id>', 'a revision other than the current one')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ docfix crop 3f2a --page 0 --box 100,200,400,80 --dpi 600 -o word.png',
+    )
+    .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
+      const options: CropOptions = {
+        globals: globalOptions(cmd),
+        document,
+        page: o.page as number,
+        box: o.box as CropOptions['box'],
+        dpi: o.dpi as number,
+        ...(o.output ? { output: o.output as string } : {}),
+        ...(o.revision ? { revision: o.revision as string } : {}),
+      };
+      if (options.dpi > 2400) throw new UsageError('--dpi is at most 2400');
+      await dispatch('crop', options, runCrop);
+    });
+
+  const turnOption = () =>
+    new Option('--turn <degrees>', 'read the page turned by this much')
+      .choices(['0', '90', '180', '270'])
+      .default('0');
+
+  program
+    .command('ocr')
+    .description('Recognise the words of a page (or a region) and find text among them')
+    .argument('<document>', 'document id, or a unique prefix of it')
+    .addOption(pageOption())
+    .option('--find <text>', 'text to find among the words', '')
+    .option('--box <x0,y0,x1,y1>', 'only this region (300 dpi render pixels)', parseBox)
+    .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
+    .option('--lang <code>', 'recognition language (e.g. eng)')
+    .addOption(turnOption())
+    .option('--words', 'list every word, not only matches')
+    .addHelpText('after', '\nExamples:\n  $ docfix ocr 3f2a --page 0 --find Invoice')
+    .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
+      const options: OcrOptions = {
+        globals: globalOptions(cmd),
+        document,
+        page: o.page as number,
+        find: o.find as string,
+        turn: Number(o.turn) as OcrOptions['turn'],
+        words: Boolean(o.words),
+        ...(o.box ? { box: o.box as OcrOptions['box'] } : {}),
+        ...(o.dpi ? { dpi: o.dpi as number } : {}),
+        ...(o.lang ? { lang: o.lang as string } : {}),
+      };
+      await dispatch('ocr', options, runOcr);
+    });
+
+  program
+    .command('preflight')
+    .description('Name the words of a page known to refuse correction (one-sided check)')
+    .argument('<document>', 'document id, or a unique prefix of it')
+    .addOption(pageOption())
+    .option('--box <x0,y0,x1,y1>', 'only this region (300 dpi render pixels)', parseBox)
+    .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
+    .option('--lang <code>', 'recognition language (e.g. eng)')
+    .addOption(turnOption())
+    .addHelpText(
+      'after',
+      '\nAbsence from the list is not a promise that a correction will work.\n\nExamples:\n  $ docfix preflight 3f2a --page 0',
+    )
+    .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
+      const options: PreflightOptions = {
+        globals: globalOptions(cmd),
+        document,
+        page: o.page as number,
+        turn: Number(o.turn) as PreflightOptions['turn'],
+        ...(o.box ? { box: o.box as PreflightOptions['box'] } : {}),
+        ...(o.dpi ? { dpi: o.dpi as number } : {}),
+        ...(o.lang ? { lang: o.lang as string } : {}),
+      };
+      await dispatch('preflight', options, runPreflight);
+    });
+}
+
+export async function runPreview(o: PreviewOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const png = await client.call('pagePreview', {
+    params: { document_id: id, page_index: o.page },
+    query: { thumb: o.thumb, ...(o.revision ? { revision: o.revision } : {}) },
+    retry: true,
+  });
+  const out = o.output ?? `${id.slice(0, 8)}-p${o.page}.png`;
+  await writeBytes(out, png);
+  if (o.globals.json && out !== '-')
+    return printJson({ document_id: id, page_index: o.page, file: out, bytes: png.length });
+  if (out !== '-') success(`Wrote ${out} (${png.length} bytes)`);
+}
+
+export async function runCrop(o: CropOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const [x, y, w, h] = o.box;
+  const png = await client.call('pageCrop', {
+    params: { document_id: id, page_index: o.page },
+    query: { x, y, w, h, dpi: o.dpi, ...(o.revision ? { revision: o.revision } : {}) },
+    retry: true,
+  });
+  const out = o.output ?? `${id.slice(0, 8)}-p${o.page}-crop.png`;
+  await writeBytes(out, png);
+  if (o.globals.json && out !== '-')
+    return printJson({ document_id: id, page_index: o.page, file: out, bytes: png.length });
+  if (out !== '-') success(`Wrote ${out} (${png.length} bytes)`);
+}
+
+export async function runOcr(o: OcrOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const r = await withSpinner(
+    `Recognising page ${o.page}`,
+    client.call('ocrPage', {
+      params: { document_id: id, page_index: o.page },
+      body: {
+        find: o.find,
+        turn: o.turn,
+        ...(o.box ? { box_render: o.box } : {}),
+        ...(o.dpi ? { render_dpi: o.dpi } : {}),
+        ...(o.lang ? { lang: o.lang } : {}),
+      },
+      retry: true,
+    }),
+  );
+  if (o.globals.json) return printJson(r);
+  if (!r.available) {
+    info(`${c.yellow('!')} recognition is not available: ${r.message ?? ''}`);
+    throw new CliExit(EXIT.error);
+  }
+  info(
+    c.dim(
+      `${r.word_count} words (${r.provider}, ${r.lang}, ${r.render_dpi} dpi${r.word_source ? `, ${r.word_source}` : ''})`,
+    ),
+  );
+  if (o.find) {
+    const matches = r.matches ?? [];
+    if (matches.length === 0) info(`No match for "${o.find}".`);
+    else
+      table(
+        matches.map((m) => [
+          String(m.index),
+          m.text,
+          m.confidence.toFixed(0),
+          m.box_render.join(','),
+          m.needs_confirmation ? c.yellow('needs confirmation') : 'ok',
+        ]),
+        ['MATCH', 'TEXT', 'CONFIDENCE', 'BOX', 'STATUS'],
+      );
+  }
+  if (o.words || !o.find) {
+    for (const w of r.words ?? [])
+      print(`${w.line}\t${w.confidence.toFixed(0)}\t${w.box_render.join(',')}\t${w.text}`);
+  }
+}
+
+export async function runPreflight(o: PreflightOptions): Promise<void> {
+  const client = await getClient(o.globals);
+  const id = await resolveDocumentId(client, o.document);
+  const r = await withSpinner(
+    `Checking page ${o.page}`,
+    client.call('preflightPage', {
+      params: { document_id: id, page_index: o.page },
+      body: {
+        turn: o.turn,
+        ...(o.box ? { box_render: o.box } : {}),
+        ...(o.dpi ? { render_dpi: o.dpi } : {}),
+        ...(o.lang ? { lang: o.lang } : {}),
+      },
+      retry: true,
+    }),
+  );
+  if (o.globals.json) return printJson(r);
+  if (r.applicable === false) return info(`Not applicable: ${r.message ?? ''}`);
+  const regions = r.regions ?? [];
+  info(c.dim(`${r.checked ?? 0} words checked, ${r.skipped ?? 0} skipped`));
+  if (regions.length === 0) return info('No word on this page is known to refuse (this is not a promise).');
+  for (const region of regions) {
+    print(`${c.yellow('!')} [${region.box_render.join(', ')}] ${region.what} (${region.code})`);
+    if (region.why) print(`    why: ${region.why}`);
+    for (const step of region.do ?? []) print(`    do:  ${step}`);
+  }
+}
