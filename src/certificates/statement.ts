@@ -181,15 +181,16 @@ export function statementMatches(statement: unknown, signatureB64: string, publi
   return verify(signature, bytes, publicKey);
 }
 
-// ---- The seal ------------------------------------------------------------------------------------
+// ---- The seal line (inside the file) ---------------------------------------------------------------
 //
 // A certificate file is the certificate PDF (the "body") followed by one line:
-//   %docfix-seal/1 <certificate_id> <key_id> <seal>\n
-// `seal` is the base64url Ed25519 signature over the canonical JSON of
+//   %docfix-seal/1 <certificate_id> <key_id> <line seal>\n
+// `line seal` is the base64url Ed25519 signature over the canonical JSON of
 //   {"certificate_id", "key_id", "sealed_sha256": SHA-256 of the body, "type": "docfix.certificate-seal/1"}.
-// The line is a PDF comment after %%EOF, which readers ignore. certificate_sha256 is the SHA-256 of
-// the whole file as issued (what `sha256sum` prints); it cannot be inside the file, so the seal covers
-// the body and the line itself is fixed by its contents.
+// The line is a PDF comment after %%EOF, which readers ignore. A file cannot carry a signature over
+// its own complete bytes, so the line seals every byte before it and is itself fixed by its contents:
+// offline, one changed byte anywhere is found. certificate_sha256 is the SHA-256 of the whole file
+// (what `sha256sum` prints); the service's `seal` (below) signs that.
 
 const SEAL_PREFIX = '%docfix-seal/1 ';
 const SEAL_LINE = /^%docfix-seal\/1 ([A-Za-z0-9_-]{1,100}) ([0-9a-f]{16}) ([A-Za-z0-9_-]{86})\n$/;
@@ -252,6 +253,45 @@ export function verifySeal(line: SealLine, publicKey: Uint8Array): boolean {
   const signature = fromBase64Url(line.seal);
   if (!signature) return false;
   return verify(signature, sealPayload(line.certificate_id, line.key_id, sha256Hex(line.body)), publicKey);
+}
+
+// ---- The certificate seal (API field `seal`) -------------------------------------------------------
+//
+// The service also signs the small canonical object {certificate_id, certificate_sha256, key_id}, where
+// certificate_sha256 is the SHA-256 of the whole certificate file as issued. GET /v1/certificates/{id}
+// returns it, so anyone holding the file can check those exact bytes against the published key.
+
+export function certificateSealBytes(
+  certificateId: string,
+  certificateSha256: string,
+  keyId: string,
+): Uint8Array {
+  return canonicalBytes({
+    certificate_id: certificateId,
+    certificate_sha256: certificateSha256,
+    key_id: keyId,
+  });
+}
+
+export function sealCertificate(
+  certificateId: string,
+  certificateSha256: string,
+  keyId: string,
+  secretKey: Uint8Array,
+): string {
+  return toBase64Url(sign(certificateSealBytes(certificateId, certificateSha256, keyId), secretKey));
+}
+
+export function verifyCertificateSeal(
+  seal: string,
+  certificateId: string,
+  certificateSha256: string,
+  keyId: string,
+  publicKey: Uint8Array,
+): boolean {
+  const signature = fromBase64Url(seal);
+  if (!signature) return false;
+  return verify(signature, certificateSealBytes(certificateId, certificateSha256, keyId), publicKey);
 }
 
 /** A certificate_id as it may appear inside a file (for `altered` detection without parsing). */
