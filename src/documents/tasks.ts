@@ -1,2 +1,49 @@
-// Engine tasks of the documents area (inspect on upload, classify, search, preview, crop).
-export const documentTasks = {};
+// Engine tasks of the documents area (inspect on upload, classify, search, preview, crop). Each reads
+// the PDF from a path in the data dir (bytes never cross the worker boundary) and answers plain data.
+import { readFileSync } from 'node:fs';
+import { inspectPdf, type InspectResult } from './inspect.ts';
+import { type CropPicture, type CropRequest, type Picture, cropPdf, previewPdf } from './render.ts';
+import { searchPdf } from './search.ts';
+import type { SearchOut } from '../schemas.ts';
+
+export interface InspectTaskInput {
+  path: string;
+  password: string;
+  max_pages?: number;
+}
+
+export interface SearchTaskInput {
+  path: string;
+  password: string;
+  q: string;
+  kinds?: string[];
+}
+
+export interface PreviewTaskInput {
+  path: string;
+  password: string;
+  page_index: number;
+  thumb: boolean;
+}
+
+export interface CropTaskInput extends CropRequest {
+  path: string;
+  password: string;
+}
+
+function readPdf(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(path));
+}
+
+export const documentTasks = {
+  'documents.inspect': (input: InspectTaskInput): InspectResult =>
+    inspectPdf(readPdf(input.path), { password: input.password, maxPages: input.max_pages }),
+  'documents.search': (input: SearchTaskInput): SearchOut =>
+    searchPdf(readPdf(input.path), input.q, { password: input.password, kinds: input.kinds }),
+  'documents.preview': (input: PreviewTaskInput): Picture =>
+    previewPdf(readPdf(input.path), input.password, input.page_index, input.thumb),
+  'documents.crop': (input: CropTaskInput): CropPicture => {
+    const { path, password, ...req } = input;
+    return cropPdf(readPdf(path), password, req);
+  },
+};

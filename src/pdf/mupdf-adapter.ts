@@ -130,3 +130,29 @@ export function renderPagePng(page: mupdf.Page, dpi: number): Uint8Array {
     pixmap.destroy();
   }
 }
+
+export interface SaveOptions {
+  /** Append the changes as an incremental update (keeps every original byte; not possible after repair). */
+  incremental?: boolean;
+  /** Extra MuPDF write options (comma-separated), e.g. "garbage=compact". */
+  extra?: string;
+}
+
+/**
+ * Saves a document with the encryption it was opened with: same method, same user and owner
+ * passwords, same permissions ("encrypt=keep"; MuPDF re-encrypts every string and stream it writes).
+ * A protected document's corrected versions therefore stay protected — never silently decrypted.
+ * Incremental saves (the original bytes untouched, the update appended) are used when asked and
+ * possible; a repaired file is always saved in full.
+ */
+export function saveKeepingEncryption(doc: mupdf.PDFDocument, options: SaveOptions = {}): Uint8Array {
+  const incremental = options.incremental === true && doc.canBeSavedIncrementally() && !doc.wasRepaired();
+  const parts = [incremental ? 'incremental' : 'encrypt=keep'];
+  if (options.extra) parts.push(options.extra);
+  const buffer = doc.saveToBuffer(parts.join(','));
+  try {
+    return new Uint8Array(buffer.asUint8Array());
+  } finally {
+    buffer.destroy();
+  }
+}

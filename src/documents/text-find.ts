@@ -1,0 +1,242 @@
+// Finding text on a page through its text layer: the characters of an open page with their quads,
+// and the matches of a string among them (case-insensitive, ligatures expanded, words hyphenated
+// across a line end joined, runs of white space equal to one space). Search uses it over every page;
+// the corrections engine uses it to locate a TextTarget's Nth match. Coordinates: page space in
+// points as MuPDF gives them (page rotation applied, origin top-left); boxes at 300 dpi render pixels.
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { RENDER_DPI } from './limits.ts';
+
+export type Quad = mupdf.Quad;
+export type Rect = mupdf.Rect;
+/** [x0, y0, x1, y1] integer render pixels (x1, y1 exclusive), origin top-left, page rotation applied. */
+export type BoxRender = [number, number, number, number];
+
+export interface PageChar {
+  /** The character as the text layer gives it (a ligature already expanded by MuPDF into letters). */
+  c: string;
+  quad: Quad;
+  origin: mupdf.Point;
+  font: string;
+  size: number;
+  /** Fill colour as MuPDF reports it (components of its colour space). */
+  color: number[];
+  /** Line number on the page (0-based, in text-layer order). */
+  line: number;
+}
+
+export interface TextMatch {
+  /** 0-based among the matches on this page. */
+  index: number;
+  /** The matched characters as they stand on the page (line breaks as spaces, a joining hyphen kept). */
+  text: string;
+  chars: PageChar[];
+  /** Union of the characters' quads, page space (points). */
+  bbox: Rect;
+  box_render: BoxRender;
+}
+
+export interface PageText {
+  chars: PageChar[];
+  /** Page-space bounds (points) of the page, as rendered. */
+  bounds: Rect;
+}
+
+/** Options for the structured-text pass: ligatures expanded, hyphens kept (we join them ourselves). */
+export const STEXT_OPTIONS = 'preserve-whitespace';
+
+/**
+ * Structured text of everything the page shows: contents, annotations and form widgets (what a
+ * render with extras draws, so text in a signature or field appearance is found where it is seen).
+ */
+export function pageStext(page: mupdf.Page, options = STEXT_OPTIONS): mupdf.StructuredText {
+  const list = page.toDisplayList(true);
+  try {
+    return list.toStructuredText(options);
+  } finally {
+    list.destroy();
+  }
+}
+
+/** Reads every character of the page once (one structured-text pass). */
+export function readPageText(page: mupdf.Page, stext?: mupdf.StructuredText): PageText {
+  const own = stext === undefined;
+  const st = stext ?? pageStext(page);
+  const chars: PageChar[] = [];
+  const fontNames = new Map<number, string>();
+  let line = -1;
+  try {
+    st.walk({
+      beginLine() {
+        line++;
+      },
+      onChar(c, origin, font, size, quad, color) {
+        const key = font.pointer as unknown as number;
+        let name = fontNames.get(key);
+        if (name === undefined) {
+          name = font.getName();
+          fontNames.set(key, name);
+        }
+        chars.push({ c, quad, origin, font: name, size, color: [...color], line });
+      },
+    });
+  } finally {
+    if (own) st.destroy();
+  }
+  return { chars, bounds: page.getBounds() };
+}
+
+const HYPHENS = new Set(['-', '\u00ad', '\u2010', '\u2011']);
+const CJK =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+const isSpace = (c: string) => /^\s$/u.test(c) || c === '\u00a0';
+
+/** Case- and compatibility-folded form of a string (ligatures into letters, case removed). */
+export function foldText(s: string): string {
+  return s.normalize('NFKC').toLowerCase();
+}
+
+/** The needle as matched: folded, white space collapsed and trimmed. */
+export function foldNeedle(needle: string): string {
+  return foldText(needle).replace(/\s+/gu, ' ').trim();
+}
+
+interface Unit {
+  /** One UTF-16 code unit of the folded text, or ' ' for a run of white space / a line break. */
+  u: string;
+  /** Index of the source character in PageText.chars (-1 for a synthetic line-break space). */
+  src: number;
+  /** A hyphen ending a line before a letter: the matcher may skip it (and the line break after it). */
+  soft: boolean;
+}
+
+/** Builds the folded code-unit stream of a page, with white space collapsed and line ends marked. */
+function unitsOf(chars: PageChar[]): Unit[] {
+  const units: Unit[] = [];
+  const pushSpace = (src: number) => {
+    if (units.length > 0 && units[units.length - 1].u !== ' ') units.push({ u: ' ', src, soft: false });
+  };
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i];
+    if (i > 0 && chars[i - 1].line !== ch.line) {
+      // A hyphen ending the previous line before a letter joins the word: no space between them.
+      // Nor between two CJK characters (no spaces between words; vertical text is a line per glyph).
+      const prev = units[units.length - 1];
+      const joined = (prev && prev.soft) || (CJK.test(chars[i - 1].c) && CJK.test(ch.c));
+      if (!joined) pushSpace(-1);
+    }
+    if (isSpace(ch.c)) {
+      pushSpace(i);
+      continue;
+    }
+    const next = chars[i + 1];
+    const endsLine = !next || next.line !== ch.line;
+    const soft =
+      HYPHENS.has(ch.c) &&
+      endsLine &&
+      next !== undefined &&
+      /\p{L}/u.test(next.c) &&
+      /\p{L}/u.test(chars[i - 1]?.c ?? '');
+    const folded = foldText(ch.c);
+    for (let k = 0; k < folded.length; k++) units.push({ u: folded[k], src: i, soft });
+  }
+  return units;
+}
+
+/** Cheap page pre-filter: could the needle occur in this text at all (hyphens and spaces ignored)? */
+export function mayContain(pageText: string, needle: string): boolean {
+  const strip = (s: string) => foldText(s).replace(/[\s\u00ad\u2010\u2011-]+/gu, '');
+  const n = strip(needle);
+  return n.length > 0 && strip(pageText).includes(n);
+}
+
+/** Every match of `needle` on the page, in text-layer order (at most `max`). */
+export function findMatches(text: PageText, needle: string, max = Number.POSITIVE_INFINITY): TextMatch[] {
+  const want = foldNeedle(needle);
+  if (want.length === 0) return [];
+  const units = unitsOf(text.chars);
+  const matches: TextMatch[] = [];
+  let start = 0;
+  while (start < units.length && matches.length < max) {
+    const end = matchAt(units, start, want);
+    if (end < 0) {
+      start++;
+      continue;
+    }
+    matches.push(buildMatch(text, units, start, end, matches.length));
+    start = end;
+  }
+  return matches;
+}
+
+/** The `matchIndex`-th match (0-based) on an open page, or null when there are fewer matches. */
+export function findNthMatch(page: mupdf.Page, needle: string, matchIndex = 0): TextMatch | null {
+  const found = findMatches(readPageText(page), needle, matchIndex + 1);
+  return found[matchIndex] ?? null;
+}
+
+/** Matches `want` at units[start]; returns the end (exclusive) or -1. Soft hyphens may be skipped. */
+function matchAt(units: Unit[], start: number, want: string): number {
+  if (units[start].u !== want[0] || (want[0] === ' ' && start === 0)) return -1;
+  // Backtracking over soft hyphens only; they are rare, so this stays linear in practice.
+  const step = (i: number, j: number): number => {
+    if (j === want.length) return i;
+    if (i >= units.length) return -1;
+    const unit = units[i];
+    if (unit.u === want[j]) {
+      const r = step(i + 1, j + 1);
+      if (r >= 0) return r;
+    }
+    if (unit.soft && j > 0) return step(i + 1, j);
+    return -1;
+  };
+  return step(start, 0);
+}
+
+function buildMatch(text: PageText, units: Unit[], start: number, end: number, index: number): TextMatch {
+  const sources: number[] = [];
+  for (let i = start; i < end; i++) {
+    const src = units[i].src;
+    if (src >= 0 && sources[sources.length - 1] !== src) sources.push(src);
+  }
+  const chars = sources.map((s) => text.chars[s]);
+  let shown = '';
+  for (let k = 0; k < chars.length; k++) {
+    const prev = chars[k - 1];
+    if (
+      k > 0 &&
+      chars[k].line !== prev.line &&
+      !isSpace(prev.c) &&
+      !HYPHENS.has(prev.c) &&
+      !(CJK.test(prev.c) && CJK.test(chars[k].c))
+    ) {
+      shown += ' ';
+    }
+    shown += isSpace(chars[k].c) ? ' ' : chars[k].c;
+  }
+  const visible = chars.filter((c) => !isSpace(c.c));
+  const bbox = unionQuads((visible.length > 0 ? visible : chars).map((c) => c.quad));
+  return { index, text: shown, chars, bbox, box_render: toBoxRender(bbox) };
+}
+
+/** Bounding rectangle of quads (page space). */
+export function unionQuads(quads: Quad[]): Rect {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const q of quads) {
+    for (let k = 0; k < 8; k += 2) {
+      x0 = Math.min(x0, q[k]);
+      x1 = Math.max(x1, q[k]);
+      y0 = Math.min(y0, q[k + 1]);
+      y1 = Math.max(y1, q[k + 1]);
+    }
+  }
+  return Number.isFinite(x0) ? [x0, y0, x1, y1] : [0, 0, 0, 0];
+}
+
+/** Page-space rectangle (points) → integer render pixels at `dpi`, rounded outwards. */
+export function toBoxRender(rect: Rect, dpi = RENDER_DPI): BoxRender {
+  const s = dpi / 72;
+  return [Math.floor(rect[0] * s), Math.floor(rect[1] * s), Math.ceil(rect[2] * s), Math.ceil(rect[3] * s)];
+}
