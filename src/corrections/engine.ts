@@ -1,0 +1,649 @@
+// The correction engine: find the target on one page, choose the first tier that can make the change
+// without it showing, write it copy-on-write, save incrementally, and verify the saved bytes by
+// rendering. A refusal is an answer with advice. docs/engine.md describes every rule used here.
+import { createHash } from 'node:crypto';
+import { DocfixError } from '../errors.ts';
+import { openPdf, renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
+import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
+import { codeWidth, loadProgram, type FontInfo } from './fonts.ts';
+import { changedSpan, codePoints, findMatch, glyphsOfSpan, GlyphIndex, observedCodes } from './locate.ts';
+import { readPageText, quadBox, type TextLine } from './page-text.ts';
+import { takeBytes } from './pdf-bytes.ts';
+import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
+import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
+import { advanceOf, planEdits, type OperandChange } from './rewrite.ts';
+import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
+import { extendEncoding, type Extension } from './tier2.ts';
+import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput } from './verify.ts';
+import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
+
+export interface EditTaskInput {
+  pdf: Uint8Array;
+  password: string;
+  request: EditRequest;
+  manifest: ManifestInput;
+}
+
+export type EngineProposal = Omit<ProposalOut, 'proposal_id' | 'confirm_token' | 'document_id'> & {
+  fingerprint: string;
+};
+
+export type EngineVerification = Omit<VerificationOut, 'verification_id' | 'revision_id'> & {
+  declared_box: number[];
+  changed_box: number[] | null;
+  text_before: string;
+  text_after: string;
+};
+
+export const ENGINE_VERSION = 'docfix-engine/1';
+
+/** Overflow allowed past the old text's end without any gap to use, in em. */
+export const FIT_TOLERANCE_EM = 0.02;
+/** Space kept between the new text's end and the next drawn character, in em. */
+export const KEEP_GAP_EM = 0.15;
+/** Overflow allowed at the end of a line (nothing follows), in em. */
+export const LINE_END_ALLOWANCE_EM = 0.25;
+const PREVIEW_MARGIN_PX = 12;
+
+interface Candidate {
+  tier: number;
+  explanation: string;
+  measurements: Record<string, unknown>;
+  warnings: string[];
+  rejected: TierRejection[];
+  output: Uint8Array;
+  verify: VerifyOutput;
+  beforeRender: RgbImage;
+  fingerprint: string;
+  textBefore: string;
+  textAfter: string;
+  box: Box;
+}
+
+/** Refusal proposal (tier -1, tier_name 'none', visibility_cost 'refused'). */
+function refusalProposal(pageIndex: number, r: Refusal, fontAttempt: number): EngineProposal {
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ refused: r.advice.code, page: pageIndex }))
+    .digest('hex');
+  return {
+    page_index: pageIndex,
+    tier: -1,
+    tier_name: 'none',
+    visibility_cost: 'refused',
+    explanation: `${r.advice.what} ${r.advice.why}`.trim(),
+    measurements: Object.keys(r.evidence).length ? r.evidence : undefined,
+    warnings: [],
+    refusal: r.advice.what,
+    advice: r.advice,
+    rejected: r.rejected,
+    predicted_diff: [],
+    preview: null,
+    font_alternatives: 0,
+    font_attempt: fontAttempt,
+    fingerprint,
+  };
+}
+
+function methodRefusal(method: string): never {
+  refuse(
+    'method_not_available',
+    `Target method “${method}” is not available in this engine.`,
+    method === 'ocr'
+      ? 'Corrections on scanned pages need a pixel patch (tier 5), which is not built.'
+      : 'Visual targets (a box drawn on the render) are not built; the engine corrects text it can find in the text layer.',
+    [
+      'Use method "text_layer" with the exact text the page extracts.',
+      'Search the document to see its text layer.',
+    ],
+    { rejected: NOT_BUILT },
+  );
+}
+
+/** Proposes an edit: the whole edit done in memory, rendered and compared, nothing kept. */
+export async function proposeEdit(input: EditTaskInput): Promise<EngineProposal> {
+  const result = run(input, false);
+  return result.proposal;
+}
+
+/** Applies an edit: the same work as a proposal, with the manifest embedded, verified on the saved bytes. */
+export async function applyEdit(
+  input: EditTaskInput,
+): Promise<{ proposal: EngineProposal; output: Uint8Array; verification: EngineVerification }> {
+  const result = run(input, true);
+  if (!result.candidate) {
+    throw new DocfixError('edit_refused', result.proposal.refusal ?? 'The engine refused the correction.', {
+      advice: result.proposal.advice,
+      rejected: result.proposal.rejected,
+    });
+  }
+  const c = result.candidate;
+  const v = c.verify;
+  const verification: EngineVerification = {
+    output_sha256: v.output_sha256,
+    dpi: v.dpi,
+    passed: v.passed,
+    failure_reason: v.failure_reason,
+    pages: v.pages,
+    guards: v.guards,
+    stream_changes: v.stream_changes,
+    declared_box: v.declared_box,
+    changed_box: v.changed_box,
+    text_before: c.textBefore,
+    text_after: c.textAfter,
+  };
+  return { proposal: result.proposal, output: c.output, verification };
+}
+
+function run(
+  input: EditTaskInput,
+  forApply: boolean,
+): { proposal: EngineProposal; candidate: Candidate | null } {
+  const request = input.request;
+  const pageIndex = request.page_index ?? 0;
+  const fontAttempt = request.font_attempt ?? 0;
+  try {
+    const candidate = attempt(input, forApply);
+    const v = candidate.verify;
+    const pageDiff: PageDiff = {
+      page_index: pageIndex,
+      identical: v.diff.identical,
+      changed_pixels: v.diff.changed_pixels,
+      changed_fraction: v.diff.changed_fraction,
+      bbox: v.diff.bbox,
+      outside_pixels: v.diff.outside_pixels,
+      max_delta: v.diff.max_delta,
+      histogram: v.diff.histogram,
+    };
+    const previewBox = padBox(candidate.box, PREVIEW_MARGIN_PX, candidate.beforeRender);
+    const warnings = [...candidate.warnings];
+    if (!v.passed) warnings.push(`Verification of the candidate did not pass: ${v.failure_reason}`);
+    const proposal: EngineProposal = {
+      page_index: pageIndex,
+      tier: candidate.tier,
+      tier_name: TIER_NAMES[candidate.tier],
+      visibility_cost: 'none',
+      explanation: candidate.explanation,
+      measurements: candidate.measurements,
+      warnings,
+      refusal: null,
+      advice: null,
+      rejected: candidate.rejected,
+      predicted_diff: [pageDiff],
+      preview: {
+        box_render: previewBox,
+        render_dpi: WORKING_DPI,
+        before_png: Buffer.from(cropPng(candidate.beforeRender, previewBox)).toString('base64'),
+        after_png: Buffer.from(cropPng(v.afterRender, previewBox)).toString('base64'),
+        complete: true,
+      },
+      font_alternatives: 0,
+      font_attempt: fontAttempt,
+      fingerprint: candidate.fingerprint,
+    };
+    return { proposal, candidate };
+  } catch (error) {
+    if (error instanceof Refusal)
+      return { proposal: refusalProposal(pageIndex, error, fontAttempt), candidate: null };
+    if (error instanceof DocfixError) throw error;
+    throw new DocfixError(
+      'edit_failed',
+      `The correction could not be completed: ${(error as Error).message}`,
+      {},
+      { cause: error },
+    );
+  }
+}
+
+const devicePoint = (g: Glyph, x: number): [number, number] => applyMat(mul(g.tm, g.ctm), x, g.state.Trise);
+
+function attempt(input: EditTaskInput, forApply: boolean): Candidate {
+  const request = input.request;
+  const target = request.target;
+  if (target.method !== 'text_layer') methodRefusal(target.method);
+  const find = target.find;
+  const matchIndex = target.match_index ?? 0;
+  const replacement = request.replacement ?? '';
+  if (replacement === '') {
+    refuse(
+      'empty_replacement',
+      'The replacement is empty.',
+      'Removing text leaves a visible gap; the engine only replaces text with other text.',
+      ['Send the text that should stand in its place.'],
+    );
+  }
+  if (replacement === find) {
+    refuse(
+      'identical_replacement',
+      'The replacement is the same as the text found.',
+      'There is nothing to change.',
+      ['Send the corrected text as `replacement`.'],
+    );
+  }
+  const pageIndex = request.page_index ?? 0;
+  const opened = openPdf(input.pdf, input.password);
+  const doc = opened.doc;
+  const programs: mupdf.Font[] = [];
+  try {
+    const pageCount = doc.countPages();
+    if (pageIndex >= pageCount) {
+      throw new DocfixError(
+        'page_out_of_range',
+        `Page index ${pageIndex} is beyond the last page (${pageCount - 1}).`,
+      );
+    }
+    const page = doc.loadPage(pageIndex);
+    const lines = readPageText(page);
+    const match = findMatch(lines, find, matchIndex);
+    const interp = interpretPage(page, page.getTransform() as Mat);
+    const index = new GlyphIndex(interp.glyphs);
+
+    const findCps = codePoints(find);
+    const replCps = codePoints(replacement);
+    const { prefix, suffix } = changedSpan(findCps, replCps);
+    const span = glyphsOfSpan(
+      match.line,
+      match.start + prefix,
+      match.start + findCps.length - suffix,
+      index,
+      interp,
+    );
+    if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
+      refuse(
+        'partial_ligature',
+        'The change would split a ligature that also draws letters outside the target.',
+        'One glyph draws several letters here (for example “fi”); replacing part of it would change letters outside the target.',
+        ['Widen `find` to the whole word, and `replacement` with it.'],
+      );
+    }
+    const prefixUsed = span.spanStart - match.start;
+    const suffixUsed = match.start + findCps.length - span.spanEnd;
+    const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
+    const glyphs = span.glyphs;
+    for (let i = 1; i < glyphs.length; i += 1) {
+      if (
+        glyphs[i].index !== glyphs[i - 1].index + 1 ||
+        glyphs[i].font !== glyphs[0].font ||
+        glyphs[i].state.Tfs !== glyphs[0].state.Tfs
+      ) {
+        refuse(
+          'split_drawing',
+          'The letters to change are not drawn one after another in one font and size.',
+          'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
+          ['Correct a shorter part of the word, one letter run at a time.'],
+          { rejected: NOT_BUILT },
+        );
+      }
+    }
+    const g0 = glyphs[0];
+    const font = g0.font;
+    if (g0.state.Tfs === 0 || g0.state.Th === 0) {
+      refuse(
+        'degenerate_text',
+        'The text is drawn with a zero font size or scale.',
+        'There is no width to measure.',
+        ['Correct visible text only.'],
+      );
+    }
+    if (g0.state.Tr === 3 || g0.state.Tr === 7) {
+      refuse(
+        'invisible_text',
+        'The target is invisible text (an OCR layer or hidden text).',
+        'Changing invisible text changes no pixel, so the correction could not be proven by rendering; the visible image still shows the old text.',
+        ['Use method "ocr" on scanned pages (not built in this engine).'],
+        { rejected: NOT_BUILT },
+      );
+    }
+
+    // Codes for the new characters: tier 1 (glyph reuse), then tier 2 (encoding extension).
+    const rejected: TierRejection[] = [];
+    const warnings: string[] = [];
+    const observed = observedCodes(lines, index).get(font) ?? new Map<string, Map<number, number>>();
+    let program: mupdf.Font | null | undefined;
+    const getProgram = () => {
+      if (program === undefined) {
+        program = loadProgram(font);
+        if (program) programs.push(program);
+      }
+      return program;
+    };
+    const codeLength = g0.length;
+    const sources: string[] = [];
+    const codes: { code: number; length: number }[] = [];
+    const missing: string[] = [];
+    for (const ch of newChars) {
+      const found = tier1Code(font, ch, observed, getProgram);
+      if (found) {
+        codes.push({ code: found.code, length: font.composite ? codeLength : 1 });
+        sources.push(found.source);
+      } else {
+        codes.push({ code: -1, length: font.composite ? codeLength : 1 });
+        sources.push('missing');
+        missing.push(ch);
+      }
+    }
+    let tier = 1;
+    let extension: Extension | null = null;
+    if (missing.length) {
+      rejected.push({
+        tier: 1,
+        tier_name: TIER_NAMES[1],
+        code: 'glyph_not_in_font',
+        reason: `The font ${font.baseFont} has no code for ${missing.map((c) => `“${c}”`).join(', ')} whose glyph the engine can prove exists.`,
+        evidence: { font: font.baseFont, missing, embedded: font.embedded, kind: font.kind },
+      });
+      const ext = extendEncoding(doc, font, [...new Set(missing)], getProgram, interp);
+      if ('refused' in ext) {
+        rejected.push({
+          tier: 2,
+          tier_name: TIER_NAMES[2],
+          code: ext.code,
+          reason: ext.refused,
+          evidence: ext.evidence,
+        });
+        refuse(
+          'glyph_not_available',
+          `The page's font cannot draw ${missing.map((c) => `“${c}”`).join(', ')}.`,
+          `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}, and the tiers that bring glyphs from elsewhere are not built.`,
+          [
+            'Choose a replacement made of characters the document already shows in this font.',
+            'A bundled matched font (tier 4) would be needed; it is not available in this engine.',
+          ],
+          { rejected: [...rejected, ...NOT_BUILT] },
+        );
+      }
+      extension = ext;
+      tier = 2;
+      newChars.forEach((ch, i) => {
+        if (codes[i].code < 0) {
+          codes[i].code = ext.codes.get(ch)!;
+          sources[i] = 'encoding_extension';
+        }
+      });
+    }
+    if (!font.embedded && font.kind !== 'Type3') {
+      warnings.push(
+        `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`,
+      );
+    }
+
+    // Width: the new text starts where the old did; the pen after it is put back where it was.
+    const widthFont = extension?.font ?? font;
+    const newAdvance = advanceOf(widthFont, codes, g0);
+    const last = glyphs[glyphs.length - 1];
+    const oldEnd = devicePoint(last, last.advance);
+    const start = devicePoint(g0, 0);
+    const unitX = devicePoint(g0, 1);
+    const dirLen = Math.hypot(unitX[0] - start[0], unitX[1] - start[1]) || 1;
+    const dir: [number, number] = [(unitX[0] - start[0]) / dirLen, (unitX[1] - start[1]) / dirLen];
+    const emPts = Math.abs(g0.state.Tfs) * dirLen;
+    const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
+    const oldExtent = along(oldEnd);
+    const newExtent = newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+    const overflow = newExtent - oldExtent;
+    // The next character drawn on the line after the changed span, skipping spaces.
+    const lineChars = match.line.chars;
+    let next: { c: string; at: number } | null = null;
+    let spaceFollows = false;
+    for (let i = span.spanEnd; i < lineChars.length; i += 1) {
+      if (/\s/.test(lineChars[i].c)) {
+        spaceFollows = true;
+        continue;
+      }
+      next = { c: lineChars[i].c, at: along(lineChars[i].origin) };
+      break;
+    }
+    const gapToNext = next ? next.at - oldExtent : null;
+    let allowed: number;
+    let rule: string;
+    if (overflow <= FIT_TOLERANCE_EM * emPts) {
+      allowed = FIT_TOLERANCE_EM * emPts;
+      rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
+    } else if (!next) {
+      allowed = LINE_END_ALLOWANCE_EM * emPts;
+      rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
+    } else if (spaceFollows) {
+      allowed = Math.max(FIT_TOLERANCE_EM * emPts, (gapToNext ?? 0) - KEEP_GAP_EM * emPts);
+      rule = `word gap: may use the space to the next word, keeping ${KEEP_GAP_EM} em before it`;
+    } else {
+      allowed = FIT_TOLERANCE_EM * emPts;
+      rule = `no gap: the next character follows directly; only ${FIT_TOLERANCE_EM} em tolerance`;
+    }
+    const round = (v: number) => Math.round(v * 1000) / 1000;
+    const measurements: Record<string, unknown> = {
+      font: font.baseFont,
+      font_kind: font.composite ? `Type0/${font.descendantKind}` : font.kind,
+      embedded: font.embedded,
+      encoding: font.encodingName || null,
+      font_size: round(g0.state.Tfs),
+      size_on_page_pt: round(emPts),
+      old_text: lineChars
+        .slice(span.spanStart, span.spanEnd)
+        .map((c) => c.c)
+        .join(''),
+      new_text: newChars.join(''),
+      old_codes: glyphs.map((g) => g.code),
+      new_codes: codes.map((c) => c.code),
+      code_sources: sources,
+      width_before_pt: round(oldExtent),
+      width_after_pt: round(newExtent),
+      overflow_pt: round(overflow),
+      allowed_overflow_pt: round(allowed),
+      gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
+      fit_rule: rule,
+    };
+    if (overflow > allowed) {
+      rejected.push({
+        tier,
+        tier_name: TIER_NAMES[tier],
+        code: 'does_not_fit',
+        reason: `The new text is ${round(overflow)} pt wider than the old and only ${round(Math.max(0, allowed))} pt may be used (${rule}).`,
+        evidence: measurements,
+      });
+      refuse(
+        'replacement_too_wide',
+        `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
+        'Every other glyph of the line stays where it is; a wider replacement would run into the next character.',
+        [
+          'Choose a replacement of about the same width.',
+          'Re-flowing the line is not something this engine does.',
+        ],
+        { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
+      );
+    }
+    if (-overflow > 0.5 * emPts)
+      warnings.push(`The new text is ${round(-overflow)} pt narrower: a wider gap follows it.`);
+
+    const { edits, changes } = planEdits(interp.units, glyphs, codes, widthFont);
+    const overrides: ResourceOverrides = new Map();
+    if (extension) {
+      const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
+      overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, extension.ref]]) });
+    }
+    measurements.compensation = changes.map((c: OperandChange) => ({
+      operator: interp.units[c.unit].ops[c.opIndex].op,
+      tj_adjustment: round(c.adjustment),
+    }));
+
+    // Before: the render and the glyph boxes of the old text (metric and ink).
+    const beforeRender = renderPage(page, WORKING_DPI);
+    const accurateBefore = readPageText(page, true);
+    const tol = Math.max(0.05, g0.state.Tfs * dirLen * 0.01);
+    const oldOrigins = glyphs.map((g) => g.origin);
+    const oldBoxes = [
+      ...lineChars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
+      ...boxesAt(accurateBefore, oldOrigins, tol),
+    ];
+    const newOrigins: [number, number][] = [];
+    let x = 0;
+    codes.forEach((c) => {
+      newOrigins.push(devicePoint(g0, x));
+      x += advanceOf(widthFont, [c], g0);
+    });
+    const textPlace = checkPlace(match.line, match.start, findCps.length, index);
+
+    const changedObjects: ChangedObject[] = writeEdits(doc, page, interp.units, edits, overrides);
+    if (extension) changedObjects.push(...extension.changed);
+    const fingerprint = createHash('sha256')
+      .update(
+        JSON.stringify({
+          tier,
+          page: pageIndex,
+          font: font.baseFont,
+          codes: codes.map((c) => c.code),
+          edits: [...edits.entries()].map(([u, list]) => [u, list]),
+        }),
+      )
+      .digest('hex');
+
+    const rewrittenExisting = [page.getObject().asIndirect()];
+    if (forApply) {
+      const box = unionBox(oldBoxes) ?? [0, 0, 0, 0];
+      const manifest = buildManifest(input.manifest, {
+        page: pageIndex,
+        box_render: box,
+        box_dpi: WORKING_DPI,
+        text_before: find,
+        text_after: replacement,
+        tier,
+        tier_name: TIER_NAMES[tier],
+        visibility_cost: 'none',
+        created_at: new Date().toISOString(),
+      });
+      embedManifest(doc, manifest);
+      const root = doc.getTrailer().get('Root');
+      if (root.isIndirect()) rewrittenExisting.push(root.asIndirect());
+    }
+    const output = save(doc);
+    const verify = verifyOutput({
+      output,
+      input: input.pdf,
+      password: input.password,
+      protectedInput: opened.protected || (opened.encrypted && input.password !== ''),
+      pageIndex,
+      pageCount,
+      beforeRender,
+      beforeLines: lines,
+      oldBoxes,
+      newOrigins,
+      tolerance: tol,
+      line: match.line,
+      matchStart: match.start,
+      matchLength: findCps.length,
+      replacement,
+      find,
+      changedObjects,
+      rewrittenExisting,
+      textPlaceOk: textPlace,
+    });
+    const explanation =
+      tier === 1
+        ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
+            changes.some((c) => c.adjustment !== 0)
+              ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
+              : 'The widths are equal, so nothing else moves.'
+          } Fit rule: ${rule}.`
+        : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry. Fit rule: ${rule}.`;
+    return {
+      tier,
+      explanation,
+      measurements,
+      warnings,
+      rejected: tier === 1 ? [] : rejected,
+      output,
+      verify,
+      beforeRender,
+      fingerprint,
+      textBefore: find,
+      textAfter: replacement,
+      box: unionBox([verify.declared_box as Box, ...oldBoxes]) ?? [0, 0, 0, 0],
+    };
+  } finally {
+    for (const p of programs) p.destroy();
+    doc.destroy();
+  }
+}
+
+function save(doc: mupdf.PDFDocument): Uint8Array {
+  // Incremental: the original bytes stay as a prefix (signed revisions stay byte-exact) and the
+  // document's encryption is kept for the new objects.
+  const options = doc.canBeSavedIncrementally() ? 'incremental' : 'garbage=0';
+  return takeBytes(doc.saveToBuffer(options));
+}
+
+function checkPlace(
+  line: TextLine,
+  start: number,
+  length: number,
+  index: GlyphIndex,
+): { passed: boolean; detail: string } {
+  let worst = 0;
+  let mapped = 0;
+  for (let i = start; i < start + length; i += 1) {
+    const ch = line.chars[i];
+    const g = index.at(ch);
+    if (!g) continue;
+    mapped += 1;
+    worst = Math.max(worst, Math.hypot(g.origin[0] - ch.origin[0], g.origin[1] - ch.origin[1]));
+  }
+  const nonSpace = line.chars.slice(start, start + length).filter((c) => !/\s/.test(c.c)).length;
+  const passed = mapped >= nonSpace && mapped > 0;
+  return {
+    passed,
+    detail: `${mapped} of ${length} character(s) of the target found at the glyph origins the content stream gives (largest distance ${worst.toFixed(3)} pt)`,
+  };
+}
+
+interface CodeChoice {
+  code: number;
+  source: string;
+}
+
+/** Tier 1: a code the font already maps to `ch`, whose glyph exists. */
+function tier1Code(
+  font: FontInfo,
+  ch: string,
+  observed: Map<string, Map<number, number>>,
+  getProgram: () => mupdf.Font | null,
+): CodeChoice | null {
+  const seen = observed.get(ch);
+  if (seen && seen.size) {
+    const best = [...seen.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    return { code: best, source: 'drawn_on_page' };
+  }
+  const candidates: number[] = [];
+  if (font.toUnicode) for (const [code, u] of font.toUnicode) if (u === ch) candidates.push(code);
+  if (!font.composite) {
+    for (const [code, u] of font.encodingUnicode) {
+      if (u !== ch) continue;
+      const tu = font.toUnicode?.get(code);
+      if (tu !== undefined && tu !== ch) continue;
+      if (!candidates.includes(code)) candidates.push(code);
+    }
+  }
+  for (const code of candidates) {
+    if (
+      !font.composite &&
+      (code < font.firstChar || code > font.lastChar) &&
+      font.widths.size &&
+      !font.standard14
+    )
+      continue;
+    if (codeWidth(font, code) <= 0 && ch !== ' ') continue;
+    if (!font.embedded) {
+      if (font.composite) continue; // a CID font without its program: the viewer's substitute is unknown
+      return { code, source: 'encoding_non_embedded' };
+    }
+    if (font.kind === 'Type3') {
+      const name = font.differences.get(code);
+      if (name && !font.dict.get('CharProcs').get(name).isNull()) return { code, source: 'type3_charproc' };
+      continue;
+    }
+    const program = getProgram();
+    if (program && program.encodeCharacter(ch.codePointAt(0) ?? 0) > 0)
+      return { code, source: 'font_program' };
+  }
+  return null;
+}
+
+export const _internals = { tier1Code, sha256 };

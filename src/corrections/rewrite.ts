@@ -1,0 +1,136 @@
+// Turning a planned change of codes into content-stream edits that keep every other glyph where it
+// was: the new codes go into the string of the first changed glyph, the old codes leave their
+// strings, and a TJ adjustment after each touched string puts the pen back exactly where the
+// original left it. Only the bytes of touched operators change.
+import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
+import type { Glyph, StreamUnit } from './text-interpreter.ts';
+import { codeWidth, type FontInfo } from './fonts.ts';
+
+export interface StreamEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface OperandChange {
+  unit: number;
+  opIndex: number;
+  element: number;
+  /** Advance of the removed glyphs and of the inserted ones, text space. */
+  oldAdvance: number;
+  newAdvance: number;
+  /** TJ adjustment written after the new codes (thousandths of text space; 0 when none). */
+  adjustment: number;
+}
+
+/** Advance in text space of codes drawn with a glyph's text state. */
+export function advanceOf(font: FontInfo, codes: { code: number; length: number }[], g: Glyph): number {
+  const t = g.state;
+  let sum = 0;
+  for (const c of codes) {
+    const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
+    sum += (codeWidth(font, c.code) * t.Tfs + t.Tc + space) * t.Th;
+  }
+  return sum;
+}
+
+export function codeToBytes(code: number, length: number): number[] {
+  const out: number[] = [];
+  for (let k = length - 1; k >= 0; k -= 1) out.push((code >> (8 * k)) & 0xff);
+  return out;
+}
+
+function stringOperand(op: ContentOp, element: number): Operand & { kind: 'string' } {
+  const a = op.operands;
+  if (element >= 0) {
+    const arr = a[a.length - 1];
+    if (arr?.kind === 'array' && arr.items[element]?.kind === 'string')
+      return arr.items[element] as Operand & { kind: 'string' };
+  } else {
+    const s = op.op === '"' ? a[2] : a[a.length - 1];
+    if (s?.kind === 'string') return s;
+  }
+  throw new Error(`operator ${op.op} has no string operand at ${element}`);
+}
+
+const raw = (unit: StreamUnit, o: { start: number; end: number }) =>
+  Buffer.from(unit.bytes.subarray(o.start, o.end)).toString('latin1');
+
+/**
+ * Builds the edits of every touched operand. `glyphs` are the consecutive glyphs being replaced,
+ * `codes` the new codes (all drawn in the first glyph's font and text state).
+ */
+export function planEdits(
+  units: StreamUnit[],
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  widthFont: FontInfo = glyphs[0].font,
+): { edits: Map<number, StreamEdit[]>; changes: OperandChange[] } {
+  const groups: Glyph[][] = [];
+  for (const g of glyphs) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].unit === g.unit && last[0].opIndex === g.opIndex && last[0].element === g.element)
+      last.push(g);
+    else groups.push([g]);
+  }
+  const edits = new Map<number, StreamEdit[]>();
+  const changes: OperandChange[] = [];
+  groups.forEach((group, k) => {
+    const first = group[0];
+    const last = group[group.length - 1];
+    const unit = units[first.unit];
+    const op = unit.ops[first.opIndex];
+    const str = stringOperand(op, first.element);
+    const oldAdvance = group.reduce((s, g) => s + g.advance, 0);
+    const inserted = k === 0 ? codes : [];
+    const newAdvance = k === 0 ? advanceOf(widthFont, codes, first) : 0;
+    const t = first.state;
+    const scale = t.Tfs * t.Th;
+    let adjustment = scale === 0 ? 0 : ((newAdvance - oldAdvance) * 1000) / scale;
+    if (Math.abs(adjustment) < 5e-5) adjustment = 0;
+    const before = str.bytes.subarray(0, first.offset);
+    const after = str.bytes.subarray(last.offset + last.length);
+    const head = Uint8Array.from([...before, ...inserted.flatMap((c) => codeToBytes(c.code, c.length))]);
+    const hex = str.hex;
+    const list = edits.get(first.unit) ?? [];
+    edits.set(first.unit, list);
+    changes.push({
+      unit: first.unit,
+      opIndex: first.opIndex,
+      element: first.element,
+      oldAdvance,
+      newAdvance,
+      adjustment,
+    });
+    if (adjustment === 0) {
+      list.push({
+        start: str.start,
+        end: str.end,
+        text: encodeString(Uint8Array.from([...head, ...after]), hex),
+      });
+      return;
+    }
+    const parts: string[] = [];
+    if (head.length) parts.push(encodeString(head, hex));
+    parts.push(formatNumber(adjustment));
+    if (after.length) parts.push(encodeString(after, hex));
+    const array = parts.join(' ');
+    if (first.element >= 0) {
+      // Spaces on both sides: a number must not run into a neighbouring number token.
+      list.push({ start: str.start, end: str.end, text: ` ${array} ` });
+      return;
+    }
+    // Tj, ' and " become TJ so the adjustment can follow the new codes.
+    if (op.op === 'Tj') list.push({ start: op.start, end: op.end, text: ` [${array}] TJ ` });
+    else if (op.op === "'") list.push({ start: op.start, end: op.end, text: ` T* [${array}] TJ ` });
+    else if (op.op === '"') {
+      const [aw, ac] = op.operands;
+      list.push({
+        start: op.start,
+        end: op.end,
+        text: `${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${array}] TJ`,
+      });
+    } else throw new Error(`unexpected text operator ${op.op}`);
+  });
+  return { edits, changes };
+}

@@ -1,0 +1,353 @@
+// Interprets a page's content (and the Form XObjects it draws) far enough to know where every
+// glyph lands: graphics state (q/Q, cm), text state (Tf, Tc, Tw, Tz, TL, Ts, Tr), text positioning
+// (BT/ET, Td, TD, Tm, T*) and text showing (Tj, TJ, ', "). Each glyph records the operator, the
+// string operand and the exact bytes that drew it, so an edit can splice the original stream.
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { ContentSyntaxError, parseContent, type ContentOp, type Operand } from './content-stream.ts';
+import { streamBytes } from './pdf-bytes.ts';
+import { codeWidth, loadFontInfo, splitCodes, type FontInfo } from './fonts.ts';
+
+export type Mat = [number, number, number, number, number, number];
+
+export const IDENTITY: Mat = [1, 0, 0, 1, 0, 0];
+
+/** m1 then m2 (PDF row-vector convention). */
+export function mul(m1: Mat, m2: Mat): Mat {
+  return [
+    m1[0] * m2[0] + m1[1] * m2[2],
+    m1[0] * m2[1] + m1[1] * m2[3],
+    m1[2] * m2[0] + m1[3] * m2[2],
+    m1[2] * m2[1] + m1[3] * m2[3],
+    m1[4] * m2[0] + m1[5] * m2[2] + m2[4],
+    m1[4] * m2[1] + m1[5] * m2[3] + m2[5],
+  ];
+}
+
+export function apply(m: Mat, x: number, y: number): [number, number] {
+  return [x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]];
+}
+
+/** One decoded content stream the interpreter read: a part of the page's /Contents or a form. */
+export interface StreamUnit {
+  id: number;
+  kind: 'page' | 'form';
+  /** The stream object (page content part or Form XObject). */
+  obj: mupdf.PDFObject;
+  bytes: Uint8Array;
+  ops: ContentOp[];
+  /** Page: index in /Contents (0 when a single stream). Form: null. */
+  contentsIndex: number | null;
+  /** Form: how it was reached — the stream that drew it and the XObject name in its resources. */
+  parent: { unit: number; name: string; resources: mupdf.PDFObject } | null;
+  /** Resources the stream was interpreted with (its own, or inherited from what drew it). */
+  resources: mupdf.PDFObject;
+  /** Form: the form has its own /Resources. */
+  ownResources: boolean;
+}
+
+export interface TextState {
+  Tc: number;
+  Tw: number;
+  Th: number;
+  TL: number;
+  Tfs: number;
+  Trise: number;
+  Tr: number;
+  fontName: string;
+  font: FontInfo | null;
+}
+
+export interface Glyph {
+  index: number;
+  unit: number;
+  opIndex: number;
+  /** Index of the string in a TJ array; -1 for Tj, ' and ". */
+  element: number;
+  /** Offset and length of the code inside the decoded string operand. */
+  offset: number;
+  length: number;
+  code: number;
+  font: FontInfo;
+  fontName: string;
+  state: TextState;
+  /** Text matrix at the glyph origin and the CTM. */
+  tm: Mat;
+  ctm: Mat;
+  /** Glyph origin in page space as MuPDF reports it (page transform applied). */
+  origin: [number, number];
+  /** Advance in text space (font size, Tc, Tw and Tz applied). */
+  advance: number;
+  /** Position unknown (an earlier string in the text object could not be measured). */
+  lost: boolean;
+}
+
+export interface Interpretation {
+  units: StreamUnit[];
+  glyphs: Glyph[];
+  fonts: Map<string, FontInfo>;
+  /** Problems met on the way (unreadable stream, unsupported CMap …). */
+  problems: string[];
+}
+
+interface GState {
+  ctm: Mat;
+  text: TextState;
+}
+
+/** Interprets the page content, following Form XObjects up to a small depth. */
+export function interpretPage(page: mupdf.PDFPage, pageCtm: Mat): Interpretation {
+  const pageObj = page.getObject();
+  const result: Interpretation = { units: [], glyphs: [], fonts: new Map(), problems: [] };
+  const resources = pageObj.getInheritable('Resources');
+  // isStream() needs the indirect reference: resolve() would drop the stream.
+  const contents = pageObj.get('Contents');
+  const parts: mupdf.PDFObject[] = [];
+  if (contents.isArray()) for (let i = 0; i < contents.length; i += 1) parts.push(contents.get(i));
+  else if (contents.isStream()) parts.push(contents);
+  const gs: GState = { ctm: pageCtm, text: freshText() };
+  const stack: GState[] = [];
+  let carry: Operand[] = [];
+  parts.forEach((part, i) => {
+    const bytes = streamBytes(part);
+    let parsed: { ops: ContentOp[]; trailing: Operand[] };
+    try {
+      parsed = parseContent(bytes);
+    } catch (error) {
+      result.problems.push(`content stream ${i}: ${(error as Error).message}`);
+      parsed = { ops: [], trailing: [] };
+    }
+    if (carry.length && parsed.ops.length) {
+      parsed.ops[0] = { ...parsed.ops[0], operands: [...carry, ...parsed.ops[0].operands] };
+    }
+    carry = parsed.trailing;
+    const unit: StreamUnit = {
+      id: result.units.length,
+      kind: 'page',
+      obj: part,
+      bytes,
+      ops: parsed.ops,
+      contentsIndex: contents.isArray() ? i : null,
+      parent: null,
+      resources,
+      ownResources: true,
+    };
+    result.units.push(unit);
+    run(unit, resources, gs, stack, result, 0);
+  });
+  return result;
+}
+
+function freshText(): TextState {
+  return { Tc: 0, Tw: 0, Th: 1, TL: 0, Tfs: 0, Trise: 0, Tr: 0, fontName: '', font: null };
+}
+
+const num = (o: Operand | undefined) => (o && o.kind === 'number' ? o.value : 0);
+
+function fontFor(name: string, resources: mupdf.PDFObject, result: Interpretation): FontInfo | null {
+  const ref = resources.get('Font').get(name);
+  if (ref.isNull()) return null;
+  const key = ref.isIndirect() ? `obj${ref.asIndirect()}` : `direct:${name}`;
+  let info = result.fonts.get(key);
+  if (!info) {
+    try {
+      info = loadFontInfo(ref);
+    } catch (error) {
+      result.problems.push(`font ${name}: ${(error as Error).message}`);
+      return null;
+    }
+    result.fonts.set(key, info);
+  }
+  return info;
+}
+
+function run(
+  unit: StreamUnit,
+  resources: mupdf.PDFObject,
+  gs: GState,
+  stack: GState[],
+  result: Interpretation,
+  depth: number,
+): void {
+  let tm: Mat = IDENTITY;
+  let tlm: Mat = IDENTITY;
+  let lost = false;
+  const setLine = (m: Mat) => {
+    tlm = m;
+    tm = m;
+    lost = false;
+  };
+  const nextLine = () => setLine(mul([1, 0, 0, 1, 0, -gs.text.TL], tlm));
+
+  const show = (op: ContentOp, opIndex: number, str: Operand, element: number) => {
+    if (str.kind !== 'string') return;
+    const t = gs.text;
+    const font = t.font;
+    if (!font) {
+      lost = true;
+      return;
+    }
+    const codes = splitCodes(font, str.bytes);
+    if (!codes || font.wmode !== 0) {
+      if (!codes) result.problems.push(`font ${t.fontName}: codes cannot be split (${font.encodingName})`);
+      lost = true;
+      return;
+    }
+    for (const c of codes) {
+      const w = codeWidth(font, c.code);
+      const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
+      const advance = (w * t.Tfs + t.Tc + space) * t.Th;
+      const trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], tm), gs.ctm);
+      result.glyphs.push({
+        index: result.glyphs.length,
+        unit: unit.id,
+        opIndex,
+        element,
+        offset: c.offset,
+        length: c.length,
+        code: c.code,
+        font,
+        fontName: t.fontName,
+        state: { ...t },
+        tm,
+        ctm: gs.ctm,
+        origin: [trm[4], trm[5]],
+        advance,
+        lost,
+      });
+      tm = mul([1, 0, 0, 1, advance, 0], tm);
+    }
+    void op;
+  };
+
+  unit.ops.forEach((op, opIndex) => {
+    const a = op.operands;
+    switch (op.op) {
+      case 'q':
+        stack.push({ ctm: gs.ctm, text: { ...gs.text } });
+        break;
+      case 'Q': {
+        const top = stack.pop();
+        if (top) {
+          gs.ctm = top.ctm;
+          gs.text = top.text;
+        }
+        break;
+      }
+      case 'cm':
+        if (a.length >= 6) gs.ctm = mul(a.slice(0, 6).map(num) as Mat, gs.ctm);
+        break;
+      case 'BT':
+        setLine(IDENTITY);
+        break;
+      case 'Tf': {
+        const name = a[0]?.kind === 'name' ? a[0].value : '';
+        gs.text.fontName = name;
+        gs.text.font = fontFor(name, resources, result);
+        gs.text.Tfs = num(a[1]);
+        break;
+      }
+      case 'Tc':
+        gs.text.Tc = num(a[0]);
+        break;
+      case 'Tw':
+        gs.text.Tw = num(a[0]);
+        break;
+      case 'Tz':
+        gs.text.Th = num(a[0]) / 100;
+        break;
+      case 'TL':
+        gs.text.TL = num(a[0]);
+        break;
+      case 'Ts':
+        gs.text.Trise = num(a[0]);
+        break;
+      case 'Tr':
+        gs.text.Tr = num(a[0]);
+        break;
+      case 'Td':
+        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], tlm));
+        break;
+      case 'TD':
+        gs.text.TL = -num(a[1]);
+        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], tlm));
+        break;
+      case 'Tm':
+        setLine(a.slice(0, 6).map(num) as Mat);
+        break;
+      case 'T*':
+        nextLine();
+        break;
+      case 'Tj':
+        if (a[0]) show(op, opIndex, a[a.length - 1], -1);
+        break;
+      case "'":
+        nextLine();
+        if (a[0]) show(op, opIndex, a[a.length - 1], -1);
+        break;
+      case '"':
+        gs.text.Tw = num(a[0]);
+        gs.text.Tc = num(a[1]);
+        nextLine();
+        if (a[2]) show(op, opIndex, a[2], -1);
+        break;
+      case 'TJ': {
+        const arr = a[a.length - 1];
+        if (!arr || arr.kind !== 'array') break;
+        arr.items.forEach((item, k) => {
+          if (item.kind === 'string') show(op, opIndex, item, k);
+          else if (item.kind === 'number') {
+            const tx = (-item.value / 1000) * gs.text.Tfs * gs.text.Th;
+            tm = mul([1, 0, 0, 1, tx, 0], tm);
+          }
+        });
+        break;
+      }
+      case 'Do': {
+        const name = a[0]?.kind === 'name' ? a[0].value : '';
+        const xobj = resources.get('XObject').get(name);
+        if (xobj.isNull() || !xobj.isStream()) break;
+        if (xobj.get('Subtype').asName() !== 'Form') break;
+        if (depth >= 8) {
+          result.problems.push(`form ${name}: nested too deep`);
+          break;
+        }
+        let bytes: Uint8Array;
+        let parsed: ContentOp[];
+        try {
+          bytes = streamBytes(xobj);
+          parsed = parseContent(bytes).ops;
+        } catch (error) {
+          result.problems.push(
+            `form ${name}: ${error instanceof ContentSyntaxError ? error.message : 'unreadable'}`,
+          );
+          break;
+        }
+        const res = xobj.get('Resources');
+        const child: StreamUnit = {
+          id: result.units.length,
+          kind: 'form',
+          obj: xobj,
+          bytes,
+          ops: parsed,
+          contentsIndex: null,
+          parent: { unit: unit.id, name, resources },
+          resources: res.isDictionary() ? res : resources,
+          ownResources: res.isDictionary(),
+        };
+        result.units.push(child);
+        const m = xobj.get('Matrix');
+        const matrix: Mat = m.isArray()
+          ? ([0, 1, 2, 3, 4, 5].map((i) => m.get(i).asNumber()) as Mat)
+          : IDENTITY;
+        const saved: GState = { ctm: gs.ctm, text: { ...gs.text } };
+        const inner: GState = { ctm: mul(matrix, gs.ctm), text: { ...gs.text } };
+        run(child, child.resources, inner, [], result, depth + 1);
+        gs.ctm = saved.ctm;
+        gs.text = saved.text;
+        break;
+      }
+      default:
+        break;
+    }
+  });
+}

@@ -1,0 +1,324 @@
+// Verification of a corrected revision: reopen the saved bytes (no repair allowed), render the
+// changed page before and after at the working resolution and compare every pixel, prove the other
+// pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
+import { createHash } from 'node:crypto';
+import { openPdf, renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
+import { quadBox, readPageText, type TextLine } from './page-text.ts';
+import type { ChangedObject } from './write.ts';
+
+export const WORKING_DPI = 300;
+const SCALE = WORKING_DPI / 72;
+/** Antialiasing margin added around the declared glyph boxes, in render pixels. */
+export const DECLARED_PAD_PX = 2;
+
+export interface GuardResult {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+export interface VerifyPage {
+  page_index: number;
+  identical: boolean;
+  proven_by: 'render' | 'objects';
+  changed_pixels: number;
+  changed_fraction: number;
+  outside_pixels: number;
+  max_delta: number;
+  bbox: number[] | null;
+  declared_box: number[] | null;
+  histogram?: Record<string, number>;
+}
+
+/** A point-space box to render pixels (outward rounding). */
+export function toRender(b: [number, number, number, number]): Box {
+  return [
+    Math.floor(b[0] * SCALE),
+    Math.floor(b[1] * SCALE),
+    Math.ceil(b[2] * SCALE),
+    Math.ceil(b[3] * SCALE),
+  ];
+}
+
+/** Boxes of the characters whose origins are near `origins` (points), from a text reading. */
+export function boxesAt(lines: TextLine[], origins: [number, number][], tol: number): Box[] {
+  const out: Box[] = [];
+  for (const line of lines) {
+    for (const ch of line.chars) {
+      if (origins.some((o) => Math.abs(o[0] - ch.origin[0]) <= tol && Math.abs(o[1] - ch.origin[1]) <= tol)) {
+        out.push(toRender(quadBox(ch.quad)));
+      }
+    }
+  }
+  return out;
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Objects a page's rendering depends on: page dictionary, contents, resources, annotations and what
+ * they reference, by object number. Back-links (Parent, P, …) and navigation are not followed.
+ */
+const NOT_FOLLOWED = new Set([
+  'Parent',
+  'P',
+  'Pg',
+  'Dest',
+  'D',
+  'A',
+  'AA',
+  'Next',
+  'Prev',
+  'First',
+  'Last',
+  'B',
+  'StructParent',
+  'StructParents',
+  'Popup',
+  'IRT',
+  'Metadata',
+  'PieceInfo',
+  'Thumb',
+]);
+
+export function pageClosure(pageObj: mupdf.PDFObject, memo: Map<number, boolean>, hit: Set<number>): boolean {
+  const visit = (o: mupdf.PDFObject, depth: number): boolean => {
+    if (depth > 64) return false;
+    let num = 0;
+    if (o.isIndirect()) {
+      num = o.asIndirect();
+      if (hit.has(num)) return true;
+      const known = memo.get(num);
+      if (known !== undefined) return known;
+      memo.set(num, false); // in progress: a cycle adds nothing
+    }
+    let reaches = false;
+    if (o.isArray()) {
+      for (let i = 0; i < o.length && !reaches; i += 1) reaches = visit(o.get(i), depth + 1);
+    } else if (o.isDictionary()) {
+      o.forEach((v, k) => {
+        if (!reaches && !NOT_FOLLOWED.has(String(k))) reaches = visit(v, depth + 1);
+      });
+    }
+    if (num) memo.set(num, reaches);
+    return reaches;
+  };
+  return visit(pageObj, 0);
+}
+
+export interface VerifyInput {
+  output: Uint8Array;
+  input: Uint8Array;
+  password: string;
+  protectedInput: boolean;
+  pageIndex: number;
+  pageCount: number;
+  beforeRender: RgbImage;
+  beforeLines: TextLine[];
+  /** Old glyph boxes in render pixels (from the accurate and the metric text reading). */
+  oldBoxes: Box[];
+  /** Origins (points) of the new glyphs, to find their boxes after the edit. */
+  newOrigins: [number, number][];
+  tolerance: number;
+  line: TextLine;
+  matchStart: number;
+  matchLength: number;
+  replacement: string;
+  find: string;
+  changedObjects: ChangedObject[];
+  /** Object numbers of existing objects rewritten (page dictionary, catalog …). */
+  rewrittenExisting: number[];
+  textPlaceOk: { passed: boolean; detail: string };
+}
+
+export interface VerifyOutput {
+  passed: boolean;
+  failure_reason: string | null;
+  output_sha256: string;
+  dpi: number;
+  pages: VerifyPage[];
+  guards: GuardResult[];
+  stream_changes: Record<string, unknown>;
+  declared_box: number[];
+  changed_box: number[] | null;
+  text_before: string;
+  text_after: string;
+  diff: DiffResult;
+  afterRender: RgbImage;
+}
+
+export function verifyOutput(v: VerifyInput): VerifyOutput {
+  const guards: GuardResult[] = [];
+  guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
+  let doc: mupdf.PDFDocument | null = null;
+  let reopenOk = true;
+  let reopenDetail = '';
+  try {
+    const opened = openPdf(v.output, v.protectedInput ? v.password : '');
+    doc = opened.doc;
+    if (doc.wasRepaired()) {
+      reopenOk = false;
+      reopenDetail = 'MuPDF had to repair the saved file';
+    } else if (doc.countPages() !== v.pageCount) {
+      reopenOk = false;
+      reopenDetail = `page count changed from ${v.pageCount} to ${doc.countPages()}`;
+    } else
+      reopenDetail = `reopened without repair${v.protectedInput ? ' with the document password' : ''}, ${v.pageCount} page(s)`;
+  } catch (error) {
+    reopenOk = false;
+    reopenDetail = `the saved file did not reopen: ${(error as Error).message}`;
+  }
+  if (!doc) {
+    guards.push({ name: 'output_reopens', passed: false, detail: reopenDetail });
+    throw Object.assign(new Error(reopenDetail), { guards });
+  }
+  try {
+    const page = doc.loadPage(v.pageIndex);
+    const afterRender = renderPage(page, WORKING_DPI);
+    const afterLines = readPageText(page);
+    const afterAccurate = readPageText(page, true);
+    const newBoxes = [
+      ...boxesAt(afterLines, v.newOrigins, v.tolerance),
+      ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
+    ];
+    const glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
+    const declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+    const diff = diffRenders(v.beforeRender, afterRender, declared);
+
+    // Text layer: the line now reads the replacement where the target was.
+    const first = v.line.chars[v.matchStart];
+    const lineAfter = afterLines.find((l) =>
+      l.chars.some(
+        (c) =>
+          Math.abs(c.origin[0] - first.origin[0]) <= v.tolerance &&
+          Math.abs(c.origin[1] - first.origin[1]) <= v.tolerance,
+      ),
+    );
+    const chars = v.line.chars.map((c) => c.c);
+    const expected = [
+      ...chars.slice(0, v.matchStart),
+      v.replacement,
+      ...chars.slice(v.matchStart + v.matchLength),
+    ].join('');
+    const got = lineAfter?.text ?? '';
+    const squash = (s: string) => s.replace(/\s+/g, '');
+    const layerOk = got === expected || squash(got) === squash(expected);
+    const stillOld =
+      !v.replacement.includes(v.find) &&
+      got.includes(v.find) &&
+      v.line.text.split(v.find).length === got.split(v.find).length;
+    guards.push({
+      name: 'text_layer_true',
+      passed: layerOk && !stillOld,
+      detail: layerOk
+        ? `the line now extracts as “${got.trim()}”`
+        : `expected the line to extract as “${expected.trim()}”, got “${got.trim()}”`,
+    });
+
+    // Edit on its own line: changed pixels stay in the line's band (across the text direction).
+    const band = toRender(v.line.bbox);
+    const height = band[3] - band[1];
+    const width = band[2] - band[0];
+    const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
+    let ownLine = true;
+    if (diff.bbox) {
+      const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
+      ownLine = horizontal
+        ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
+        : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
+    }
+    guards.push({
+      name: 'edit_on_own_line',
+      passed: ownLine,
+      detail: diff.bbox
+        ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
+        : 'no pixel changed',
+    });
+    guards.push({ name: 'output_reopens', passed: reopenOk, detail: reopenDetail });
+
+    // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
+    // the only existing objects rewritten are listed; no other page's closure reaches them.
+    const prefixKept =
+      v.output.length >= v.input.length &&
+      Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+    const hit = new Set(v.rewrittenExisting);
+    const memo = new Map<number, boolean>();
+    const pages: VerifyPage[] = [];
+    const touchedPages: number[] = [];
+    for (let i = 0; i < v.pageCount; i += 1) {
+      if (i === v.pageIndex) {
+        pages.push({
+          page_index: i,
+          identical: diff.identical,
+          proven_by: 'render',
+          changed_pixels: diff.changed_pixels,
+          changed_fraction: diff.changed_fraction,
+          outside_pixels: diff.outside_pixels,
+          max_delta: diff.max_delta,
+          bbox: diff.bbox,
+          declared_box: declared,
+          histogram: diff.histogram,
+        });
+        continue;
+      }
+      const pageRef = doc.findPage(i);
+      // The edited page's own dictionary is a back-link target only; do not count reaching it.
+      const touched =
+        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(pageRef, memo, hit);
+      if (touched) touchedPages.push(i);
+      pages.push({
+        page_index: i,
+        identical: !touched,
+        proven_by: 'objects',
+        changed_pixels: 0,
+        changed_fraction: 0,
+        outside_pixels: 0,
+        max_delta: 0,
+        bbox: null,
+        declared_box: null,
+      });
+    }
+    guards.push({
+      name: 'other_pages_identical',
+      passed: prefixKept && touchedPages.length === 0,
+      detail: !prefixKept
+        ? 'the output was rewritten in full; other pages were not proven by objects'
+        : touchedPages.length
+          ? `pages ${touchedPages.join(', ')} reach a rewritten object`
+          : `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`,
+    });
+
+    const failures: string[] = [];
+    for (const g of guards) if (!g.passed) failures.push(`${g.name}: ${g.detail}`);
+    if (diff.outside_pixels > 0)
+      failures.push(`${diff.outside_pixels} pixel(s) changed outside the declared box`);
+    const stream_changes = {
+      incremental: prefixKept,
+      objects: v.changedObjects,
+      rewritten_existing: v.rewrittenExisting,
+      bytes_before: v.input.length,
+      bytes_after: v.output.length,
+      pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
+    };
+    return {
+      passed: failures.length === 0,
+      failure_reason: failures.length ? failures.join('; ') : null,
+      output_sha256: sha256(v.output),
+      dpi: WORKING_DPI,
+      pages,
+      guards,
+      stream_changes,
+      declared_box: declared ?? [0, 0, 0, 0],
+      changed_box: diff.bbox,
+      text_before: v.line.text,
+      text_after: got,
+      diff,
+      afterRender,
+    };
+  } finally {
+    doc.destroy();
+  }
+}
