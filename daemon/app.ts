@@ -16,6 +16,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers } from './routes/documents.ts';
+import { ocrHandlers } from './routes/ocr.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { loadOrCreateSecret } from './secret.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
@@ -65,6 +66,7 @@ export const ALL_HANDLERS: Handlers = {
   ...documentHandlers,
   ...correctionHandlers,
   ...certificateHandlers,
+  ...ocrHandlers,
 };
 
 export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {

@@ -1,0 +1,298 @@
+// Words of a page and the matches of a string among them, for the OCR route and OCR targets. Pages
+// that carry real text are read from their text layer (exact, confidence 100); scanned pages, and
+// any page when asked to turn it, are recognised from pixels — only the region asked for, since
+// recognition costs follow area. Boxes are integer render pixels at `render_dpi`, top-left origin,
+// page rotation applied.
+import { createRequire } from 'node:module';
+import { classifyPage } from '../documents/classify.ts';
+import { loadPageChecked } from '../documents/render.ts';
+import { foldNeedle, foldText, readPageText, toBoxRender, unionQuads } from '../documents/text-find.ts';
+import { DocfixError } from '../errors.ts';
+import { mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
+import type { OcrPageOut } from '../schemas.ts';
+import { languagePath, recogniseWords } from './recognizer.ts';
+
+type Box = [number, number, number, number];
+
+export interface OcrTaskInput {
+  path?: string;
+  pdf?: Uint8Array;
+  password: string;
+  page_index: number;
+  find: string;
+  box_render: Box | null;
+  render_dpi: number | null;
+  lang: string | null;
+  turn: 0 | 90 | 180 | 270;
+}
+
+interface Word {
+  text: string;
+  confidence: number;
+  box_render: Box;
+  line: number;
+}
+
+export const CONFIRM_THRESHOLD = 85;
+/** Largest image handed to recognition (pixels); a full A4 page at 600 dpi is about 35 million. */
+export const MAX_OCR_PIXELS = 60_000_000;
+const TESSERACT_VERSION = (createRequire(import.meta.url)('tesseract.js/package.json') as { version: string })
+  .version;
+
+/** Folded form of a word for matching: compatibility- and case-folded, edge punctuation removed. */
+export function matchForm(word: string): string {
+  return foldText(word).replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, '');
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const next = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = next;
+    }
+  }
+  return row[b.length];
+}
+
+function union(boxes: Box[]): Box {
+  return [
+    Math.min(...boxes.map((b) => b[0])),
+    Math.min(...boxes.map((b) => b[1])),
+    Math.max(...boxes.map((b) => b[2])),
+    Math.max(...boxes.map((b) => b[3])),
+  ];
+}
+
+function inside(box: Box, region: Box): boolean {
+  const cx = (box[0] + box[2]) / 2;
+  const cy = (box[1] + box[3]) / 2;
+  return cx >= region[0] && cx < region[2] && cy >= region[1] && cy < region[3];
+}
+
+/** Words of the text layer: characters grouped by line and split at white space. */
+function textLayerWords(page: mupdf.PDFPage, dpi: number): Word[] {
+  const { chars } = readPageText(page);
+  const words: Word[] = [];
+  let current: typeof chars = [];
+  const flush = () => {
+    if (current.length) {
+      const rect = unionQuads(current.map((c) => c.quad));
+      words.push({
+        text: current.map((c) => c.c).join(''),
+        confidence: 100,
+        box_render: toBoxRender(rect, dpi),
+        line: current[0].line,
+      });
+    }
+    current = [];
+  };
+  for (const c of chars) {
+    if (/\s/.test(c.c) || (current.length && current[0].line !== c.line)) flush();
+    if (!/\s/.test(c.c)) current.push(c);
+  }
+  flush();
+  return words;
+}
+
+/**
+ * Renders the region (render pixels at `dpi`) turned by `turn` degrees clockwise, as grey PNG, and
+ * returns a function mapping a box of that image back to page render pixels.
+ */
+function renderRegion(
+  page: mupdf.PDFPage,
+  region: Box,
+  dpi: number,
+  turn: number,
+): { png: Uint8Array; back: (b: Box) => Box } {
+  const w = region[2] - region[0];
+  const h = region[3] - region[1];
+  if (w <= 0 || h <= 0)
+    throw new DocfixError('invalid_request', 'The region is empty.', {
+      problems: [{ field: 'body.box_render', problem: 'is empty on this page' }],
+    });
+  if (w * h > MAX_OCR_PIXELS) {
+    throw new DocfixError(
+      'invalid_request',
+      `The region is ${Math.round((w * h) / 1e6)} megapixels at ${dpi} dpi; recognise a smaller box or a lower render_dpi.`,
+      {
+        problems: [
+          { field: 'body.render_dpi', problem: `gives more than ${MAX_OCR_PIXELS / 1e6} megapixels` },
+        ],
+      },
+    );
+  }
+  const s = dpi / 72;
+  let matrix = mupdf.Matrix.concat(mupdf.Matrix.scale(s, s), mupdf.Matrix.translate(-region[0], -region[1]));
+  const turned = turn === 90 || turn === 270;
+  const outW = turned ? h : w;
+  const outH = turned ? w : h;
+  // Rotation about the origin, then a shift back into the positive quadrant.
+  const shift: Record<number, [number, number]> = { 0: [0, 0], 90: [h, 0], 180: [w, h], 270: [0, w] };
+  const turnMatrix = mupdf.Matrix.concat(mupdf.Matrix.rotate(turn), mupdf.Matrix.translate(...shift[turn]));
+  matrix = mupdf.Matrix.concat(matrix, turnMatrix);
+  const pixmap = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, outW, outH], false);
+  try {
+    pixmap.clear(255);
+    const device = new mupdf.DrawDevice(matrix, pixmap);
+    try {
+      page.run(device, mupdf.Matrix.identity);
+      device.close();
+    } finally {
+      device.destroy();
+    }
+    const inverse = mupdf.Matrix.invert(turnMatrix);
+    const back = (b: Box): Box => {
+      const pts = [
+        [b[0], b[1]],
+        [b[2], b[1]],
+        [b[0], b[3]],
+        [b[2], b[3]],
+      ].map(([x, y]) => [
+        x * inverse[0] + y * inverse[2] + inverse[4],
+        x * inverse[1] + y * inverse[3] + inverse[5],
+      ]);
+      const xs = pts.map((p) => p[0]);
+      const ys = pts.map((p) => p[1]);
+      return [
+        Math.round(Math.min(...xs)) + region[0],
+        Math.round(Math.min(...ys)) + region[1],
+        Math.round(Math.max(...xs)) + region[0],
+        Math.round(Math.max(...ys)) + region[1],
+      ];
+    };
+    return { png: new Uint8Array(pixmap.asPNG()), back };
+  } finally {
+    pixmap.destroy();
+  }
+}
+
+/**
+ * Matches of `find` among the words (consecutive words of one line). For recognised words, a word one
+ * letter away from the one sought may be the real target misread: it competes, and so does low
+ * confidence; text-layer words are exact and never need confirmation.
+ */
+export function findWordMatches(words: Word[], find: string, recognised = true): OcrPageOut['matches'] {
+  const needle = foldNeedle(find).split(' ').map(matchForm).filter(Boolean);
+  if (needle.length === 0) return [];
+  const forms = words.map((w) => matchForm(w.text));
+  const matches: { text: string; confidence: number; box_render: Box }[] = [];
+  let nearMisses = 0;
+  for (let i = 0; i + needle.length <= words.length; i++) {
+    const run = words.slice(i, i + needle.length);
+    if (run.some((w) => w.line !== run[0].line)) continue;
+    const exact = needle.every((token, k) => forms[i + k] === token);
+    if (exact) {
+      matches.push({
+        text: run.map((w) => w.text).join(' '),
+        confidence: Math.min(...run.map((w) => w.confidence)),
+        box_render: union(run.map((w) => w.box_render)),
+      });
+    } else if (
+      recognised &&
+      needle.length === 1 &&
+      forms[i].length > 2 &&
+      editDistance(forms[i], needle[0]) === 1
+    ) {
+      nearMisses++;
+    }
+  }
+  return matches.map((m, index) => ({
+    index,
+    text: m.text,
+    confidence: m.confidence,
+    box_render: m.box_render,
+    competing: nearMisses,
+    needs_confirmation: recognised && (m.confidence < CONFIRM_THRESHOLD || nearMisses > 0),
+  }));
+}
+
+export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
+  const dpi = input.render_dpi ?? 300;
+  const lang = input.lang ?? 'eng';
+  const bytes = input.pdf ?? new Uint8Array((await import('node:fs')).readFileSync(input.path!));
+  const { doc } = openPdf(bytes, input.password);
+  try {
+    const page = loadPageChecked(doc, input.page_index);
+    try {
+      const bounds = page.getBounds();
+      const s = dpi / 72;
+      const pageBox: Box = [
+        0,
+        0,
+        Math.ceil((bounds[2] - bounds[0]) * s),
+        Math.ceil((bounds[3] - bounds[1]) * s),
+      ];
+      const region: Box = input.box_render
+        ? [
+            Math.max(0, input.box_render[0]),
+            Math.max(0, input.box_render[1]),
+            Math.min(pageBox[2], input.box_render[2]),
+            Math.min(pageBox[3], input.box_render[3]),
+          ]
+        : pageBox;
+      const kind = classifyPage(page, input.page_index).info.kind;
+      const fromTextLayer = (kind === 'text' || kind === 'mixed') && input.turn === 0;
+      let words: Word[];
+      let provider: string;
+      if (fromTextLayer) {
+        provider = 'text-layer';
+        words = textLayerWords(page, dpi);
+        if (input.box_render) words = words.filter((w) => inside(w.box_render, region));
+      } else {
+        if (!languagePath(lang)) {
+          return {
+            page_index: input.page_index,
+            provider: `tesseract.js ${TESSERACT_VERSION}`,
+            lang,
+            render_dpi: dpi,
+            word_count: 0,
+            available: false,
+            message: `No recognition data for language "${lang}" is installed (installed: eng). Install the @tesseract.js-data/${lang} package.`,
+            matches: [],
+            confirm_threshold: CONFIRM_THRESHOLD,
+            word_source: '',
+            words: [],
+          };
+        }
+        provider = `tesseract.js ${TESSERACT_VERSION}`;
+        const { png, back } = renderRegion(page, region, dpi, input.turn);
+        const recognised = await recogniseWords(png, lang, !input.box_render);
+        words = recognised.map((w) => ({
+          text: w.text,
+          confidence: w.confidence,
+          box_render: back(w.box),
+          line: w.line,
+        }));
+      }
+      const selection = input.box_render ? words : [];
+      return {
+        page_index: input.page_index,
+        provider,
+        lang: fromTextLayer ? '' : lang,
+        render_dpi: dpi,
+        word_count: words.length,
+        available: true,
+        message: fromTextLayer
+          ? 'Words read from the page’s text layer.'
+          : `Words recognised from ${input.box_render ? 'the region' : 'the page'} at ${dpi} dpi.`,
+        matches: input.find ? findWordMatches(words, input.find, !fromTextLayer) : [],
+        confirm_threshold: CONFIRM_THRESHOLD,
+        selection_text: selection.map((w) => w.text).join(' '),
+        selection_confidence: selection.length
+          ? Math.round((selection.reduce((sum, w) => sum + w.confidence, 0) / selection.length) * 10) / 10
+          : 0,
+        word_source: fromTextLayer ? 'text_layer' : 'recognised',
+        words,
+      };
+    } finally {
+      page.destroy();
+    }
+  } finally {
+    doc.destroy();
+  }
+}
