@@ -360,7 +360,6 @@ async function recordServed(
 /** filename_hint: a hint only — the basename, control characters removed, length-capped. */
 export function filenameHint(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   if (clean === '' || clean === '.' || clean === '..') return 'document.pdf';
   return [...clean].slice(0, FILENAME_HINT_MAX).join('');
