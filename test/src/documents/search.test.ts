@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DocfixError } from '../../../src/errors.ts';
+import type { DocfixError } from '../../../src/errors.ts';
 import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { searchDocument, searchPdf } from '../../../src/documents/search.ts';
 
