@@ -30,14 +30,17 @@ export interface GlobalOptions {
 /** The global options as given to a command (flags, then environment). */
 export function globalOptions(command: Command, env: NodeJS.ProcessEnv = process.env): GlobalOptions {
   const o = command.optsWithGlobals<Record<string, unknown>>();
+  const url = (o.url as string | undefined) ?? (env.DOCFIX_URL || undefined);
+  const apiKey = (o.apiKey as string | undefined) ?? (env.DOCFIX_API_KEY || undefined);
+  const profile = (o.profile as string | undefined) ?? (env.DOCFIX_PROFILE || undefined);
   return {
-    url: (o.url as string | undefined) ?? (env.DOCFIX_URL || undefined),
-    apiKey: (o.apiKey as string | undefined) ?? (env.DOCFIX_API_KEY || undefined),
+    ...(url ? { url } : {}),
+    ...(apiKey ? { apiKey } : {}),
     json: Boolean(o.json),
     verbose: Boolean(o.verbose),
     color: o.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
     autostart: o.autostart !== false && env.DOCFIX_NO_AUTOSTART !== '1',
-    profile: (o.profile as string | undefined) ?? (env.DOCFIX_PROFILE || undefined),
+    ...(profile ? { profile } : {}),
   };
 }
 
@@ -207,7 +210,20 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
     );
   }
   info(`Starting the local docfix daemon…`);
-  const result = await runDaemonCommand(['start'], { stdio: 'pipe' });
+  // Where it ran before (the config's `local`), else the defaults.
+  const local = openLocalConfig().get('local');
+  const args = ['start'];
+  if (local?.url) {
+    try {
+      const at = new URL(local.url);
+      if (at.port) args.push('--port', at.port);
+      if (at.hostname) args.push('--host', at.hostname);
+    } catch {
+      // a malformed address in the config: start on the defaults
+    }
+  }
+  if (local?.data_dir && !process.env.DOCFIX_DATA_DIR) args.push('--data-dir', local.data_dir);
+  const result = await runDaemonCommand(args, { stdio: 'pipe' });
   if (result.code !== 0) {
     const why = (result.stderr || result.stdout).trim().split('\n').pop() ?? '';
     throw new ConnectionError(`could not start the local daemon${why ? `: ${why}` : ''}`, target.url);

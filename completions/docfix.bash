@@ -41,7 +41,7 @@ _docfix_flags() {
     'health') echo '--help -h' ;;
     'openapi') echo '--help -h' ;;
     'config') echo '--help -h' ;;
-    'config set') echo '--url --api-key-file --api-key-stdin --use --help -h' ;;
+    'config set') echo '--api-key-file --api-key-stdin --use --help -h' ;;
     'config use') echo '--help -h' ;;
     'config rm') echo '--help -h' ;;
     'config list') echo '--help -h' ;;

@@ -155,7 +155,6 @@ complete -c docfix -f -n '__docfix_at config' -a 'ls' -d 'List profiles (keys ar
 complete -c docfix -f -n '__docfix_at config' -a 'show' -d 'Show where commands go now: address, its source, whether a key is set'
 complete -c docfix -f -n '__docfix_at config' -a 'path' -d 'Print the configuration file path'
 complete -c docfix -n '__docfix_in config' -l help -s h -d 'show help'
-complete -c docfix -n '__docfix_in config set' -l url -r -d 'address of the deployment'
 complete -c docfix -n '__docfix_in config set' -l api-key-file -r -d 'file holding the API key (read at each use)'
 complete -c docfix -n '__docfix_in config set' -l api-key-stdin -d 'read the API key from stdin and keep it in the config file'
 complete -c docfix -n '__docfix_in config set' -l use -d 'make it the profile in use'

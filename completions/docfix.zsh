@@ -57,7 +57,7 @@ _docfix() {
     'health') flags=('--help:show help' '-h:show help') ;;
     'openapi') flags=('--help:show help' '-h:show help') ;;
     'config') flags=('--help:show help' '-h:show help') ;;
-    'config set') flags=('--url:address of the deployment' '--api-key-file:file holding the API key (read at each use)' '--api-key-stdin:read the API key from stdin and keep it in the config file' '--use:make it the profile in use' '--help:show help' '-h:show help') ;;
+    'config set') flags=('--api-key-file:file holding the API key (read at each use)' '--api-key-stdin:read the API key from stdin and keep it in the config file' '--use:make it the profile in use' '--help:show help' '-h:show help') ;;
     'config use') flags=('--help:show help' '-h:show help') ;;
     'config rm') flags=('--help:show help' '-h:show help') ;;
     'config list') flags=('--help:show help' '-h:show help') ;;

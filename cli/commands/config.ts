@@ -47,7 +47,7 @@ export function register(program: Command): void {
       'after',
       `
 Examples:
-  $ docfix config set prod --url https://docfix.example.com --api-key-file ~/.docfix-prod-key --use
+  $ docfix config set prod https://docfix.example.com --api-key-file ~/.docfix-prod-key --use
   $ docfix config list
   $ docfix config use local        # back to the local daemon
   $ docfix --profile prod ls`,
@@ -57,15 +57,15 @@ Examples:
     .command('set')
     .description('Add or change a profile')
     .argument('<name>', 'profile name')
-    .requiredOption('--url <url>', 'address of the deployment')
+    .argument('<url>', 'address of the deployment, e.g. https://docfix.example.com')
     .option('--api-key-file <file>', 'file holding the API key (read at each use)')
     .option('--api-key-stdin', 'read the API key from stdin and keep it in the config file')
     .option('--use', 'make it the profile in use')
-    .action(async (name: string, o: Record<string, unknown>, cmd: Command) => {
+    .action(async (name: string, url: string, o: Record<string, unknown>, cmd: Command) => {
       const options: ConfigSetOptions = {
         globals: globalOptions(cmd),
         name,
-        url: o.url as string,
+        url,
         apiKeyStdin: Boolean(o.apiKeyStdin),
         use: Boolean(o.use),
         ...(o.apiKeyFile ? { apiKeyFile: resolve(o.apiKeyFile as string) } : {}),
@@ -134,7 +134,7 @@ export async function runConfigSet(o: ConfigSetOptions): Promise<void> {
   try {
     new URL(o.url);
   } catch {
-    throw new UsageError(`--url must be an address like https://host:port, got "${o.url}"`);
+    throw new UsageError(`the URL must be an address like https://host:port, got "${o.url}"`);
   }
   if (o.name === 'local') throw new UsageError('"local" is the local daemon; choose another profile name');
   if (o.apiKeyFile) {

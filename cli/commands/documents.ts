@@ -64,11 +64,8 @@ Examples:
   $ echo "$PDF_PASSWORD" | docfix upload locked.pdf --password -`,
     )
     .action(async (file: string, o: { password?: string | boolean; passwordFile?: string }, cmd: Command) => {
-      const options: UploadOptions = {
-        globals: globalOptions(cmd),
-        file,
-        password: passwordSource(o.password, o.passwordFile),
-      };
+      const password = passwordSource(o.password, o.passwordFile);
+      const options: UploadOptions = { globals: globalOptions(cmd), file, ...(password ? { password } : {}) };
       await dispatch('upload', options, runUpload);
     });
 

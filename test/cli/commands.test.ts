@@ -1,0 +1,257 @@
+// Layer 2: options → output and exit code, running `node bin/docfix.js` against a real daemon process
+// (one for the file). Routes land progressively: a test of a route the daemon does not serve yet
+// checks the "does not serve" error instead.
+import { createServer, type Server } from 'node:http';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { exitCodesMarkdown } from '../../cli/exit-codes.ts';
+import { CORPUS, DOCFIX, ROOT, runNode, serves, startDaemon, type TestDaemon } from './helpers.ts';
+
+let d: TestDaemon;
+const PDF = join(CORPUS, 'latex-minimal.pdf');
+
+const timings: string[] = [];
+let started = Date.now();
+test.before(async () => {
+  d = await startDaemon();
+  timings.push(`daemon ${Date.now() - started} ms`);
+});
+test.before.each(() => {
+  started = Date.now();
+});
+test.after.each((ctx) => {
+  timings.push(`${ctx.__test__} ${Date.now() - started} ms`);
+});
+test.after(async () => {
+  if (process.env.DOCFIX_TEST_TIMINGS) console.log(timings.join('\n'));
+  await d?.stop();
+});
+
+const oneLine = (s: string) => s.trim().split('\n').length === 1;
+
+test('health, plans, usage: --json is one JSON document on stdout, nothing else', async () => {
+  for (const args of [['health'], ['plans'], ['usage'], ['audit']]) {
+    const r = await d.run(['--json', ...args]);
+    assert.is(r.code, 0, `${args} ${r.stderr}`);
+    assert.not.throws(() => JSON.parse(r.stdout), `${args}: stdout is JSON`);
+  }
+  const plans = JSON.parse((await d.run(['plans', '--json'])).stdout);
+  assert.ok(
+    plans.plans.some((p: { id: string }) => p.id === 'business'),
+    'API object unchanged',
+  );
+  const human = await d.run(['plans']);
+  assert.match(human.stdout, /business/);
+  assert.not.match(human.stdout + human.stderr, /\x1b\[/, 'no colour off a TTY');
+  const usage = await d.run(['usage']);
+  assert.match(usage.stdout, /plan:\s+business/);
+});
+
+test('audit --verify: the chain recomputes (exit 0)', async () => {
+  const r = await d.run(['audit', '--verify', '--json']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(JSON.parse(r.stdout).intact, true);
+});
+
+test('a wrong key: one line, exit 3', async () => {
+  const r = await d.cli(['usage'], { env: { DOCFIX_API_KEY: 'key_nope.nope' } });
+  assert.is(r.code, 3);
+  assert.match(r.stderr, /invalid_api_key/);
+  assert.is(r.stdout, '');
+});
+
+test('nothing listening: one line naming the URL, exit 3', async () => {
+  const r = await d.run(['usage'], { env: { DOCFIX_URL: 'http://127.0.0.1:9' } });
+  assert.is(r.code, 3);
+  assert.match(r.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/);
+  assert.ok(oneLine(r.stderr), r.stderr);
+});
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+test('a remote answering HTML, or timing out: one line, exit 3', async () => {
+  const html = await listen((_req, res) => {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    res.end('<html><body>Bad gateway</body></html>');
+  });
+  const slow = await listen(() => {
+    /* never answers */
+  });
+  try {
+    let r = await d.run(['usage'], { env: { DOCFIX_URL: html.url } });
+    assert.is(r.code, 3);
+    assert.match(r.stderr, /text\/html/);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    r = await d.run(['usage'], { env: { DOCFIX_URL: slow.url, DOCFIX_TIMEOUT: '1' } });
+    assert.is(r.code, 3);
+    assert.match(r.stderr, /timed out/);
+    assert.ok(oneLine(r.stderr), r.stderr);
+  } finally {
+    html.server.closeAllConnections();
+    slow.server.closeAllConnections();
+    html.server.close();
+    slow.server.close();
+  }
+});
+
+test('bad input files: missing, a directory, not a PDF', async () => {
+  let r = await d.cli(['upload', join(d.dir, 'missing.pdf')]);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /no such file/);
+  r = await d.run(['upload', d.dir]);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /is a directory/);
+  const text = join(d.dir, 'notes.pdf');
+  await writeFile(text, 'hello, not a pdf\n');
+  r = await d.run(['upload', text]);
+  assert.is(r.code, 8);
+  assert.match(r.stderr, /not a PDF/);
+  r = await d.run(['upload', PDF, '--password-file', join(d.dir, 'nope.txt')]);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /password file/);
+});
+
+test('documents: upload, ls, show by prefix, search, rm (or: the daemon does not serve them yet)', async () => {
+  if (!(await serves(d.url, d.apiKey, 'GET', '/v1/documents'))) {
+    const r = await d.run(['ls']);
+    assert.is(r.code, 4);
+    assert.match(r.stderr, /does not serve GET \/v1\/documents/);
+    return;
+  }
+  const up = await d.run(['upload', PDF, '--json']);
+  assert.is(up.code, 0, up.stderr);
+  const doc = JSON.parse(up.stdout);
+  assert.is(doc.page_count, 1);
+  const id: string = doc.document_id;
+
+  const ls = await d.run(['ls', '--json']);
+  assert.ok(JSON.parse(ls.stdout).some((x: { document_id: string }) => x.document_id === id));
+  const lsHuman = await d.run(['ls']);
+  assert.match(lsHuman.stdout, new RegExp(id));
+
+  const show = await d.run(['show', id.slice(0, 10), '--json']);
+  assert.is(show.code, 0, show.stderr);
+  assert.is(JSON.parse(show.stdout).document_id, id);
+
+  const search = await d.run(['search', id, 'nonumy', '--json']);
+  assert.is(search.code, 0, search.stderr);
+  assert.ok(JSON.parse(search.stdout).matches.length >= 1);
+
+  const missing = await d.run(['show', 'doc_doesnotexist000']);
+  assert.is(missing.code, 4);
+
+  const rmNoYes = await d.run(['rm', id]);
+  assert.is(rmNoYes.code, 2, 'not interactive: --yes required');
+  const rm = await d.run(['rm', id, '--yes']);
+  assert.is(rm.code, 0, rm.stderr);
+  assert.is((await d.run(['show', id])).code, 4);
+});
+
+test('help exit-codes prints the table that docs/exit-codes.md holds', async () => {
+  const r = await d.run(['help', 'exit-codes']);
+  assert.is(r.code, 0);
+  for (const code of ['0', '2', '3', '5', '6']) assert.match(r.stdout, new RegExp(`^\\s+${code}\\s`, 'm'));
+  const doc = await readFile(join(ROOT, 'docs/exit-codes.md'), 'utf8');
+  assert.ok(
+    doc.includes(exitCodesMarkdown()),
+    'docs/exit-codes.md is up to date (table from cli/exit-codes.ts)',
+  );
+});
+
+test('config: profiles, key never printed', async () => {
+  const keyFile = join(d.dir, 'prod.key');
+  await writeFile(keyFile, 'secret-key-value\n');
+  const env = { DOCFIX_URL: '', DOCFIX_API_KEY: '' };
+  let r = await d.run(['config', 'set', 'prod', d.url, '--api-key-file', keyFile, '--use'], { env });
+  assert.is(r.code, 0, r.stderr);
+  r = await d.run(['config', 'list'], { env });
+  assert.match(r.stdout, /prod/);
+  r = await d.run(['config', 'show', '--json'], { env });
+  assert.equal(JSON.parse(r.stdout), { url: d.url, source: 'profile', api_key_set: true });
+  for (const args of [
+    ['config', 'list', '--json'],
+    ['config', 'show'],
+  ]) {
+    const out = await d.run(args, { env });
+    assert.not.match(out.stdout + out.stderr, /secret-key-value/);
+  }
+  // The profile's key is the file's: a wrong one answers 3.
+  r = await d.run(['usage'], { env });
+  assert.is(r.code, 3);
+  await writeFile(keyFile, `${d.apiKey}\n`);
+  r = await d.run(['usage', '--json'], { env });
+  assert.is(r.code, 0, r.stderr);
+  r = await d.run(['config', 'use', 'local'], { env });
+  assert.is(r.code, 0);
+  r = await d.run(['config', 'use', 'nope'], { env });
+  assert.is(r.code, 2);
+});
+
+test('keys and tenants are forwarded to the daemon executable', async () => {
+  const r = await d.cli(['keys', 'list', '--data-dir', d.dataDir, '--json']);
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(JSON.parse(r.stdout).length >= 1);
+  assert.not.match(r.stdout, new RegExp(d.apiKey.split('.')[1] ?? 'never'));
+  const st = await d.cli(['daemon', 'status', '--data-dir', d.dataDir, '--json']);
+  assert.ok([0, 1].includes(st.code), st.stderr);
+  const bad = await d.cli(['tenants', 'set', 'x', '--plan', 'platinum', '--data-dir', d.dataDir]);
+  assert.is(bad.code, 2, 'the daemon executable exit code is kept');
+});
+
+test('no daemon configured and --no-autostart: exit 3 with what to do', async () => {
+  const dir = join(d.dir, 'empty-config');
+  await mkdir(dir, { recursive: true });
+  const r = await runNode(DOCFIX, ['--no-autostart', 'usage'], {
+    DOCFIX_URL: '',
+    DOCFIX_API_KEY: '',
+    DOCFIX_CONFIG_DIR: dir,
+  });
+  // Either a daemon already runs on the default port of this machine, or the CLI says how to start one.
+  if (r.code !== 0) {
+    assert.is(r.code, 3);
+    assert.match(r.stderr, /docfix daemon start/);
+  }
+});
+
+test('autostart: starts the local daemon where the config says, then uses its default key', async () => {
+  const free = await listen(() => {});
+  const port = (free.server.address() as AddressInfo).port;
+  free.server.close();
+  const dir = join(d.dir, 'auto');
+  const configDir = join(dir, 'config');
+  const dataDir = join(dir, 'data');
+  await mkdir(configDir, { recursive: true });
+  await writeFile(
+    join(configDir, 'config.json'),
+    JSON.stringify({ local: { url: `http://127.0.0.1:${port}`, data_dir: dataDir } }),
+  );
+  const env = { DOCFIX_URL: '', DOCFIX_API_KEY: '', DOCFIX_CONFIG_DIR: configDir, DOCFIX_DATA_DIR: '' };
+  try {
+    const r = await runNode(DOCFIX, ['usage', '--json'], env);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Starting the local docfix daemon/);
+    assert.is(JSON.parse(r.stdout).plan !== undefined, true);
+    const again = await runNode(DOCFIX, ['usage', '--json'], env);
+    assert.is(again.code, 0);
+    assert.not.match(again.stderr, /Starting/, 'the second run finds it running');
+  } finally {
+    await runNode(DOCFIX, ['daemon', 'stop', '--data-dir', dataDir], env);
+  }
+});
+
+test('completion prints a script for each shell', async () => {
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const r = await (shell === 'bash' ? d.cli : d.run)(['completion', shell]);
+    assert.is(r.code, 0);
+    assert.match(r.stdout, /docfix/);
+  }
+});
+
+test.run();
