@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
-import { verifyAuditChain } from '../../src/audit-chain.ts';
+import { verifyAuditChain, type StoredAuditEntry } from '../../src/audit-chain.ts';
+import { readFile } from 'node:fs/promises';
 import { canonicalize } from '../../src/canonical-json.ts';
 import { toBase64Url } from '../../src/certificates/crypto.ts';
 import {
@@ -25,6 +26,7 @@ import { CertificateStore, certificateOut, type CertificateRecord } from '../cer
 import { passGate, standingCorrections } from '../export-gate.ts';
 import type { Handlers, Services } from '../services.ts';
 import { loadOrCreateSigningKeys, publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
+import { DataLayout } from '../storage/data-layout.ts';
 import { randomId } from '../storage/ids.ts';
 import type { CorrectionRecord, DocumentRecord } from '../storage/records.ts';
 
@@ -439,9 +441,16 @@ export const certificateHandlers: Handlers = {
         hint: 'See `docfix plans`.',
       });
     }
-    const entries = await services.audit.readAll(tenantId);
+    // The lines exactly as stored, and the verdict over exactly those lines.
+    const lines = await readAuditLines(new DataLayout(services.config.dataDir).auditFile(tenantId));
+    const entries = lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as StoredAuditEntry;
+      } catch {
+        return { seq: -1 - i, entry_hash: '', prev_hash: '', payload: {} } as unknown as StoredAuditEntry;
+      }
+    });
     const verdict = verifyAuditChain(entries);
-    const lines = entries.map((entry) => JSON.stringify(entry));
     lines.push(
       canonicalize({
         format: 'docfix.audit-export/1',
@@ -455,3 +464,12 @@ export const certificateHandlers: Handlers = {
     return new TextEncoder().encode(`${lines.join('\n')}\n`);
   },
 };
+
+async function readAuditLines(path: string): Promise<string[]> {
+  try {
+    return (await readFile(path, 'utf8')).split('\n').filter((line) => line.length > 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
