@@ -3,7 +3,7 @@
 // rendering. A refusal is an answer with advice. docs/engine.md describes every rule used here.
 import { createHash } from 'node:crypto';
 import { DocfixError } from '../errors.ts';
-import { openPdf, renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
 import { codeWidth, loadProgram, type FontInfo } from './fonts.ts';
@@ -233,7 +233,8 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       );
     }
     const page = doc.loadPage(pageIndex);
-    const lines = readPageText(page);
+    const before = beforeState(input, pageIndex, page);
+    const lines = before.lines;
     const match = findMatch(lines, find, matchIndex);
     const interp = interpretPage(page, page.getTransform() as Mat);
     const index = new GlyphIndex(interp.glyphs);
@@ -466,8 +467,8 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     }));
 
     // Before: the render and the glyph boxes of the old text (metric and ink).
-    const beforeRender = renderPage(page, WORKING_DPI);
-    const accurateBefore = readPageText(page, true);
+    const beforeRender = before.render();
+    const accurateBefore = before.accurate();
     const tol = Math.max(0.05, g0.state.Tfs * dirLen * 0.01);
     const oldOrigins = glyphs.map((g) => g.origin);
     const oldBoxes = [
@@ -562,6 +563,35 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     for (const p of programs) p.destroy();
     doc.destroy();
   }
+}
+
+interface BeforeState {
+  lines: TextLine[];
+  render: () => RgbImage;
+  accurate: () => TextLine[];
+}
+
+/**
+ * What the page looked like before the edit: text, ink boxes and the 300 dpi render. A proposal and
+ * the apply that follows it read the same bytes, so the last two pages read are kept (keyed by the
+ * SHA-256 of the input and the page index) and the apply does not render the original again.
+ */
+const beforeCache: { key: string; lines: TextLine[]; render?: RgbImage; accurate?: TextLine[] }[] = [];
+
+function beforeState(input: EditTaskInput, pageIndex: number, page: mupdf.PDFPage): BeforeState {
+  const key = `${sha256(input.pdf)}:${pageIndex}`;
+  let entry = beforeCache.find((e) => e.key === key);
+  if (!entry) {
+    entry = { key, lines: readPageText(page) };
+    beforeCache.unshift(entry);
+    beforeCache.length = Math.min(beforeCache.length, 2);
+  }
+  const e = entry;
+  return {
+    lines: e.lines,
+    render: () => (e.render ??= renderPage(page, WORKING_DPI)),
+    accurate: () => (e.accurate ??= readPageText(page, true)),
+  };
 }
 
 function save(doc: mupdf.PDFDocument): Uint8Array {

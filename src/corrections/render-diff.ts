@@ -57,7 +57,17 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
   let x1 = -1;
   let y1 = -1;
   const [dx0, dy0, dx1, dy1] = declared ?? [0, 0, 0, 0];
+  // Blocks of rows first (one memcmp each when strides match), rows only inside differing blocks.
+  const sameStride = a.stride === b.stride && a.stride === rowBytes;
+  const BLOCK = 32;
   for (let y = 0; y < a.height; y += 1) {
+    if (sameStride && y % BLOCK === 0) {
+      const end = Math.min(a.height, y + BLOCK) * a.stride;
+      if (bufA.compare(bufB, y * a.stride, end, y * a.stride, end) === 0) {
+        y += BLOCK - 1;
+        continue;
+      }
+    }
     const rowA = y * a.stride;
     const rowB = y * b.stride;
     if (bufA.compare(bufB, rowB, rowB + rowBytes, rowA, rowA + rowBytes) === 0) continue;

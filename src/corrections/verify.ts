@@ -2,7 +2,7 @@
 // changed page before and after at the working resolution and compare every pixel, prove the other
 // pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
 import { createHash } from 'node:crypto';
-import { openPdf, renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
 import { quadBox, readPageText, type TextLine } from './page-text.ts';
 import type { ChangedObject } from './write.ts';
@@ -60,53 +60,48 @@ export function sha256(bytes: Uint8Array): string {
 
 /**
  * Objects a page's rendering depends on: page dictionary, contents, resources, annotations and what
- * they reference, by object number. Back-links (Parent, P, …) and navigation are not followed.
+ * they reference, by object number. Back-links (Parent, P, …) and navigation are not followed. Each
+ * object is read once as text (one call into MuPDF) and its references collected from it.
  */
-const NOT_FOLLOWED = new Set([
-  'Parent',
-  'P',
-  'Pg',
-  'Dest',
-  'D',
-  'A',
-  'AA',
-  'Next',
-  'Prev',
-  'First',
-  'Last',
-  'B',
-  'StructParent',
-  'StructParents',
-  'Popup',
-  'IRT',
-  'Metadata',
-  'PieceInfo',
-  'Thumb',
-]);
+const BACK_LINK =
+  /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
+const NAV_ARRAY = /\/(?:Dest|D)\s*\[[^\]]*\]/g;
+const REF = /(\d+)\s+(\d+)\s+R/g;
 
-export function pageClosure(pageObj: mupdf.PDFObject, memo: Map<number, boolean>, hit: Set<number>): boolean {
-  const visit = (o: mupdf.PDFObject, depth: number): boolean => {
-    if (depth > 64) return false;
-    let num = 0;
-    if (o.isIndirect()) {
-      num = o.asIndirect();
-      if (hit.has(num)) return true;
-      const known = memo.get(num);
-      if (known !== undefined) return known;
-      memo.set(num, false); // in progress: a cycle adds nothing
-    }
+export function refsOf(text: string): number[] {
+  const out: number[] = [];
+  const clean = text.replace(BACK_LINK, '').replace(NAV_ARRAY, '');
+  for (const m of clean.matchAll(REF)) out.push(Number(m[1]));
+  return out;
+}
+
+export function pageClosure(
+  doc: mupdf.PDFDocument,
+  pageObj: mupdf.PDFObject,
+  memo: Map<number, boolean>,
+  hit: Set<number>,
+): boolean {
+  const visitNum = (num: number, depth: number): boolean => {
+    if (hit.has(num)) return true;
+    const known = memo.get(num);
+    if (known !== undefined) return known;
+    memo.set(num, false); // in progress: a cycle adds nothing
     let reaches = false;
-    if (o.isArray()) {
-      for (let i = 0; i < o.length && !reaches; i += 1) reaches = visit(o.get(i), depth + 1);
-    } else if (o.isDictionary()) {
-      o.forEach((v, k) => {
-        if (!reaches && !NOT_FOLLOWED.has(String(k))) reaches = visit(v, depth + 1);
-      });
+    if (depth < 64) {
+      const ref = doc.newIndirect(num);
+      const text = ref.resolve().toString(true);
+      for (const n of refsOf(text)) {
+        if (visitNum(n, depth + 1)) {
+          reaches = true;
+          break;
+        }
+      }
     }
-    if (num) memo.set(num, reaches);
+    memo.set(num, reaches);
     return reaches;
   };
-  return visit(pageObj, 0);
+  if (pageObj.isIndirect()) return visitNum(pageObj.asIndirect(), 0);
+  return refsOf(pageObj.toString(true)).some((n) => visitNum(n, 1));
 }
 
 export interface VerifyInput {
@@ -267,7 +262,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       const pageRef = doc.findPage(i);
       // The edited page's own dictionary is a back-link target only; do not count reaching it.
       const touched =
-        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(pageRef, memo, hit);
+        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
       if (touched) touchedPages.push(i);
       pages.push({
         page_index: i,

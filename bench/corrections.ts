@@ -1,0 +1,114 @@
+// Benchmark of one-word text-layer corrections (propose + apply + verify), DESIGN.md "Performance":
+// a one-page PDF under 150 ms median, and the same correction on a 300-page PDF under 1.5 times
+// that. The 300-page file is made from corpus pages into fixtures/generated/. Run directly
+// (`node bench/corrections.ts`) or import `benchCorrections` from bench/run.ts.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { mupdf } from '../src/pdf/mupdf-adapter.ts';
+import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
+import { takeBytes } from '../src/corrections/pdf-bytes.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const corpus = (name: string) => `${root}../shared/corpus/pdf/${name}`;
+const ONE_PAGE = 'libreoffice-writer.pdf';
+const FILLER = 'latex-4-pages.pdf';
+/** Page of the 300-page file that holds the one-page document's page. */
+export const TARGET_PAGE = 150;
+
+/** Builds (once) a 300-page PDF: latex pages around the one-page document's page at TARGET_PAGE. */
+export function makeThreeHundredPages(): string {
+  const dir = `${root}fixtures/generated`;
+  const path = `${dir}/bench-300-pages.pdf`;
+  if (existsSync(path)) return path;
+  mkdirSync(dir, { recursive: true });
+  const out = new mupdf.PDFDocument();
+  const filler = new mupdf.PDFDocument(readFileSync(corpus(FILLER)));
+  const one = new mupdf.PDFDocument(readFileSync(corpus(ONE_PAGE)));
+  try {
+    // One graft map for the filler, so its pages share fonts as a real long document does.
+    const map = out.newGraftMap();
+    for (let i = 0; i < 300; i += 1) {
+      if (i === TARGET_PAGE) out.graftPage(-1, one, 0);
+      else map.graftPage(-1, filler, i % filler.countPages());
+    }
+    writeFileSync(path, takeBytes(out.saveToBuffer('compress')));
+  } finally {
+    out.destroy();
+    filler.destroy();
+    one.destroy();
+  }
+  return path;
+}
+
+const manifest = {
+  document_id: 'doc_bench',
+  original_sha256: '0'.repeat(64),
+  standing: [],
+  engine_version: 'bench',
+  renderer: 'mupdf',
+  dpi: 300,
+};
+
+function input(pdf: Uint8Array, page: number): EditTaskInput {
+  return {
+    pdf,
+    password: '',
+    request: {
+      page_index: page,
+      target: { method: 'text_layer', find: 'nonumy', match_index: 0 },
+      replacement: 'nonmuy',
+      attestation_id: 'att_bench',
+    },
+    manifest,
+  };
+}
+
+async function once(pdf: Uint8Array, page: number): Promise<number> {
+  const t0 = performance.now();
+  const proposal = await proposeEdit(input(pdf, page));
+  if (proposal.tier < 0) throw new Error(`bench edit refused: ${proposal.refusal}`);
+  const applied = await applyEdit(input(pdf, page));
+  if (!applied.verification.passed)
+    throw new Error(`bench edit did not verify: ${applied.verification.failure_reason}`);
+  return performance.now() - t0;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export interface CorrectionBench {
+  runs: number;
+  one_page_median_ms: number;
+  three_hundred_pages_median_ms: number;
+  ratio: number;
+  targets: { one_page_ms: number; ratio: number };
+}
+
+export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
+  const one = new Uint8Array(readFileSync(corpus(ONE_PAGE)));
+  const big = new Uint8Array(readFileSync(makeThreeHundredPages()));
+  // Warm-up: WASM, fonts and the glyph cache, as a warm engine slot has them.
+  await once(one, 0);
+  await once(big, TARGET_PAGE);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    a.push(await once(one, 0));
+    b.push(await once(big, TARGET_PAGE));
+  }
+  const oneMs = median(a);
+  const bigMs = median(b);
+  return {
+    runs,
+    one_page_median_ms: Math.round(oneMs * 10) / 10,
+    three_hundred_pages_median_ms: Math.round(bigMs * 10) / 10,
+    ratio: Math.round((bigMs / oneMs) * 100) / 100,
+    targets: { one_page_ms: 150, ratio: 1.5 },
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(JSON.stringify(await benchCorrections(Number(process.argv[2] ?? 15)), null, 2));
+}
