@@ -7,6 +7,8 @@ import { DocfixError } from '../src/errors.ts';
 import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info, setRawArgs } from './context.ts';
 import { exitCodesText } from './exit-codes.ts';
 import { register as account } from './commands/account.ts';
+import { register as auditExport } from './commands/audit-export.ts';
+import { register as cert } from './commands/cert.ts';
 import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as corrections } from './commands/corrections.ts';
@@ -23,7 +25,9 @@ const COMMANDS: ((program: Command) => void)[] = [
   corrections,
   pages,
   fix,
+  cert,
   account,
+  auditExport, // after account: it adds `export` under `audit`
   config,
   daemon,
   completion,

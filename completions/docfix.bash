@@ -3,7 +3,9 @@
 
 _docfix_subcommands() {
   case "$1" in
-    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight fix plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
+    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight fix cert plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
+    'cert') echo 'issue ls list get pdf key verify' ;;
+    'audit') echo 'export' ;;
     'config') echo 'set use rm list ls show path' ;;
     'daemon') echo 'serve start stop status' ;;
     'keys') echo 'create list revoke' ;;
@@ -34,10 +36,18 @@ _docfix_flags() {
     'ocr') echo '--page -p --find --box --dpi --lang --turn --words --help -h' ;;
     'preflight') echo '--page -p --box --dpi --lang --turn --help -h' ;;
     'fix') echo '--replace -r --edits --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
+    'cert') echo '--help -h' ;;
+    'cert issue') echo '--name --help -h' ;;
+    'cert ls') echo '--help -h' ;;
+    'cert get') echo '--help -h' ;;
+    'cert pdf') echo '--output -o --force -f --help -h' ;;
+    'cert key') echo '--refresh --help -h' ;;
+    'cert verify') echo '--key --key-url --document --help -h' ;;
     'plans') echo '--help -h' ;;
     'usage') echo '--help -h' ;;
     'jobs') echo '--wait --help -h' ;;
     'audit') echo '--verify --limit -L --subject --help -h' ;;
+    'audit export') echo '--output -o --force -f --help -h' ;;
     'health') echo '--help -h' ;;
     'openapi') echo '--help -h' ;;
     'config') echo '--help -h' ;;
@@ -69,6 +79,7 @@ _docfix_canonical() {
     'list') echo 'ls' ;;
     'delete') echo 'rm' ;;
     'job') echo 'jobs' ;;
+    'cert list') echo 'cert ls' ;;
     'config ls') echo 'config list' ;;
     *) echo "$1" ;;
   esac
