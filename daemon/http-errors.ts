@@ -77,16 +77,14 @@ export function handleError(
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return reply
-        .code(422)
-        .send(
-          invalidRequest('This route takes application/json (or multipart/form-data for uploads).', [
-            {
-              field: 'content-type',
-              problem: `is not accepted: ${request.headers['content-type'] ?? 'none'}`,
-            },
-          ]),
-        );
+      return reply.code(422).send(
+        invalidRequest('This route takes application/json (or multipart/form-data for uploads).', [
+          {
+            field: 'content-type',
+            problem: `is not accepted: ${request.headers['content-type'] ?? 'none'}`,
+          },
+        ]),
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return reply
         .code(422)
