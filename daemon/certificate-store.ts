@@ -69,14 +69,24 @@ export class CertificateStore {
     await writeFileDurable(this.shaFile(record.certificate_sha256), `${record.certificate_id}\n`);
   }
 
-  /** The record, or null (unknown id, or an id that could not be a certificate id). */
-  async get(certificateId: string): Promise<CertificateRecord | null> {
+  /**
+   * The record; null for an unknown id (or one that could not be a certificate id); 'damaged' when
+   * the file is there but is not a record any more (it was edited or broken).
+   */
+  async get(certificateId: string): Promise<CertificateRecord | 'damaged' | null> {
     if (!isSafeId(certificateId)) return null;
+    let text: string;
     try {
-      return JSON.parse(await readFile(this.file(certificateId), 'utf8')) as CertificateRecord;
+      text = await readFile(this.file(certificateId), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
+    }
+    try {
+      const record = JSON.parse(text) as CertificateRecord;
+      return isRecordShaped(record) ? record : 'damaged';
+    } catch {
+      return 'damaged';
     }
   }
 
@@ -91,4 +101,23 @@ export class CertificateStore {
       throw error;
     }
   }
+}
+
+/** The fields the service reads and answers with have their types (the signatures say the rest). */
+function isRecordShaped(r: unknown): r is CertificateRecord {
+  if (!r || typeof r !== 'object') return false;
+  const o = r as Record<string, unknown>;
+  const strings = [
+    'certificate_id',
+    'tenant_id',
+    'document_id',
+    'issued_at',
+    'original_sha256',
+    'corrected_sha256',
+    'certificate_sha256',
+    'key_id',
+    'signature',
+    'seal',
+  ];
+  return strings.every((k) => typeof o[k] === 'string') && Number.isSafeInteger(o.corrections);
 }

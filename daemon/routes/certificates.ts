@@ -200,8 +200,13 @@ async function readUpload(req: FastifyRequest): Promise<Uint8Array> {
       problems: [{ field: 'file', problem: 'is required' }],
     });
   }
-  const bytes = new Uint8Array(await part.toBuffer());
-  if (part.file.truncated) {
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = new Uint8Array(await part.toBuffer());
+  } catch {
+    bytes = null; // over the size limit (or the upload broke off)
+  }
+  if (!bytes || part.file.truncated) {
     throw new DocfixError('invalid_request', 'The file is far larger than any certificate.', {
       problems: [{ field: 'file', problem: `is over ${MAX_VERIFY_UPLOAD} bytes` }],
     });
@@ -376,7 +381,7 @@ export const certificateHandlers: Handlers = {
   async certificatePdf({ params, caller, services, reply }) {
     const tenantId = caller.tenant.tenant_id;
     const certificate = await certificateStore(services).get(params.certificate_id);
-    if (!certificate || certificate.tenant_id !== tenantId) {
+    if (!certificate || certificate === 'damaged' || certificate.tenant_id !== tenantId) {
       throw new DocfixError('not_found', 'No such certificate on this account.');
     }
     const document = await services.documents.get(tenantId, certificate.document_id);
@@ -405,6 +410,13 @@ export const certificateHandlers: Handlers = {
   async checkCertificate({ params, services }) {
     const certificate = await certificateStore(services).get(params.certificate_id);
     if (!certificate) throw new DocfixError('not_found', 'No such certificate.');
+    if (certificate === 'damaged') {
+      return {
+        ...unknownOut('The stored certificate record is damaged, so it no longer matches its signature.'),
+        status: 'invalid',
+        certificate_id: params.certificate_id,
+      };
+    }
     return checkOut(certificate, checkRecord(certificate, await signingKeys(services)));
   },
 
@@ -414,11 +426,21 @@ export const certificateHandlers: Handlers = {
     const hash = sha256(file);
     const exactId = await store.idBySha256(hash);
     const exact = exactId ? await store.get(exactId) : null;
+    if (exact === 'damaged') {
+      return {
+        ...unknownOut(
+          'The stored record of this certificate is damaged, so it no longer matches its signature.',
+        ),
+        status: 'invalid',
+        certificate_id: exactId,
+      };
+    }
     if (exact && exact.certificate_sha256 === hash) {
       return checkOut(exact, checkRecord(exact, await signingKeys(services)));
     }
     const claimed = await claimedCertificateId(services, file);
-    const named = claimed ? await store.get(claimed) : null;
+    const found = claimed ? await store.get(claimed) : null;
+    const named = found === 'damaged' ? null : found;
     if (named) {
       return {
         ...unknownOut(

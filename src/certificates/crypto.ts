@@ -26,7 +26,7 @@ export function toBase64Url(bytes: Uint8Array): string {
 
 /** Strict base64url (no padding, no other alphabet); null when the text is not that. */
 export function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text)) return null;
   const bytes = new Uint8Array(Buffer.from(text, 'base64url'));
   return toBase64Url(bytes) === text ? bytes : null;
 }

@@ -357,6 +357,25 @@ test('an edited stored certificate record answers invalid', async () => {
   );
   assert.is(out.status, 'invalid');
 
+  // A record broken beyond parsing, or with a field of the wrong type, is invalid too (never a 500).
+  for (const damaged of [
+    original.slice(0, 40),
+    JSON.stringify({ ...JSON.parse(original), corrections: 'many' }),
+  ]) {
+    await writeFile(path, damaged);
+    const res = await h.app.inject({ method: 'GET', url: `/v1/certificates/${cert.certificate_id}` });
+    assert.is(res.statusCode, 200);
+    assert.is(JSON.parse(res.body).status, 'invalid');
+  }
+  const sealed = JSON.parse(original);
+  sealed.seal = sealed.seal.replace(/^./, (ch: string) => (ch === 'A' ? 'B' : 'A'));
+  await writeFile(path, JSON.stringify(sealed));
+  out = JSON.parse(
+    (await h.app.inject({ method: 'GET', url: `/v1/certificates/${cert.certificate_id}` })).body,
+  );
+  assert.is(out.status, 'invalid');
+  assert.match(out.reason, /seal/);
+
   await writeFile(path, original);
   out = JSON.parse(
     (await h.app.inject({ method: 'GET', url: `/v1/certificates/${cert.certificate_id}` })).body,
