@@ -1,0 +1,143 @@
+// The second renderer's opinion on a correction: render the page before and after with PDFium and
+// compare the two renders exactly (any channel difference counts). The engine records it as the
+// guard `second_renderer_pdfium`; it passes when nothing changed outside the declared box.
+//
+// Boxes are [x0, y0, x1, y1] in render pixels, top-left origin, page rotation applied, x1/y1
+// exclusive — the convention of the MuPDF render-diff. The declared box is given at 300 dpi (the
+// working resolution) and scaled outward to the render dpi when that differs.
+import { openWithPdfium, PDFIUM_RENDERER } from './pdfium-render.ts';
+import type { RgbImage } from './pdfium-render.ts';
+
+/** [x0, y0, x1, y1] in render pixels, x1/y1 exclusive. */
+export type Box = [number, number, number, number];
+
+export interface ExactDiff {
+  changed_pixels: number;
+  /** Changed pixels outside the declared box. */
+  outside_pixels: number;
+  /** Bounding box of every changed pixel, or null when the renders are identical. */
+  bbox: Box | null;
+}
+
+export interface SecondOpinion extends ExactDiff {
+  /** "pdfium <version of the @hyzyla/pdfium build>". */
+  renderer: string;
+  page: number;
+  dpi: number;
+  /** Render size (identical before and after unless the page box itself changed). */
+  width: number;
+  height: number;
+  /** The declared box at the render dpi, as compared. */
+  declared_box: Box | null;
+  passed: boolean;
+}
+
+export interface SecondOpinionOptions {
+  /** Widen the declared box by this many render pixels on every side (default 0). */
+  marginPx?: number;
+}
+
+const WORKING_DPI = 300;
+
+/** Scales a box from `fromDpi` to `toDpi`, rounding outward so it never shrinks. */
+export function scaleBox(box: Box, fromDpi: number, toDpi: number): Box {
+  if (fromDpi === toDpi) return [box[0], box[1], box[2], box[3]];
+  const k = toDpi / fromDpi;
+  return [Math.floor(box[0] * k), Math.floor(box[1] * k), Math.ceil(box[2] * k), Math.ceil(box[3] * k)];
+}
+
+/**
+ * Exact comparison of two packed RGB renders. Rows are compared with Buffer.compare; per-pixel work
+ * happens only in rows that differ. Pixels that differ outside `declared` (null: nothing may
+ * change) count as `outside_pixels`. Renders of different sizes count every pixel as changed.
+ */
+export function compareExact(a: RgbImage, b: RgbImage, declared: Box | null): ExactDiff {
+  if (a.width !== b.width || a.height !== b.height) {
+    const w = Math.max(a.width, b.width);
+    const h = Math.max(a.height, b.height);
+    return { changed_pixels: w * h, outside_pixels: w * h, bbox: [0, 0, w, h] };
+  }
+  const bufA = Buffer.from(a.pixels.buffer, a.pixels.byteOffset, a.pixels.byteLength);
+  const bufB = Buffer.from(b.pixels.buffer, b.pixels.byteOffset, b.pixels.byteLength);
+  const pa = a.pixels;
+  const pb = b.pixels;
+  const rowBytes = a.width * 3;
+  const [dx0, dy0, dx1, dy1] = declared ?? [0, 0, 0, 0];
+  let changed = 0;
+  let outside = 0;
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < a.height; y += 1) {
+    const rowA = y * a.stride;
+    const rowB = y * b.stride;
+    if (bufA.compare(bufB, rowB, rowB + rowBytes, rowA, rowA + rowBytes) === 0) continue;
+    const rowInside = y >= dy0 && y < dy1;
+    let rowChanged = 0;
+    for (let x = 0, i = rowA, j = rowB; x < a.width; x += 1, i += 3, j += 3) {
+      if (pa[i] === pb[j] && pa[i + 1] === pb[j + 1] && pa[i + 2] === pb[j + 2]) continue;
+      rowChanged += 1;
+      if (x < x0) x0 = x;
+      if (x >= x1) x1 = x + 1;
+      if (!(rowInside && x >= dx0 && x < dx1)) outside += 1;
+    }
+    if (rowChanged) {
+      changed += rowChanged;
+      if (y < y0) y0 = y;
+      y1 = y + 1;
+    }
+  }
+  return { changed_pixels: changed, outside_pixels: outside, bbox: changed ? [x0, y0, x1, y1] : null };
+}
+
+/**
+ * Renders page `pageIndex` of the document before and after a correction with PDFium at `dpi` and
+ * compares them exactly. `declaredBox300` is where the correction may change pixels, in 300 dpi
+ * render pixels (null: nothing may change). Passes when no pixel changed outside it.
+ * Errors (DocfixError): password_required / password_incorrect, unreadable_pdf, page_out_of_range,
+ * page_too_large.
+ */
+export async function secondOpinion(
+  beforeBytes: Uint8Array,
+  afterBytes: Uint8Array,
+  password: string,
+  pageIndex: number,
+  declaredBox300: Box | null,
+  dpi = WORKING_DPI,
+  options: SecondOpinionOptions = {},
+): Promise<SecondOpinion> {
+  const margin = Math.max(0, Math.ceil(options.marginPx ?? 0));
+  const before = await renderOne(beforeBytes, password, pageIndex, dpi);
+  const after = await renderOne(afterBytes, password, pageIndex, dpi);
+  let declared: Box | null = null;
+  if (declaredBox300) {
+    const scaled = scaleBox(declaredBox300, WORKING_DPI, dpi);
+    declared = [scaled[0] - margin, scaled[1] - margin, scaled[2] + margin, scaled[3] + margin];
+  }
+  const diff = compareExact(before, after, declared);
+  return {
+    renderer: PDFIUM_RENDERER,
+    page: pageIndex,
+    dpi,
+    width: after.width,
+    height: after.height,
+    declared_box: declared,
+    ...diff,
+    passed: diff.outside_pixels === 0,
+  };
+}
+
+async function renderOne(
+  bytes: Uint8Array,
+  password: string,
+  pageIndex: number,
+  dpi: number,
+): Promise<RgbImage> {
+  const doc = await openWithPdfium(bytes, password);
+  try {
+    return doc.renderPage(pageIndex, dpi);
+  } finally {
+    doc.close();
+  }
+}
