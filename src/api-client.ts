@@ -287,8 +287,9 @@ export class ApiClient {
           : code === 'UND_ERR_SOCKET' || code === 'ECONNRESET'
             ? 'connection closed before the answer was complete'
             : (error as Error)?.message || String(error);
+    const before = code === 'ECONNREFUSED' || code === 'ENOTFOUND';
     return new ConnectionError(
-      `cannot reach ${this.baseUrl} (${ROUTES[route].path}): ${reason}`,
+      `${before ? 'cannot reach' : 'connection to'} ${this.baseUrl}${before ? '' : ' failed'} (${ROUTES[route].path}): ${reason}`,
       this.baseUrl,
       {
         cause: error,
