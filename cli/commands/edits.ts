@@ -10,6 +10,7 @@ import {
   globalOptions,
   info,
   intArg,
+  isColor,
   printJson,
   UsageError,
   withSpinner,
@@ -171,8 +172,52 @@ export async function runPropose(o: EditOptions): Promise<void> {
   if (proposal.refusal) throw new CliExit(EXIT.refused);
 }
 
+/**
+ * OCR matches that are uncertain need a person to look at a magnified crop of them: on a terminal,
+ * fetch the crop above the recognition resolution (the engine records that it was served), show it,
+ * and ask. Without a terminal nothing is confirmed and the engine explains its refusal.
+ */
+async function confirmOcrMatch(
+  client: ApiClient,
+  id: string,
+  o: ApplyOptions,
+  request: EditRequest,
+): Promise<void> {
+  const tty = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  if (!tty || o.globals.json || request.target.method !== 'ocr') return;
+  const ocr = await withSpinner(
+    'Recognising',
+    client.call('ocrPage', {
+      params: { document_id: id, page_index: o.page },
+      body: { find: o.find },
+      retry: true,
+    }),
+  );
+  const match = ocr.matches?.find((m) => m.index === o.match) ?? ocr.matches?.[o.match];
+  if (!match?.needs_confirmation) return;
+  const [x0, y0, x1, y1] = match.box_render;
+  const pad = Math.max(8, Math.round((y1 - y0) / 2));
+  const x = Math.max(0, x0 - pad);
+  const y = Math.max(0, y0 - pad);
+  const png = await client.call('pageCrop', {
+    params: { document_id: id, page_index: o.page },
+    query: { x, y, w: x1 - x0 + 2 * pad, h: y1 - y0 + 2 * pad, dpi: Math.max(600, ocr.render_dpi * 2) },
+    retry: true,
+  });
+  const { pngToLines } = await import('../tui/apply-view.ts');
+  info(
+    `Recognised "${match.text}" with confidence ${match.confidence.toFixed(0)}${match.competing ? `, ${match.competing} similar` : ''}:`,
+  );
+  for (const line of pngToLines(Buffer.from(png), Math.min(process.stderr.columns ?? 80, 100), isColor()))
+    info(line);
+  if (await confirm(`Does the crop above read "${o.find}"?`)) {
+    request.target = { ...request.target, confirmed: true };
+  }
+}
+
 export async function runApply(o: ApplyOptions): Promise<void> {
   const { client, id, request } = await prepare(o);
+  await confirmOcrMatch(client, id, o, request);
   const proposal = await propose(client, id, request);
   const show = () => {
     if (!o.globals.json)

@@ -12,11 +12,12 @@ const h = React.createElement;
 
 /**
  * A PNG as terminal lines: each character cell shows two pixel rows (▀ with foreground = upper,
- * background = lower), scaled to at most `maxCols` columns. Without colour, a grey ramp.
+ * background = lower), scaled to `maxCols` columns (magnified up to 4×). Without colour, a grey ramp.
  */
 export function pngToLines(png: Buffer, maxCols: number, colour: boolean): string[] {
   const img = PNG.sync.read(png);
-  const scale = Math.max(1, img.width / maxCols);
+  // Shrink wide crops to fit; magnify small ones (up to 4 times) so a word can be read.
+  const scale = Math.max(0.25, img.width / maxCols);
   const cols = Math.max(1, Math.floor(img.width / scale));
   const rows = Math.max(1, Math.floor(img.height / scale / 2));
   const px = (x: number, y: number): [number, number, number] => {

@@ -1,0 +1,110 @@
+// The Ink view of `docfix apply`: the whole frame rendered to a string (no colour), compared as is.
+import { renderToString } from 'ink';
+import { PNG } from 'pngjs';
+import React from 'react';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ProposalOut } from '../../src/schemas.ts';
+import { ApplyFrame, pngToLines } from '../../cli/tui/apply-view.ts';
+
+/** An 8×4 PNG: the left half black when `dark`, else all white. */
+function png(dark: boolean): Buffer {
+  const p = new PNG({ width: 8, height: 4 });
+  for (let i = 0; i < 32; i++) {
+    const v = dark && i % 8 < 4 ? 0 : 255;
+    p.data.set([v, v, v, 255], i * 4);
+  }
+  return PNG.sync.write(p);
+}
+
+const proposal: ProposalOut = {
+  proposal_id: 'p',
+  confirm_token: 't',
+  document_id: 'd',
+  page_index: 0,
+  tier: 1,
+  tier_name: 'glyph_reuse',
+  visibility_cost: 'none',
+  explanation: 'Swap two glyphs.',
+  warnings: ['kerning kept'],
+  preview: {
+    box_render: [0, 0, 8, 4],
+    render_dpi: 300,
+    before_png: png(true).toString('base64'),
+    after_png: png(false).toString('base64'),
+    complete: true,
+  },
+};
+
+const strip = (s: string) =>
+  s
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+
+test('pngToLines: magnifies a small crop; dark pixels become dense characters', () => {
+  const lines = pngToLines(png(true), 16, false);
+  assert.equal(lines, ['@@@@@@@@        ', '@@@@@@@@        ', '@@@@@@@@        ', '@@@@@@@@        ']);
+  const coloured = pngToLines(png(true), 8, true);
+  assert.match(coloured[0], /\x1b\[38;2;0;0;0m\x1b\[48;2;0;0;0m▀/);
+});
+
+test('the apply frame: proposal, before/after crops, question', () => {
+  const frame = renderToString(
+    React.createElement(ApplyFrame, {
+      proposal,
+      edit: { find: 'Jonh', replacement: 'John' },
+      columns: 40,
+      colour: false,
+    }),
+    { columns: 60 },
+  );
+  const expected = [
+    'Proposal "Jonh" → "John" on page 0',
+    '  tier 1 glyph_reuse · visibility cost none',
+    '  Swap two glyphs.',
+    '  ! kerning kept',
+    '',
+    'before              after',
+    '@@@@@@@@@',
+    '@@@@@@@@@',
+    '@@@@@@@@@',
+    '@@@@@@@@@',
+    '',
+    'Apply this correction? [y/N]',
+  ].join('\n');
+  assert.fixture(strip(frame), expected);
+});
+
+test('a refusal shows what, why and what to do; no crop without a preview', () => {
+  let frame = renderToString(
+    React.createElement(ApplyFrame, {
+      proposal: {
+        ...proposal,
+        refusal: 'The font cannot draw “ü”.',
+        advice: {
+          code: 'x',
+          what: 'no glyph',
+          why: 'subset font',
+          do: ['pick other letters'],
+          worth_reporting: false,
+        },
+        warnings: [],
+        preview: null,
+      },
+      edit: { find: 'nonumy', replacement: 'nonümy' },
+      columns: 80,
+      colour: false,
+    }),
+    { columns: 80 },
+  );
+  frame = strip(frame);
+  assert.match(frame, /Refused "nonumy" → "nonümy" on page 0: The font cannot draw “ü”\./);
+  assert.match(frame, /what: no glyph/);
+  assert.match(frame, /why: {2}subset font/);
+  assert.match(frame, /do: {3}pick other letters/);
+  assert.match(frame, /\(no preview crop\)/);
+});
+
+test.run();
