@@ -157,7 +157,33 @@ function run(
     };
     const previewBox = padBox(candidate.box, PREVIEW_MARGIN_PX, candidate.beforeRender);
     const warnings = [...candidate.warnings];
-    if (!v.passed) warnings.push(`Verification of the candidate did not pass: ${v.failure_reason}`);
+    if (!v.passed) {
+      // A candidate that would not verify is not offered: the proposal is a refusal with the evidence.
+      throw new Refusal(
+        {
+          code: 'would_not_verify',
+          what: 'The rewritten text would change the page in a way the verification does not accept.',
+          why: v.failure_reason ?? 'verification failed',
+          do: ['Choose a replacement of the same width as the original.', 'Correct a different occurrence.'],
+          worth_reporting: true,
+        },
+        [
+          {
+            tier: candidate.tier,
+            tier_name: TIER_NAMES[candidate.tier],
+            code: 'would_not_verify',
+            reason: v.failure_reason ?? 'verification failed',
+            evidence: {
+              predicted_diff: { ...v.diff },
+              guards: v.guards,
+              measurements: candidate.measurements,
+            },
+          },
+          ...NOT_BUILT,
+        ],
+        candidate.measurements,
+      );
+    }
     const proposal: EngineProposal = {
       page_index: pageIndex,
       tier: candidate.tier,
@@ -482,6 +508,18 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       x += advanceOf(widthFont, [c], g0);
     });
     const textPlace = checkPlace(match.line, match.start, findCps.length, index);
+    if (!textPlace.passed) {
+      refuse(
+        'text_not_mapped',
+        'Not every character of the target could be tied to the glyph that draws it.',
+        `The engine's reading of the content stream and MuPDF's text disagree on where the target is (${textPlace.detail}).`,
+        [
+          'Try a neighbouring word to see whether the font is readable at all.',
+          'Report the file if the text is plainly visible.',
+        ],
+        { worth_reporting: true, rejected: NOT_BUILT },
+      );
+    }
 
     const changedObjects: ChangedObject[] = writeEdits(doc, page, interp.units, edits, overrides);
     if (extension) changedObjects.push(...extension.changed);

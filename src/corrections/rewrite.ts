@@ -75,6 +75,15 @@ export function planEdits(
   }
   const edits = new Map<number, StreamEdit[]>();
   const changes: OperandChange[] = [];
+  // All groups in one TJ array: the kerning numbers between them stay, and one adjustment in the
+  // last touched string settles the whole difference (when widths are equal there is none at all,
+  // so no +x/−x pair is left for a renderer's floating point to disagree about).
+  const g0 = groups[0][0];
+  const oneArray = groups.every(
+    (g) => g[0].unit === g0.unit && g[0].opIndex === g0.opIndex && g[0].element >= 0,
+  );
+  const totalOld = glyphs.reduce((s, g) => s + g.advance, 0);
+  const totalNew = advanceOf(widthFont, codes, g0);
   groups.forEach((group, k) => {
     const first = group[0];
     const last = group[group.length - 1];
@@ -87,6 +96,8 @@ export function planEdits(
     const t = first.state;
     const scale = t.Tfs * t.Th;
     let adjustment = scale === 0 ? 0 : ((newAdvance - oldAdvance) * 1000) / scale;
+    if (oneArray)
+      adjustment = k < groups.length - 1 || scale === 0 ? 0 : ((totalNew - totalOld) * 1000) / scale;
     if (Math.abs(adjustment) < 5e-5) adjustment = 0;
     const before = str.bytes.subarray(0, first.offset);
     const after = str.bytes.subarray(last.offset + last.length);
