@@ -9,6 +9,7 @@ import { parsePublicKeys, toBase64Url, type PublicKeyInfo } from '../../src/cert
 import { verifyCertificateOffline, type OfflineVerification } from '../../src/certificates/verify-offline.ts';
 import type { CertificateStatement } from '../../src/certificates/statement.ts';
 import { openLocalConfig } from '../../src/local-config.ts';
+import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { CertificateCheckOut, CertificateOut } from '../../src/schemas.ts';
 import {
   c,
@@ -384,7 +385,16 @@ export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
     keySource = `pinned for ${pinned.url}`;
     if (pinned.fresh) info(`Pinned the certificate key of ${pinned.url} (first use).`);
   }
-  const result = verifyCertificateOffline(file, keys, document ? { document } : {});
+  // MuPDF reports repairs of a damaged file on stderr; keep them for --verbose only.
+  const engineLog: string[] = [];
+  mupdf.setLog((message: string) => engineLog.push(message));
+  let result: OfflineVerification;
+  try {
+    result = verifyCertificateOffline(file, keys, document ? { document } : {});
+  } finally {
+    mupdf.setLog(null);
+  }
+  if (o.globals.verbose) for (const line of engineLog) info(c.dim(`mupdf: ${line}`));
   if (o.globals.json) printJson({ ...result, key_source: keySource });
   else printVerification(result, keySource);
   if (!result.valid) throw new CliExit(EXIT.verification);
