@@ -6,6 +6,7 @@ import { DocfixError } from '../errors.ts';
 import { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
 import { MAX_IMAGE_PIXELS, RENDER_DPI } from './limits.ts';
+import { hasAnnotations } from './text-find.ts';
 
 /** Page kind vocabulary (docs/documents.md). */
 export type PageKindName = 'text' | 'scanned' | 'scanned_with_text_layer' | 'mixed';
@@ -33,26 +34,31 @@ export function pageRotation(page: mupdf.PDFPage): number {
 }
 
 /**
- * Classifies one page. The page is interpreted once into a display list (contents, annotations,
- * widgets); structured text and, on pages with images, the listening device both replay that list.
+ * Classifies one page: one structured-text pass, and on pages with images one pass of a listening
+ * device. Pages with annotations are first recorded into a display list (contents, annotations,
+ * widgets) that both passes replay.
  */
 export function classifyPage(page: mupdf.PDFPage, index: number, list?: mupdf.DisplayList): PageFacts {
   const bounds = page.getBounds();
   const width = bounds[2] - bounds[0];
   const height = bounds[3] - bounds[1];
-  const ownList = list === undefined;
-  const dl = list ?? page.toDisplayList(true);
+  // Annotations and widgets are part of what the page shows: record them with the contents then.
+  const ownList = list === undefined && hasAnnotations(page);
+  const source: Drawable = list ?? (ownList ? page.toDisplayList(true) : page);
   try {
-    return classifyFromList(page, index, dl, bounds, width, height);
+    return classifyFromList(page, index, source, bounds, width, height);
   } finally {
-    if (ownList) dl.destroy();
+    if (ownList) (source as mupdf.DisplayList).destroy();
   }
 }
+
+/** A page (run directly) or its display list (replayed): both take a device and give structured text. */
+type Drawable = Pick<mupdf.DisplayList, 'run' | 'toStructuredText'>;
 
 function classifyFromList(
   page: mupdf.PDFPage,
   index: number,
-  list: mupdf.DisplayList,
+  list: Drawable,
   bounds: mupdf.Rect,
   width: number,
   height: number,
@@ -156,7 +162,7 @@ interface Drawing {
 }
 
 /** Runs the page through a listening device: images (size, placement) and text visibility. */
-function scanDrawing(list: mupdf.DisplayList, bounds: mupdf.Rect): Drawing {
+function scanDrawing(list: Drawable, bounds: mupdf.Rect): Drawing {
   const pageW = Math.max(1e-6, bounds[2] - bounds[0]);
   const pageH = Math.max(1e-6, bounds[3] - bounds[1]);
   const grid = new Uint8Array(GRID * GRID);

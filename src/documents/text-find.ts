@@ -49,12 +49,22 @@ export const STEXT_OPTIONS = 'preserve-whitespace';
  * render with extras draws, so text in a signature or field appearance is found where it is seen).
  */
 export function pageStext(page: mupdf.Page, options = STEXT_OPTIONS): mupdf.StructuredText {
+  // Pages without annotations (most): the direct pass is cheaper than recording a display list.
+  if (!hasAnnotations(page)) return page.toStructuredText(options);
   const list = page.toDisplayList(true);
   try {
     return list.toStructuredText(options);
   } finally {
     list.destroy();
   }
+}
+
+/** The page lists annotations or widgets (whose appearances carry text the contents do not). */
+export function hasAnnotations(page: mupdf.Page): boolean {
+  const pdfPage = page as mupdf.PDFPage;
+  if (typeof pdfPage.getObject !== 'function') return true;
+  const annots = pdfPage.getObject().get('Annots');
+  return annots.isArray() ? annots.length > 0 : !annots.isNull();
 }
 
 /** Reads every character of the page once (one structured-text pass). */

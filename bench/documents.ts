@@ -1,0 +1,128 @@
+// Benchmark of the documents engine (medians of N runs, in-process, warm MuPDF): inspect + classify
+// of a 300-page text PDF, search over its 300 pages, a 4-megapixel crop at 600 dpi, each against a
+// native MuPDF baseline measured in the same run (`mutool draw` structured text / 600 dpi raster).
+// Run directly (`node bench/documents.ts`) or through bench/run.ts (`benchDocuments`).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeLongTextPdf } from '../fixtures/make-hostile.ts';
+import { inspectPdf } from '../src/documents/inspect.ts';
+import { renderCrop } from '../src/documents/render.ts';
+import { searchDocument } from '../src/documents/search.ts';
+import { mupdf, openPdf } from '../src/pdf/mupdf-adapter.ts';
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function timeRuns(runs: number, fn: () => void): number {
+  fn(); // warm-up (WASM, font caches)
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    times.push(performance.now() - t);
+  }
+  return Math.round(median(times) * 10) / 10;
+}
+
+function hasMutool(): boolean {
+  try {
+    execFileSync('mutool', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface DocumentsBench {
+  pages: number;
+  runs: number;
+  inspect_classify_ms: number;
+  inspect_per_page_ms: number;
+  search_common_word_ms: number;
+  search_common_word_matches: number;
+  search_rare_word_ms: number;
+  crop_600dpi_4mp_ms: number;
+  baseline: {
+    mutool_stext_300_pages_ms: number | null;
+    mutool_draw_600dpi_page_ms: number | null;
+  };
+  ratios: {
+    inspect_vs_mutool_stext: number | null;
+    search_vs_mutool_stext: number | null;
+    crop_vs_mutool_draw_page: number | null;
+  };
+}
+
+export async function benchDocuments(options: { runs?: number } = {}): Promise<DocumentsBench> {
+  const runs = options.runs ?? 5;
+  mupdf.setLog({ warning() {}, error() {} });
+  const path = makeLongTextPdf(300);
+  const bytes = new Uint8Array(readFileSync(path));
+  const inspect = timeRuns(runs, () => inspectPdf(bytes));
+
+  const { doc } = openPdf(bytes);
+  let common = 0;
+  const searchCommon = timeRuns(runs, () => {
+    common = searchDocument(doc, 'the').matches!.length;
+  });
+  const searchRare = timeRuns(runs, () => searchDocument(doc, 'trace monkey'));
+  // 1000 × 1000 render pixels at 300 dpi → 2000 × 2000 output pixels at 600 dpi (the 4 MP maximum).
+  const crop = timeRuns(runs, () =>
+    renderCrop(doc, { page_index: 1, x: 300, y: 300, w: 1000, h: 1000, dpi: 600 }),
+  );
+  doc.destroy();
+
+  let stext: number | null = null;
+  let draw: number | null = null;
+  if (hasMutool()) {
+    const out = mkdtempSync(join(tmpdir(), 'docfix-bench-'));
+    try {
+      stext = timeRuns(runs, () =>
+        execFileSync('mutool', ['draw', '-q', '-F', 'stext', '-o', join(out, 'all.stext'), path], {
+          stdio: 'ignore',
+        }),
+      );
+      // Per page at 600 dpi, amortising process start-up: 6 pages minus 1 page, divided by 5.
+      const six = timeRuns(runs, () =>
+        execFileSync('mutool', ['draw', '-q', '-r', '600', '-o', join(out, 'p%d.png'), path, '2-7'], {
+          stdio: 'ignore',
+        }),
+      );
+      const one = timeRuns(runs, () =>
+        execFileSync('mutool', ['draw', '-q', '-r', '600', '-o', join(out, 'p%d.png'), path, '2'], {
+          stdio: 'ignore',
+        }),
+      );
+      draw = Math.round(((six - one) / 5) * 10) / 10;
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+  const ratio = (a: number, b: number | null) => (b && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+  return {
+    pages: 300,
+    runs,
+    inspect_classify_ms: inspect,
+    inspect_per_page_ms: Math.round((inspect / 300) * 100) / 100,
+    search_common_word_ms: searchCommon,
+    search_common_word_matches: common,
+    search_rare_word_ms: searchRare,
+    crop_600dpi_4mp_ms: crop,
+    baseline: { mutool_stext_300_pages_ms: stext, mutool_draw_600dpi_page_ms: draw },
+    ratios: {
+      inspect_vs_mutool_stext: ratio(inspect, stext),
+      search_vs_mutool_stext: ratio(searchCommon, stext),
+      crop_vs_mutool_draw_page: ratio(crop, draw),
+    },
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(JSON.stringify(await benchDocuments(), null, 2));
+}
