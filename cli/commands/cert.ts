@@ -14,6 +14,7 @@ import type { CertificateCheckOut, CertificateOut } from '../../src/schemas.ts';
 import {
   c,
   CliExit,
+  ConnectionError,
   dispatch,
   failure,
   getClient,
@@ -298,7 +299,19 @@ async function pinnedKeys(
   const url = resolveTarget(globals).url.replace(/\/+$/, '');
   const pinned = refresh ? undefined : store.get(url);
   if (pinned) return { url, keys: pinnedToKeys(pinned), fresh: false };
-  const fetched = await fetchDaemonKeys(globals);
+  let fetched: { url: string; keys: PublicKeyInfo[] };
+  try {
+    fetched = await fetchDaemonKeys(globals);
+  } catch (error) {
+    if (error instanceof ConnectionError) {
+      throw new ConnectionError(
+        `${error.message}; no certificate key is pinned for ${url} yet (give --key FILE or --key-url URL to verify without it)`,
+        error.url,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   store.set(fetched.url, fetched.keys);
   if (fetched.url !== url) store.set(url, fetched.keys);
   return { url, keys: fetched.keys, fresh: true };
