@@ -351,6 +351,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     }
     let tier = 1;
     let extension: Extension | null = null;
+    const measurements_extra: Record<string, unknown> = {};
     if (missing.length) {
       rejected.push({
         tier: 1,
@@ -381,6 +382,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       }
       extension = ext;
       tier = 2;
+      measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
       newChars.forEach((ch, i) => {
         if (codes[i].code < 0) {
           codes[i].code = ext.codes.get(ch)!;
@@ -458,6 +460,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       allowed_overflow_pt: round(allowed),
       gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
       fit_rule: rule,
+      ...measurements_extra,
     };
     if (overflow > allowed) {
       rejected.push({
@@ -565,6 +568,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       beforeLines: lines,
       oldBoxes,
       newOrigins,
+      newChars,
       tolerance: tol,
       line: match.line,
       matchStart: match.start,
@@ -582,7 +586,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
               ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
               : 'The widths are equal, so nothing else moves.'
           } Fit rule: ${rule}.`
-        : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry. Fit rule: ${rule}.`;
+        : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
     return {
       tier,
       explanation,

@@ -1,8 +1,17 @@
-// Tier 2, encoding extension: the embedded font program has the glyph but the PDF font has no code
-// for it. A copy of the font dictionary for this page adds one (Differences for simple fonts, the
-// CID itself for Identity-encoded CID fonts) with its width and a ToUnicode entry.
+// Tier 2, encoding extension: the font program has the glyph but the PDF font has no code for it.
+// A copy of the font dictionary, used by this page only, adds one:
+// - simple fonts: an unused code gets a /Differences entry naming the glyph, its /Widths entry and a
+//   ToUnicode entry. The glyph must exist: for embedded programs MuPDF's font must map the character
+//   (TrueType through its Unicode cmap, Type1/CFF through glyph names); for non-embedded standard
+//   fonts every conforming viewer's font has the Latin set, and the width is the standard metric.
+// - CID fonts with Identity-H and an identity CIDToGIDMap (CIDFontType2): the glyph id is the code;
+//   a /W entry and a ToUnicode entry are added.
+// Anything else is refused with evidence. The caller verifies by rendering, including that each new
+// glyph actually leaves ink.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import type { FontInfo } from './fonts.ts';
+import { builtinFont, codeUnicode, standardName, type FontInfo } from './fonts.ts';
+import { unicodeToGlyphName } from './encodings.ts';
+import { streamBytes } from './pdf-bytes.ts';
 import type { Interpretation } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
 
@@ -13,6 +22,8 @@ export interface Extension {
   font: FontInfo;
   codes: Map<string, number>;
   changed: ChangedObject[];
+  /** How the glyph's existence was established. */
+  proof: string;
 }
 
 export interface ExtensionRefusal {
@@ -21,16 +32,355 @@ export interface ExtensionRefusal {
   evidence: Record<string, unknown>;
 }
 
+const hex = (n: number, bytes: number) =>
+  n
+    .toString(16)
+    .toUpperCase()
+    .padStart(bytes * 2, '0');
+
+function utf16Hex(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i += 1) out += hex(s.charCodeAt(i), 2);
+  return out;
+}
+
+/** A ToUnicode CMap with `entries` added (before `endcmap`), or a fresh one when there was none. */
+function extendedToUnicode(
+  old: Uint8Array | null,
+  entries: [number, string][],
+  codeBytes: number,
+): Uint8Array {
+  const block = `${entries.length} beginbfchar\n${entries.map(([c, u]) => `<${hex(c, codeBytes)}> <${utf16Hex(u)}>`).join('\n')}\nendbfchar\n`;
+  if (old) {
+    const text = Buffer.from(old).toString('latin1');
+    const at = text.lastIndexOf('endcmap');
+    if (at >= 0) return new Uint8Array(Buffer.from(text.slice(0, at) + block + text.slice(at), 'latin1'));
+  }
+  const range = codeBytes === 1 ? '<00> <FF>' : '<0000> <FFFF>';
+  return new Uint8Array(
+    Buffer.from(
+      '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n' +
+        `/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n1 begincodespacerange\n${range}\nendcodespacerange\n${block}endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n`,
+      'latin1',
+    ),
+  );
+}
+
+function copyDict(doc: mupdf.PDFDocument, src: mupdf.PDFObject): mupdf.PDFObject {
+  const out = doc.newDictionary();
+  src.forEach((value, key) => out.put(String(key), value));
+  return out;
+}
+
+const refusal = (
+  refused: string,
+  code: string,
+  evidence: Record<string, unknown> = {},
+): ExtensionRefusal => ({
+  refused,
+  code,
+  evidence,
+});
+
 export function extendEncoding(
-  _doc: mupdf.PDFDocument,
+  doc: mupdf.PDFDocument,
   font: FontInfo,
   missing: string[],
-  _getProgram: () => mupdf.Font | null,
-  _interp: Interpretation,
+  getProgram: () => mupdf.Font | null,
+  interp: Interpretation,
 ): Extension | ExtensionRefusal {
-  return {
-    refused: `Encoding extension is not built for ${font.baseFont}.`,
-    code: 'not_available',
-    evidence: { missing },
+  if (missing.some((ch) => [...ch].length !== 1))
+    return refusal('Only single characters can be added.', 'not_available');
+  if (font.kind === 'Type3') {
+    return refusal(
+      'Type3 fonts draw only the glyph procedures they carry; there is none for these characters.',
+      'glyph_not_in_program',
+      {
+        font: font.baseFont,
+      },
+    );
+  }
+  if (font.composite) return extendCid(doc, font, missing, getProgram);
+  return extendSimple(doc, font, missing, getProgram, interp);
+}
+
+function extendSimple(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  missing: string[],
+  getProgram: () => mupdf.Font | null,
+  interp: Interpretation,
+): Extension | ExtensionRefusal {
+  // Width and existence of each glyph.
+  const widths = new Map<string, number>();
+  let proof: string;
+  if (!font.embedded) {
+    const std = standardName(font.baseFont);
+    if (!std || std === 'Symbol' || std === 'ZapfDingbats') {
+      return refusal(
+        `The font ${font.baseFont} is not embedded and is not a standard Latin font whose glyph set is known.`,
+        'glyph_not_provable',
+        {
+          font: font.baseFont,
+        },
+      );
+    }
+    const builtin = builtinFont(std);
+    for (const ch of missing) {
+      const gid = builtin.encodeCharacter(ch.codePointAt(0)!);
+      // The standard Latin set (what every viewer's standard font has): Latin-1 and Latin Extended-A.
+      const cp = ch.codePointAt(0)!;
+      if (gid <= 0 || cp > 0x17f) {
+        return refusal(
+          `“${ch}” is outside the standard Latin character set a viewer's ${std} is known to have.`,
+          'glyph_not_provable',
+          {
+            font: font.baseFont,
+            character: ch,
+          },
+        );
+      }
+      widths.set(ch, builtin.advanceGlyph(gid) * 1000);
+    }
+    proof = `non-embedded standard font ${std}: width from the standard metrics`;
+  } else {
+    if (font.kind === 'TrueType' && font.symbolic) {
+      return refusal(
+        `${font.baseFont} is a symbolic TrueType font: its codes select glyphs directly, not through names.`,
+        'glyph_not_provable',
+        {
+          font: font.baseFont,
+        },
+      );
+    }
+    const program = getProgram();
+    if (!program)
+      return refusal(`The embedded program of ${font.baseFont} could not be read.`, 'glyph_not_provable', {
+        font: font.baseFont,
+      });
+    for (const ch of missing) {
+      const gid = program.encodeCharacter(ch.codePointAt(0)!);
+      if (gid <= 0) {
+        return refusal(
+          `The embedded program of ${font.baseFont} has no glyph for “${ch}” (a subset keeps only the glyphs the document used).`,
+          'glyph_not_in_program',
+          {
+            font: font.baseFont,
+            character: ch,
+          },
+        );
+      }
+      widths.set(ch, program.advanceGlyph(gid) * 1000);
+    }
+    proof = `embedded ${font.fontFile?.key ?? ''} program maps the character to a glyph`;
+  }
+
+  // Free codes: not drawn with this font anywhere on the page, not a space, in the Widths range first.
+  const used = new Set(interp.glyphs.filter((g) => g.font === font).map((g) => g.code));
+  const free: number[] = [];
+  const candidates = [...range(128, 255), ...range(33, 126), ...range(1, 31)];
+  const inRange = (c: number) => c >= font.firstChar && c <= font.lastChar;
+  for (const c of [...candidates.filter(inRange), ...candidates.filter((c) => !inRange(c))]) {
+    if (used.has(c) || c === 32) continue;
+    free.push(c);
+    if (free.length === missing.length) break;
+  }
+  if (free.length < missing.length)
+    return refusal('The font has no unused code left on this page.', 'no_free_code', { font: font.baseFont });
+
+  const codes = new Map<string, number>();
+  missing.forEach((ch, i) => codes.set(ch, free[i]));
+
+  // The copied font dictionary.
+  const dict = copyDict(doc, font.dict);
+  const enc = doc.newDictionary();
+  enc.put('Type', doc.newName('Encoding'));
+  const oldEnc = font.dict.get('Encoding');
+  const oldDiffs: mupdf.PDFObject | null =
+    oldEnc.isDictionary() && oldEnc.get('Differences').isArray() ? oldEnc.get('Differences') : null;
+  const base = oldEnc.isName()
+    ? oldEnc.asName()
+    : oldEnc.isDictionary() && oldEnc.get('BaseEncoding').isName()
+      ? oldEnc.get('BaseEncoding').asName()
+      : null;
+  if (base) enc.put('BaseEncoding', doc.newName(base));
+  const diffs = doc.newArray();
+  if (oldDiffs) for (let i = 0; i < oldDiffs.length; i += 1) diffs.push(oldDiffs.get(i));
+  for (const [ch, code] of codes) {
+    diffs.push(code);
+    diffs.push(doc.newName(unicodeToGlyphName(ch)));
+  }
+  enc.put('Differences', diffs);
+  dict.put('Encoding', enc);
+
+  // Widths over the (possibly widened) range; codes outside the old range keep the missing width.
+  const allCodes = [...codes.values()];
+  const first = font.widths.size ? Math.min(font.firstChar, ...allCodes) : Math.min(...allCodes);
+  const last = font.widths.size ? Math.max(font.lastChar, ...allCodes) : Math.max(...allCodes);
+  const newWidths = new Map(font.widths);
+  for (const [ch, code] of codes) newWidths.set(code, widths.get(ch)!);
+  const arr = doc.newArray();
+  for (let c = first; c <= last; c += 1)
+    arr.push(Math.round((newWidths.get(c) ?? font.defaultWidth) * 1000) / 1000);
+  dict.put('FirstChar', first);
+  dict.put('LastChar', last);
+  dict.put('Widths', arr);
+
+  const changed: ChangedObject[] = [];
+  const tu = font.dict.get('ToUnicode');
+  if (tu.isStream()) {
+    const old = streamBytes(tu);
+    const bytes = extendedToUnicode(
+      old,
+      [...codes].map(([ch, code]) => [code, ch]),
+      1,
+    );
+    const ref = doc.addStream(bytes, doc.newDictionary());
+    dict.put('ToUnicode', ref);
+    changed.push({
+      num: ref.asIndirect(),
+      kind: 'cmap',
+      replaces: tu.asIndirect(),
+      bytes_before: old.length,
+      bytes_after: bytes.length,
+    });
+  }
+  const ref = doc.addObject(dict);
+  changed.push({
+    num: ref.asIndirect(),
+    kind: 'font',
+    replaces: font.objNum,
+    bytes_before: 0,
+    bytes_after: 0,
+  });
+
+  const info: FontInfo = {
+    ...font,
+    widths: newWidths,
+    firstChar: first,
+    lastChar: last,
+    encodingUnicode: new Map([
+      ...font.encodingUnicode,
+      ...[...codes].map(([ch, c]) => [c, ch] as [number, string]),
+    ]),
   };
+  return { ref, font: info, codes, changed, proof };
+}
+
+function extendCid(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  missing: string[],
+  getProgram: () => mupdf.Font | null,
+): Extension | ExtensionRefusal {
+  if (!font.embedded)
+    return refusal(`The CID font ${font.baseFont} is not embedded.`, 'glyph_not_provable', {
+      font: font.baseFont,
+    });
+  if (
+    font.encodingName !== 'Identity-H' ||
+    font.descendantKind !== 'CIDFontType2' ||
+    !font.cidToGidIdentity
+  ) {
+    return refusal(
+      `Adding a code to ${font.baseFont} needs Identity-H with an identity CIDToGIDMap on a TrueType CID font (it has ${font.encodingName}, ${font.descendantKind}).`,
+      'not_available',
+      { font: font.baseFont },
+    );
+  }
+  const program = getProgram();
+  if (!program)
+    return refusal(`The embedded program of ${font.baseFont} could not be read.`, 'glyph_not_provable', {
+      font: font.baseFont,
+    });
+  const codes = new Map<string, number>();
+  const widths = new Map<number, number>();
+  for (const ch of missing) {
+    const gid = program.encodeCharacter(ch.codePointAt(0)!);
+    if (gid <= 0) {
+      return refusal(
+        `The embedded program of ${font.baseFont} has no glyph for “${ch}” (a subset keeps only the glyphs the document used).`,
+        'glyph_not_in_program',
+        {
+          font: font.baseFont,
+          character: ch,
+        },
+      );
+    }
+    const known = codeUnicode(font, gid);
+    if (known !== undefined && known !== ch) {
+      return refusal(
+        `Glyph ${gid} of ${font.baseFont} is already mapped to “${known}”.`,
+        'glyph_not_provable',
+        { font: font.baseFont, gid },
+      );
+    }
+    codes.set(ch, gid);
+    widths.set(gid, program.advanceGlyph(gid) * 1000);
+  }
+  const type0 = copyDict(doc, font.dict);
+  const descRef = font.dict.get('DescendantFonts').get(0);
+  const desc = copyDict(doc, descRef.isIndirect() ? descRef.resolve() : descRef);
+  const w = doc.newArray();
+  const oldW = desc.get('W');
+  if (oldW.isArray()) for (let i = 0; i < oldW.length; i += 1) w.push(oldW.get(i));
+  for (const [gid, width] of widths) {
+    const one = doc.newArray();
+    one.push(Math.round(width * 1000) / 1000);
+    w.push(gid);
+    w.push(one);
+  }
+  desc.put('W', w);
+  const descNew = doc.addObject(desc);
+  const arr = doc.newArray();
+  arr.push(descNew);
+  type0.put('DescendantFonts', arr);
+  const changed: ChangedObject[] = [
+    {
+      num: descNew.asIndirect(),
+      kind: 'font',
+      replaces: descRef.isIndirect() ? descRef.asIndirect() : 0,
+      bytes_before: 0,
+      bytes_after: 0,
+    },
+  ];
+  const tu = font.dict.get('ToUnicode');
+  const old = tu.isStream() ? streamBytes(tu) : null;
+  const bytes = extendedToUnicode(
+    old,
+    [...codes].map(([ch, code]) => [code, ch]),
+    2,
+  );
+  const tuRef = doc.addStream(bytes, doc.newDictionary());
+  type0.put('ToUnicode', tuRef);
+  changed.push({
+    num: tuRef.asIndirect(),
+    kind: 'cmap',
+    replaces: tu.isStream() ? tu.asIndirect() : 0,
+    bytes_before: old?.length ?? 0,
+    bytes_after: bytes.length,
+  });
+  const ref = doc.addObject(type0);
+  changed.push({
+    num: ref.asIndirect(),
+    kind: 'font',
+    replaces: font.objNum,
+    bytes_before: 0,
+    bytes_after: 0,
+  });
+  const newWidths = new Map(font.widths);
+  for (const [gid, width] of widths) newWidths.set(gid, width);
+  return {
+    ref,
+    font: { ...font, widths: newWidths },
+    codes,
+    changed,
+    proof: 'embedded CID program maps the character to a glyph id',
+  };
+}
+
+function range(a: number, b: number): number[] {
+  const out: number[] = [];
+  for (let i = a; i <= b; i += 1) out.push(i);
+  return out;
 }

@@ -117,6 +117,8 @@ export interface VerifyInput {
   oldBoxes: Box[];
   /** Origins (points) of the new glyphs, to find their boxes after the edit. */
   newOrigins: [number, number][];
+  /** The new characters, one per origin. */
+  newChars: string[];
   tolerance: number;
   line: TextLine;
   matchStart: number;
@@ -182,6 +184,22 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     const glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
     const declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
     const diff = diffRenders(v.beforeRender, afterRender, declared);
+
+    // Every new glyph that is not a space leaves ink (a missing glyph draws nothing and would
+    // otherwise pass as an erased letter with a true text layer).
+    const inkless: string[] = [];
+    v.newOrigins.forEach((o, i) => {
+      if (/\s/.test(v.newChars[i])) return;
+      const ink = boxesAt(afterAccurate, [o], v.tolerance);
+      if (!ink.some((b) => b[2] - b[0] > 0 && b[3] - b[1] > 0)) inkless.push(v.newChars[i]);
+    });
+    guards.push({
+      name: 'glyphs_drawn',
+      passed: inkless.length === 0,
+      detail: inkless.length
+        ? `no ink for ${inkless.map((c) => `“${c}”`).join(', ')}: the font draws nothing for ${inkless.length > 1 ? 'them' : 'it'}`
+        : `each of the ${v.newChars.filter((c) => !/\s/.test(c)).length} new glyph(s) leaves ink`,
+    });
 
     // Text layer: the line now reads the replacement where the target was.
     const first = v.line.chars[v.matchStart];
