@@ -11,6 +11,7 @@ import { EXIT } from '../src/errors.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
 import { isPlanId, PLAN_IDS, type PlanId } from '../src/plans.ts';
 import { serve } from './server.ts';
+import { loadOrCreateSigningKeys, publishedKeyDocument, rotateSigningKey } from './signing-keys.ts';
 import { DataLayout } from './storage/data-layout.ts';
 import { TenantStore } from './storage/tenant-store.ts';
 
@@ -234,6 +235,37 @@ export function program(): Command {
       if (!record) throw new UsageError(`no key ${keyId}`);
       const { secret_sha256: _secret, ...shown } = record;
       print(!!opts.json, shown, `revoked ${keyId}`);
+    });
+
+  const signing = root.command('signing-key').description('the Ed25519 key certificates are signed with');
+  signing
+    .command('show')
+    .description('show the current key id and the earlier keys still published')
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const keys = await loadOrCreateSigningKeys(opts.dataDir ?? defaultDataDir());
+      const doc = publishedKeyDocument(keys);
+      print(
+        !!opts.json,
+        doc,
+        `current ${doc.key_id}; earlier keys still published: ${doc.previous.map((k) => k.key_id).join(', ') || 'none'}`,
+      );
+    });
+  signing
+    .command('rotate')
+    .description(
+      'make a new signing key; earlier public keys stay published so old certificates still verify',
+    )
+    .addOption(dataDirOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const doc = publishedKeyDocument(await rotateSigningKey(opts.dataDir ?? defaultDataDir()));
+      print(
+        !!opts.json,
+        doc,
+        `new signing key ${doc.key_id}; ${doc.previous.length} earlier key(s) still published`,
+      );
     });
 
   const tenants = root.command('tenants').description('tenants (accounts) and their plans');

@@ -19,6 +19,8 @@ import { documentHandlers } from './routes/documents.ts';
 import { ocrHandlers } from './routes/ocr.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { loadOrCreateSecret } from './secret.ts';
+import { CertificateStore } from './certificate-store.ts';
+import { loadOrCreateSigningKeys } from './signing-keys.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
 import { AuditLog } from './storage/audit-log.ts';
 import { BlobStore } from './storage/blob-store.ts';
@@ -89,7 +91,11 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
         timeoutMs: config.engineTimeoutMs,
       }),
     secret: await loadOrCreateSecret(layout.secretFile),
+    certificates: new CertificateStore(config.dataDir),
+    signing: () => loadOrCreateSigningKeys(config.dataDir),
   };
+  // The signing key pair is made at first start, not at the first certificate.
+  await services.signing();
 
   const app = Fastify({
     logger: options.logger ?? false,

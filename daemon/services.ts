@@ -10,6 +10,8 @@ import type { UsageStore } from './storage/usage-store.ts';
 import type { EngineSlots } from './engine-slots.ts';
 import type { KeyRecord, TenantRecord } from './storage/records.ts';
 import type { DaemonConfig } from './config.ts';
+import type { CertificateStore } from './certificate-store.ts';
+import type { SigningKeys } from './signing-keys.ts';
 
 export interface Services {
   config: DaemonConfig;
@@ -19,6 +21,9 @@ export interface Services {
   audit: AuditLog;
   usage: UsageStore;
   engine: EngineSlots;
+  certificates: CertificateStore;
+  /** The certificate signing keys, read on each use so a rotation by an admin command counts at once. */
+  signing: () => Promise<SigningKeys>;
   /** 32 random bytes kept in the data dir: HMAC for confirm tokens, sealing of stored passwords. */
   secret: Buffer;
 }

@@ -17,6 +17,13 @@ export interface LocalConfigShape {
   local?: { url: string; api_key: string; key_id: string; tenant_id: string; data_dir: string };
   profiles?: Record<string, ProfileConfig>;
   profile?: string;
+  /** Certificate public keys pinned per daemon address the first time they were fetched. */
+  certificate_keys?: Record<string, PinnedCertificateKeys>;
+}
+
+export interface PinnedCertificateKeys {
+  keys: { key_id: string; public_key: string }[];
+  pinned_at: string;
 }
 
 /** `$DOCFIX_CONFIG_DIR`, else the platform's config folder (~/.config/docfix on Linux). */

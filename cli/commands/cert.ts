@@ -8,7 +8,7 @@ import { EXIT } from '../../src/errors.ts';
 import { parsePublicKeys, toBase64Url, type PublicKeyInfo } from '../../src/certificates/crypto.ts';
 import { verifyCertificateOffline, type OfflineVerification } from '../../src/certificates/verify-offline.ts';
 import type { CertificateStatement } from '../../src/certificates/statement.ts';
-import { openLocalConfig } from '../../src/local-config.ts';
+import { openLocalConfig, type PinnedCertificateKeys } from '../../src/local-config.ts';
 import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { CertificateCheckOut, CertificateOut } from '../../src/schemas.ts';
 import {
@@ -254,17 +254,11 @@ export async function runCertPdf(o: CertPdfOptions): Promise<void> {
 
 // ───────────────────────────── pinned keys ─────────────────────────────
 
-interface PinnedKeys {
-  keys: { key_id: string; public_key: string }[];
-  pinned_at: string;
-}
+type PinnedKeys = PinnedCertificateKeys;
 
 /** Pins are kept in the CLI's config under `certificate_keys`, per daemon address. */
 function pinStore() {
-  const config = openLocalConfig() as unknown as {
-    get(key: 'certificate_keys'): Record<string, PinnedKeys> | undefined;
-    set(key: 'certificate_keys', value: Record<string, PinnedKeys>): void;
-  };
+  const config = openLocalConfig();
   return {
     get(url: string): PinnedKeys | undefined {
       return config.get('certificate_keys')?.[url];

@@ -22,10 +22,10 @@ import { engineIdentity } from '../../src/corrections/manifest.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability } from '../../src/plans.ts';
 import type { CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';
-import { CertificateStore, certificateOut, type CertificateRecord } from '../certificate-store.ts';
+import { certificateOut, type CertificateRecord, type CertificateStore } from '../certificate-store.ts';
 import { passGate, standingCorrections } from '../export-gate.ts';
 import type { Handlers, Services } from '../services.ts';
-import { loadOrCreateSigningKeys, publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
+import { publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
 import { DataLayout } from '../storage/data-layout.ts';
 import { randomId } from '../storage/ids.ts';
 import type { CorrectionRecord, DocumentRecord } from '../storage/records.ts';
@@ -37,18 +37,14 @@ const MAX_VERIFY_UPLOAD = 32 * 1024 * 1024;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-// Services has no signing keys or certificate store yet (the lead may add `services.signing` and
-// `services.certificates`); until then they come from the data dir. The key index is a small file read
-// on each use, so a rotation made by an admin command takes effect at once.
+// The key index is a small file read on each use, so a rotation made by an admin command takes
+// effect at once.
 function signingKeys(services: Services): Promise<SigningKeys> {
-  const fromServices = (services as Services & { signing?: () => Promise<SigningKeys> }).signing;
-  if (typeof fromServices === 'function') return fromServices();
-  return loadOrCreateSigningKeys(services.config.dataDir);
+  return services.signing();
 }
 
 function certificateStore(services: Services): CertificateStore {
-  const fromServices = (services as Services & { certificates?: CertificateStore }).certificates;
-  return fromServices ?? new CertificateStore(services.config.dataDir);
+  return services.certificates;
 }
 
 /** Is the stored record still what was signed? Answers the check's verdict without the file. */

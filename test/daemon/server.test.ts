@@ -103,6 +103,20 @@ test('keys created and revoked by another process count at once', async () => {
   assert.is(((await revoked.json()) as { error: string }).error, 'invalid_api_key');
 });
 
+test('a signing key rotated by the admin command is published at once, the old one kept', async () => {
+  const before = (await (await fetch(`${url}/.well-known/docfix-certificate-key`)).json()) as {
+    key_id: string;
+  };
+  const rotated = await admin('signing-key', 'rotate', '--data-dir', join(dir, 'data'), '--json');
+  assert.is(rotated.code, 0);
+  const after = (await (await fetch(`${url}/.well-known/docfix-certificate-key`)).json()) as {
+    key_id: string;
+    previous: { key_id: string }[];
+  };
+  assert.is.not(after.key_id, before.key_id);
+  assert.ok(after.previous.some((k) => k.key_id === before.key_id));
+});
+
 test('bad admin usage exits 2 with a message', async () => {
   assert.is(
     (await admin('tenants', 'set', 'x', '--data-dir', join(dir, 'data'), '--plan', 'platinum')).code,
