@@ -3,8 +3,13 @@
 // corrections, undo/redo, the manifest, and export/download through the one gate
 // (daemon/export-gate.ts). The engine work itself runs in engine slots (src/corrections/tasks.ts).
 import { createHash } from 'node:crypto';
-import type * as ManifestModule from '../../src/corrections/manifest.ts';
-import type { ManifestCorrection, ManifestInput } from '../../src/corrections/manifest.ts';
+import { rm } from 'node:fs/promises';
+import {
+  engineIdentity,
+  readManifest,
+  type ManifestCorrection,
+  type ManifestInput,
+} from '../../src/corrections/manifest.ts';
 import { unsealPassword } from '../../src/documents/password-seal.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { dailyCorrectionLimit, planLimits } from '../../src/plans.ts';
@@ -115,13 +120,6 @@ async function runEngine<T>(
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-let manifestModule: Promise<typeof ManifestModule> | null = null;
-/** The manifest module loads MuPDF; the daemon's main thread loads it only when it needs it. */
-function manifestLib(): Promise<typeof ManifestModule> {
-  manifestModule ??= import('../../src/corrections/manifest.ts');
-  return manifestModule;
-}
-
 /** The document's password (sealed with the daemon secret by the upload), '' when it has none. */
 function passwordOf(record: DocumentRecord, secret: Buffer): string {
   return record.password_sealed ? unsealPassword(secret, record.password_sealed) : '';
@@ -189,8 +187,7 @@ function toManifestCorrection(c: CorrectionRecord): ManifestCorrection {
   };
 }
 
-async function manifestInput(record: DocumentRecord): Promise<ManifestInput> {
-  const { engineIdentity } = await manifestLib();
+function manifestInput(record: DocumentRecord): ManifestInput {
   return {
     document_id: record.document.document_id,
     original_sha256: record.document.original_sha256,
@@ -337,7 +334,7 @@ export const correctionHandlers: Handlers = {
       pdf,
       password,
       request,
-      manifest: await manifestInput(record),
+      manifest: manifestInput(record),
       served_regions: servedOn(record, head),
     });
     const proposalId = randomId('prop');
@@ -389,7 +386,7 @@ export const correctionHandlers: Handlers = {
         pdf,
         password,
         request,
-        manifest: await manifestInput(record),
+        manifest: manifestInput(record),
         served_regions: servedOn(record, head),
       });
     } catch (error) {
@@ -480,8 +477,13 @@ export const correctionHandlers: Handlers = {
       current.document.head_revision_id = revisionId;
       current.document.state = 'corrected';
     });
-    if (!written || !correction)
+    if (!written || !correction) {
+      // Deleted while the engine worked: the blob just written must not outlive its document.
+      if (!(await services.documents.get(tenantId, documentId))) {
+        await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
+      }
       throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+    }
     const made = correction as CorrectionRecord;
 
     // 3. The audit entry, then the usage count.
@@ -605,7 +607,6 @@ export const correctionHandlers: Handlers = {
     if (!headId) throw new DocfixError('no_revision', 'The document has no corrected version yet.');
     const revision = headRevision(record);
     const pdf = await services.blobs.read(caller.tenant.tenant_id, params.document_id, revision.blob_sha256);
-    const { readManifest } = await manifestLib();
     const bytes = readManifest(pdf, passwordOf(record, services.secret));
     if (!bytes) throw new DocfixError('no_manifest', 'The corrected version carries no provenance manifest.');
     reply.type('application/json');

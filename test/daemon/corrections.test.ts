@@ -2,7 +2,7 @@
 // whose answers the test controls (refusals, failures, failed verifications). The real engine is
 // exercised end to end by corrections-corpus.test.ts.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -480,6 +480,28 @@ test('apply: two racing applies on one document — exactly one wins', async () 
   const record = (await services.documents.get(tenantId, documentId))!;
   assert.is(record.corrections.length, 1);
   assert.is(record.revisions.length, 2);
+});
+
+test('apply: a document deleted while the engine works leaves no file behind', async () => {
+  const documentId = await makeDocument();
+  const attestationId = await attest(documentId);
+  const request = edit(attestationId);
+  const p = (await propose(documentId, request)).json!;
+  engineDelayMs = 50;
+  try {
+    const pending = inject('POST', `/v1/documents/${documentId}/edits`, {
+      request,
+      apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token },
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.ok(await services.documents.remove(tenantId, documentId));
+    const r = await pending;
+    assert.is(r.status, 404);
+    assert.is(errorOf(r), 'not_found');
+  } finally {
+    engineDelayMs = 0;
+  }
+  assert.not.ok(existsSync(services.documents.dir(tenantId, documentId)), 'the document folder is gone');
 });
 
 test('apply: refusal is 422 edit_refused with advice; engine failure is 500 edit_failed; nothing changes', async () => {
