@@ -1,0 +1,173 @@
+// The engine on small generated PDFs: kerning compensation keeps the following glyphs exactly in
+// place, Differences extension (tier 2), text inside a Form XObject, a shared XObject copied rather
+// than changed, refusals with advice, and the saved file (incremental, reopens, other pages proven).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DocfixError } from '../../../src/errors.ts';
+import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
+import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
+import { streamBytes } from '../../../src/corrections/pdf-bytes.ts';
+import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+
+/** Glyph origins of the page as the interpreter computes them, with their codes. */
+function glyphs(bytes: Uint8Array, page = 0) {
+  return withDoc(bytes, (doc) => {
+    const p = doc.loadPage(page);
+    return interpretPage(p, p.getTransform() as Mat).glyphs.map((g) => ({
+      code: g.code,
+      x: g.origin[0],
+      y: g.origin[1],
+    }));
+  });
+}
+
+test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td [(Hello) -250 (World)] TJ ET' }]);
+  const input = editInput(pdf, 'Hello', 'Hxllo');
+  const proposal = await proposeEdit(input);
+  assert.is(proposal.tier, 1);
+  assert.is(proposal.visibility_cost, 'none');
+  assert.ok(proposal.preview?.before_png && proposal.preview.after_png);
+  assert.is(proposal.predicted_diff![0].outside_pixels, 0);
+  const { output, verification } = await applyEdit(input);
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.is(proposal.fingerprint, (await proposeEdit(input)).fingerprint, 'fingerprint is stable');
+
+  const before = glyphs(pdf);
+  const after = glyphs(output);
+  assert.is(after.length, before.length);
+  // "World" (the last five glyphs) did not move (beyond double rounding: 1e-6 pt is 4e-6 px at 300 dpi).
+  for (let i = 5; i < 10; i += 1) {
+    assert.ok(Math.abs(after[i].x - before[i].x) < 1e-6, `glyph ${i} x`);
+    assert.is(after[i].y, before[i].y, `glyph ${i} y`);
+  }
+  assert.is(after[1].code, 'x'.charCodeAt(0));
+  assert.ok(pageText(output).includes('Hxllo'));
+  assert.not.ok(pageText(output).includes('Hello'));
+
+  // The content stream: only the changed string differs (e → x: 556 vs 500, so a -56 adjustment follows the x).
+  const stream = withDoc(output, (doc) =>
+    Buffer.from(streamBytes(doc.loadPage(0).getObject().get('Contents'))).toString('latin1'),
+  );
+  assert.is(stream, 'BT /F1 12 Tf 20 100 Td [ (Hx) -56 (llo)  -250 (World)] TJ ET');
+});
+
+test('a Tj whose replacement is wider at the end of the line becomes a TJ with compensation', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Hello) Tj ET' }]);
+  const { output, verification, proposal } = await applyEdit(editInput(pdf, 'Hello', 'Hellw'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.match(String((proposal.measurements as Record<string, unknown>).fit_rule), /line end/);
+  const stream = withDoc(output, (doc) =>
+    Buffer.from(streamBytes(doc.loadPage(0).getObject().get('Contents'))).toString('latin1'),
+  );
+  assert.match(stream, /\[\(Hellw\) -?\d+(\.\d+)?\] TJ/);
+});
+
+test('too wide for its gap: refused with advice, and apply refuses too', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (ill) Tj (next) Tj ET' }]);
+  const input = editInput(pdf, 'ill', 'WWW');
+  const proposal = await proposeEdit(input);
+  assert.is(proposal.tier, -1);
+  assert.is(proposal.tier_name, 'none');
+  assert.is(proposal.visibility_cost, 'refused');
+  assert.is(proposal.advice?.code, 'replacement_too_wide');
+  assert.ok(proposal.rejected?.some((r) => r.code === 'does_not_fit'));
+  assert.ok(proposal.rejected?.some((r) => r.tier === 4 && r.code === 'not_available'));
+  try {
+    await applyEdit(input);
+    assert.unreachable('apply should refuse');
+  } catch (error) {
+    assert.instance(error, DocfixError);
+    assert.is((error as DocfixError).code, 'edit_refused');
+    assert.is(((error as DocfixError).extra.advice as { code: string }).code, 'replacement_too_wide');
+  }
+});
+
+test('tier 2: a character outside WinAnsi gets a Differences code, width and text', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Nicola) Tj ET' }]);
+  const { proposal, output, verification } = await applyEdit(editInput(pdf, 'Nicola', 'Nicőla'));
+  assert.is(proposal.tier, 2);
+  assert.is(proposal.tier_name, 'encoding_extension');
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.ok(verification.guards.find((g) => g.name === 'glyphs_drawn')?.passed);
+  assert.ok(pageText(output).includes('Nicőla'));
+  withDoc(output, (doc) => {
+    const font = doc.loadPage(0).getObject().get('Resources').get('Font').get('F1');
+    const diffs = font.get('Encoding').get('Differences');
+    assert.ok(diffs.isArray());
+    assert.match(diffs.toString(), /ohungarumlaut|uni0151/);
+    assert.ok(font.get('Widths').isArray());
+  });
+  // The original font dictionary is untouched (the page got a copy).
+  withDoc(pdf, (doc) => {
+    const font = doc.loadPage(0).getObject().get('Resources').get('Font').get('F1');
+    assert.is(font.get('Encoding').asName(), 'WinAnsiEncoding');
+  });
+});
+
+test('text inside a Form XObject is corrected in a copy of the form', async () => {
+  const pdf = makePdf([{ content: 'q /Fm1 Do Q', forms: ['Fm1'] }], {
+    Fm1: 'BT /F1 14 Tf 30 120 Td (Inside form) Tj ET',
+  });
+  const { output, verification } = await applyEdit(editInput(pdf, 'Inside', 'Insdie'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.ok(pageText(output).includes('Insdie form'));
+  const [oldNum, newNum] = [pdf, output].map((b) =>
+    withDoc(b, (doc) => doc.loadPage(0).getObject().get('Resources').get('XObject').get('Fm1').asIndirect()),
+  );
+  assert.is.not(newNum, oldNum);
+  assert.ok(
+    ((verification.stream_changes as Record<string, unknown>).objects as { kind: string }[]).some(
+      (o) => o.kind === 'form xobject',
+    ),
+    'stream_changes names the form',
+  );
+});
+
+test('a form shared with another page is copied: the other page keeps the original, proven by objects', async () => {
+  const pdf = makePdf(
+    [
+      { content: 'q /Fm1 Do Q', forms: ['Fm1'] },
+      { content: 'q /Fm1 Do Q', forms: ['Fm1'] },
+    ],
+    { Fm1: 'BT /F1 14 Tf 30 120 Td (Shared words) Tj ET' },
+  );
+  const { output, verification } = await applyEdit(editInput(pdf, 'Shared', 'Sahred'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.ok(pageText(output, 0).includes('Sahred'));
+  assert.ok(pageText(output, 1).includes('Shared words'));
+  const ref = (b: Uint8Array, p: number) =>
+    withDoc(b, (doc) => doc.loadPage(p).getObject().get('Resources').get('XObject').get('Fm1').asIndirect());
+  assert.is(ref(output, 1), ref(pdf, 1), 'page 2 draws the original form object');
+  assert.is.not(ref(output, 0), ref(pdf, 0), 'page 1 draws a copy');
+  const other = verification.pages.find((p) => p.page_index === 1)!;
+  assert.is(other.proven_by, 'objects');
+  assert.ok(other.identical);
+  assert.ok(verification.guards.find((g) => g.name === 'other_pages_identical')?.passed);
+  // Incremental: the input is a byte-exact prefix of the output.
+  assert.equal(Buffer.compare(Buffer.from(output.subarray(0, pdf.length)), Buffer.from(pdf)), 0);
+});
+
+test('refusals are answers with advice; a page beyond the last is an error', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (one two) Tj 0 -20 Td (three) Tj ET' }]);
+  const code = async (find: string, repl: string, extra: Partial<{ match: number; method: string }> = {}) => {
+    const input = editInput(pdf, find, repl, 0, extra.match ?? 0);
+    if (extra.method) input.request.target = { method: 'ocr', find } as never;
+    return (await proposeEdit(input)).advice?.code;
+  };
+  assert.is(await code('four', 'five'), 'text_not_found');
+  assert.is(await code('One', 'Uno'), 'text_not_found');
+  assert.is(await code('one', 'uno', { match: 3 }), 'match_index_out_of_range');
+  assert.is(await code('twothree', 'x'), 'target_spans_lines');
+  assert.is(await code('one', ''), 'empty_replacement');
+  assert.is(await code('one', 'one'), 'identical_replacement');
+  assert.is(await code('one', 'uno', { method: 'ocr' }), 'method_not_available');
+  try {
+    await proposeEdit(editInput(pdf, 'one', 'uno', 5));
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as DocfixError).code, 'page_out_of_range');
+  }
+});
+
+test.run();

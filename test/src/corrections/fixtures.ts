@@ -1,0 +1,103 @@
+// Small PDFs made on the spot for the engine's unit tests: a standard font (Helvetica, WinAnsi, not
+// embedded), pages with given content streams, and optionally Form XObjects shared between pages.
+import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
+import { takeBytes } from '../../../src/corrections/pdf-bytes.ts';
+import type { EditTaskInput } from '../../../src/corrections/engine.ts';
+
+export interface FixturePage {
+  content: string;
+  /** Form XObjects by resource name: content stream of each (shared by name across pages). */
+  forms?: string[];
+}
+
+/**
+ * Builds a PDF. `forms` maps a form name to its content; a page listing the name in `forms` gets it
+ * in its /XObject resources (the same object for every page that lists it).
+ */
+export function makePdf(pages: FixturePage[], forms: Record<string, string> = {}): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = doc.addSimpleFont(new mupdf.Font('Helvetica'));
+    const formRefs = new Map<string, mupdf.PDFObject>();
+    for (const [name, content] of Object.entries(forms)) {
+      const fres = doc.newDictionary();
+      const ff = doc.newDictionary();
+      ff.put('F1', font);
+      fres.put('Font', ff);
+      const dict = doc.newDictionary();
+      dict.put('Type', doc.newName('XObject'));
+      dict.put('Subtype', doc.newName('Form'));
+      const bbox = doc.newArray();
+      for (const v of [0, 0, 300, 200]) bbox.push(v);
+      dict.put('BBox', bbox);
+      dict.put('Resources', fres);
+      formRefs.set(name, doc.addStream(content, dict));
+    }
+    for (const p of pages) {
+      const res = doc.newDictionary();
+      const fonts = doc.newDictionary();
+      fonts.put('F1', font);
+      res.put('Font', fonts);
+      if (p.forms?.length) {
+        const xo = doc.newDictionary();
+        for (const name of p.forms) xo.put(name, formRefs.get(name)!);
+        res.put('XObject', xo);
+      }
+      doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, res, p.content));
+    }
+    return takeBytes(doc.saveToBuffer('compress'));
+  } finally {
+    doc.destroy();
+  }
+}
+
+export const testManifest = {
+  document_id: 'doc_unit',
+  original_sha256: '0'.repeat(64),
+  standing: [],
+  engine_version: 'test',
+  renderer: 'mupdf',
+  dpi: 300,
+};
+
+export function editInput(
+  pdf: Uint8Array,
+  find: string,
+  replacement: string,
+  page = 0,
+  matchIndex = 0,
+): EditTaskInput {
+  return {
+    pdf,
+    password: '',
+    request: {
+      page_index: page,
+      target: { method: 'text_layer', find, match_index: matchIndex },
+      replacement,
+      attestation_id: 'att_unit',
+    },
+    manifest: testManifest,
+  };
+}
+
+/** Opens bytes, runs `fn` on the document, destroys it. */
+export function withDoc<T>(bytes: Uint8Array, fn: (doc: mupdf.PDFDocument) => T): T {
+  const doc = new mupdf.PDFDocument(bytes);
+  try {
+    return fn(doc);
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** The page's text as MuPDF extracts it. */
+export function pageText(bytes: Uint8Array, page = 0): string {
+  return withDoc(bytes, (doc) => {
+    const st = doc.loadPage(page).toStructuredText('preserve-whitespace');
+    try {
+      return st.asText();
+    } finally {
+      st.destroy();
+    }
+  });
+}
