@@ -1,0 +1,457 @@
+// Which bundled font can stand in for a document's font (tier 4, "matched font")?
+//
+// Evidence, strongest first:
+//   1. the name: BaseFont without its subset tag ("ABCDEF+"). Arial/ArialMT/Helvetica/Arimo/
+//      Liberation Sans/Nimbus Sans → Liberation Sans; Times/Times New Roman/Tinos/Nimbus Roman →
+//      Liberation Serif; Courier/Courier New/Cousine/Nimbus Mono → Liberation Mono; Calibri →
+//      Carlito; Cambria → Caladea; DejaVu Sans/Bitstream Vera Sans → DejaVu Sans. Style from the
+//      name's suffix (-Bold, ,Bold, BoldMT, -BoldItalic, -Italic, -Oblique, URW's Medi/Regu/Ital).
+//   2. the FontDescriptor: Flags (FixedPitch → mono, Serif → serif, Nonsymbolic → sans; Italic,
+//      ForceBold), ItalicAngle, FontWeight, StemV (a weak hint of bold).
+//   3. the widths the document draws: mean absolute difference, in 1/1000 em, between each measured
+//      character's width in the PDF and its advance in the bundled face (MuPDF Font.advanceGlyph).
+//
+// A face is not a candidate when its widths differ by more than `maxMeanWidthDiff` (default 10 =
+// 1% of the em) on average (metric-compatible pairs measure 0–2 on the corpus; a slanted upright
+// Times against Times Italic 14, Computer Modern against Times Bold 29, Roboto against Liberation
+// Sans 37), when it lacks every measured character, or when its weight or slant
+// contradicts what the name or flags say. Symbol fonts (Symbol, ZapfDingbats, Wingdings, TeX math)
+// get no candidates at all. Candidates come back ranked, best first; `font_alternatives` is their
+// count and `font_attempt` = k picks candidates[k].
+//
+// Loaded fonts are cached for the life of the process (one per face, a few MB in all) and never
+// destroyed; everything else here is plain data.
+import { readFileSync } from 'node:fs';
+import * as mupdf from 'mupdf';
+import { BUNDLED_FACES } from './catalog.ts';
+import type { BundledFace, FontClass } from './catalog.ts';
+
+/** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
+export interface PdfFontFacts {
+  /** BaseFont as in the PDF, with or without its subset tag; #xx escapes allowed. */
+  baseFont: string;
+  /** FontDescriptor /Flags. */
+  flags?: number;
+  /** FontDescriptor /ItalicAngle. */
+  italicAngle?: number;
+  /** FontDescriptor /StemV. */
+  stemV?: number;
+  /** FontDescriptor /FontWeight (100–900). */
+  fontWeight?: number;
+  /** Measured widths of the characters the document draws: character → width in 1/1000 em. */
+  widths?: ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+}
+
+export interface FontCandidate {
+  face: BundledFace;
+  /** Position in the ranking (the `font_attempt` that picks it). */
+  rank: number;
+  /** Composite score, higher is better: 1000·family + 100·style + 20·class + width (0–10). */
+  score: number;
+  /** The document font's name names the family this face stands in for. */
+  family_match: boolean;
+  /** The face's weight and slant agree with what is known (unknown counts as regular). */
+  style_match: boolean;
+  /** The face's class (sans/serif/mono) agrees with the name or the flags. */
+  class_match: boolean;
+  /** Mean absolute width difference over the measured characters the face has, 1/1000 em. */
+  width_diff: number | null;
+  /** Largest single difference, 1/1000 em. */
+  width_max_diff: number | null;
+  /** Measured characters the face has (its widths were compared). */
+  width_chars: number;
+  /** Measured characters the face has no glyph for. */
+  width_missing: string[];
+  reasons: string[];
+}
+
+export interface FontMatch {
+  base_font: string;
+  /** BaseFont without subset tag and #xx escapes. */
+  name: string;
+  subset: boolean;
+  /** The bundled family the name points to, if any. */
+  named_family: string | null;
+  class: FontClass | null;
+  /** null: not known. */
+  bold: boolean | null;
+  italic: boolean | null;
+  symbolic: boolean;
+  /** Threshold used: mean width difference allowed, 1/1000 em. */
+  max_mean_width_diff: number;
+  candidates: FontCandidate[];
+  rejected: { face_id: string; reason: string }[];
+}
+
+export interface MatchOptions {
+  /** Mean absolute width difference allowed, in 1/1000 em (default 10, i.e. 1% of the em). */
+  maxMeanWidthDiff?: number;
+}
+
+export const DEFAULT_MAX_MEAN_WIDTH_DIFF = 10;
+
+// ---------------------------------------------------------------------------------------------
+// Loading bundled faces (cached per process)
+
+const fontCache = new Map<string, mupdf.Font>();
+const widthCache = new Map<string, Map<number, number>>();
+
+/** The MuPDF Font of a bundled face, loaded once per process (do not destroy it). */
+export function loadFace(face: BundledFace): mupdf.Font {
+  let font = fontCache.get(face.id);
+  if (!font) {
+    font = new mupdf.Font(face.postscriptName, readFileSync(face.file));
+    fontCache.set(face.id, font);
+  }
+  return font;
+}
+
+/** Advance width of a character in the face, 1/1000 em, or null when the face has no glyph for it. */
+export function faceAdvance(face: BundledFace, char: string): number | null {
+  const cp = char.codePointAt(0);
+  if (cp === undefined) return null;
+  let widths = widthCache.get(face.id);
+  if (!widths) {
+    widths = new Map();
+    widthCache.set(face.id, widths);
+  }
+  let w = widths.get(cp);
+  if (w === undefined) {
+    const font = loadFace(face);
+    const gid = font.encodeCharacter(cp);
+    w = gid === 0 ? -1 : font.advanceGlyph(gid) * 1000;
+    widths.set(cp, w);
+  }
+  return w < 0 ? null : w;
+}
+
+/** Characters of `text` (each once, in order of appearance) that the face has no glyph for. */
+export function missingGlyphs(face: BundledFace, text: string): string[] {
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  for (const ch of text) {
+    if (seen.has(ch)) continue;
+    seen.add(ch);
+    if (faceAdvance(face, ch) === null) missing.push(ch);
+  }
+  return missing;
+}
+
+/** Sum of the advances of `text` in the face, 1/1000 em (no kerning); null if a glyph is missing. */
+export function textAdvance(face: BundledFace, text: string): number | null {
+  let total = 0;
+  for (const ch of text) {
+    const w = faceAdvance(face, ch);
+    if (w === null) return null;
+    total += w;
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the name
+
+interface NameFamily {
+  prefix: string;
+  family: string | null; // bundled family, null when the name is known but not bundled
+  class: FontClass | null;
+  symbolic?: boolean;
+  note?: string;
+}
+
+const NAME_FAMILIES: NameFamily[] = (
+  [
+    // Known designs that are not metric-compatible with anything bundled.
+    { prefix: 'arialnarrow', family: null, class: 'sans', note: 'Arial Narrow is not bundled' },
+    { prefix: 'arialblack', family: null, class: 'sans', note: 'Arial Black is not bundled' },
+    { prefix: 'helveticanarrow', family: null, class: 'sans', note: 'Helvetica Narrow is not bundled' },
+    {
+      prefix: 'helveticaneue',
+      family: null,
+      class: 'sans',
+      note: 'Helvetica Neue has other widths than Helvetica',
+    },
+    {
+      prefix: 'liberationsansnarrow',
+      family: null,
+      class: 'sans',
+      note: 'Liberation Sans Narrow is not bundled',
+    },
+    { prefix: 'dejavusansmono', family: null, class: 'mono', note: 'DejaVu Sans Mono is not bundled' },
+    {
+      prefix: 'dejavusanscondensed',
+      family: null,
+      class: 'sans',
+      note: 'DejaVu Sans Condensed is not bundled',
+    },
+    { prefix: 'dejavuserif', family: null, class: 'serif', note: 'DejaVu Serif is not bundled' },
+    { prefix: 'cambriamath', family: null, class: 'serif', symbolic: true },
+    // Symbol fonts: never substituted.
+    ...['symbol', 'zapfdingbats', 'dingbats', 'wingdings', 'webdings', 'opensymbol', 'mtextra'].map(
+      (prefix): NameFamily => ({ prefix, family: null, class: null, symbolic: true }),
+    ),
+    ...['cmsy', 'cmmi', 'cmex', 'msam', 'msbm', 'rsfs', 'eufm', 'stmary', 'wasy'].map(
+      (prefix): NameFamily => ({ prefix, family: null, class: null, symbolic: true }),
+    ),
+    // Bundled families and the names that stand for them.
+    ...['arial', 'helvetica', 'arimo', 'liberationsans', 'nimbussans', 'nimbussanl'].map(
+      (prefix): NameFamily => ({ prefix, family: 'Liberation Sans', class: 'sans' }),
+    ),
+    ...['timesnewroman', 'times', 'tinos', 'liberationserif', 'nimbusroman', 'nimbusromno9l'].map(
+      (prefix): NameFamily => ({ prefix, family: 'Liberation Serif', class: 'serif' }),
+    ),
+    ...['couriernew', 'courier', 'cousine', 'liberationmono', 'nimbusmono', 'nimbusmonl'].map(
+      (prefix): NameFamily => ({ prefix, family: 'Liberation Mono', class: 'mono' }),
+    ),
+    ...['calibri', 'carlito'].map((prefix): NameFamily => ({ prefix, family: 'Carlito', class: 'sans' })),
+    ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
+    ...['dejavusans', 'bitstreamverasans'].map((prefix): NameFamily => ({
+      prefix,
+      family: 'DejaVu Sans',
+      class: 'sans',
+    })),
+  ] as NameFamily[]
+).sort((a, b) => b.prefix.length - a.prefix.length);
+
+const VARIANT = /narrow|condensed|cond$|compressed|extended|light|thin|hairline|black|ultra|caps|sc$|slant/;
+const BOLD = /bold|heavy|demi|medi|semibold|bd/;
+const ITALIC = /italic|oblique|ital|obl|kursiv|inclined/;
+const ITALIC_SHORT = /(^|bold|bd|medi|regu|[^a-z])it(mt|ps)?$/;
+
+export interface ParsedFontName {
+  name: string;
+  subset: boolean;
+  family: string | null;
+  class: FontClass | null;
+  symbolic: boolean;
+  bold: boolean | null;
+  italic: boolean | null;
+  /** A known family in a variant that is not bundled (narrow, light, black, …). */
+  variant: string | null;
+  note: string | null;
+}
+
+/** Decodes #xx escapes and strips a subset tag. */
+export function cleanFontName(baseFont: string): { name: string; subset: boolean } {
+  let name = baseFont.startsWith('/') ? baseFont.slice(1) : baseFont;
+  name = name.replace(/#([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const subset = /^[A-Z]{6}\+/.test(name);
+  if (subset) name = name.slice(7);
+  return { name, subset };
+}
+
+const normalise = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Reads family, class and style from a BaseFont name. */
+export function parseFontName(baseFont: string): ParsedFontName {
+  const { name, subset } = cleanFontName(baseFont);
+  const flat = normalise(name);
+  const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
+  // The style part: what follows the family prefix, or for unknown names what follows the last
+  // separator ("Foo-BoldItalic", "Foo,Bold").
+  let style: string;
+  if (known) {
+    style = flat.slice(known.prefix.length);
+  } else {
+    const cut = Math.max(name.lastIndexOf('-'), name.lastIndexOf(','), name.lastIndexOf('_'));
+    style = cut > 0 ? normalise(name.slice(cut + 1)) : '';
+  }
+  style = style.replace(/^ps/, '').replace(/(mt|ps|mtps)$/, '');
+  const boldWord = BOLD.test(style);
+  const italicWord = ITALIC.test(style) || ITALIC_SHORT.test(style) || style === 'bi';
+  const variantMatch = known?.family ? VARIANT.exec(style) : null;
+  const variant = variantMatch ? variantMatch[0] : null;
+  const family = known && !variant ? known.family : null;
+  return {
+    name,
+    subset,
+    family,
+    class: known?.class ?? null,
+    symbolic: known?.symbolic === true,
+    // A bundled family's name without a style word is its regular face; elsewhere silence is unknown.
+    bold: boldWord || style === 'bi' ? true : known ? false : null,
+    italic: italicWord ? true : known ? false : null,
+    variant,
+    note: known?.note ?? (variant ? `${name}: the ${variant} variant is not bundled` : null),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+const FLAG_FIXED_PITCH = 1 << 0;
+const FLAG_SERIF = 1 << 1;
+const FLAG_NONSYMBOLIC = 1 << 5;
+const FLAG_ITALIC = 1 << 6;
+const FLAG_FORCE_BOLD = 1 << 18;
+
+function widthEntries(widths: PdfFontFacts['widths']): [string, number][] {
+  if (!widths) return [];
+  const entries = widths instanceof Map ? [...widths.entries()] : Object.entries(widths);
+  return entries.filter(([ch, w]) => [...ch].length === 1 && Number.isFinite(w));
+}
+
+/** Ranks the bundled faces as stand-ins for a document font. */
+export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): FontMatch {
+  const threshold = options.maxMeanWidthDiff ?? DEFAULT_MAX_MEAN_WIDTH_DIFF;
+  const parsed = parseFontName(facts.baseFont);
+  const flags = facts.flags;
+  const hasFlags = typeof flags === 'number' && flags !== 0;
+
+  // Class: the name first, then the flags (Symbolic alone says nothing: LibreOffice sets it on
+  // every TrueType subset).
+  let flagClass: FontClass | null = null;
+  if (hasFlags) {
+    if (flags & FLAG_FIXED_PITCH) flagClass = 'mono';
+    else if (flags & FLAG_SERIF) flagClass = 'serif';
+    else if (flags & FLAG_NONSYMBOLIC) flagClass = 'sans';
+  }
+  const fontClass = parsed.class ?? flagClass;
+
+  // Weight and slant: the name first, then the descriptor.
+  const flagItalic =
+    (hasFlags && (flags & FLAG_ITALIC) !== 0) ||
+    (facts.italicAngle !== undefined && Math.abs(facts.italicAngle) >= 1);
+  const flagBold = (hasFlags && (flags & FLAG_FORCE_BOLD) !== 0) || (facts.fontWeight ?? 0) >= 600;
+  const bold = parsed.bold === true ? true : flagBold ? true : parsed.bold;
+  // Descriptors mark italics reliably: present flags (or an explicit angle of 0) without the Italic
+  // bit say upright. ForceBold is rarely set, so its absence says nothing.
+  const uprightByDescriptor = hasFlags || facts.italicAngle === 0;
+  const italic =
+    parsed.italic === true || flagItalic ? true : (parsed.italic ?? (uprightByDescriptor ? false : null));
+  const stemBold = bold === null && facts.stemV !== undefined ? facts.stemV >= 120 : null;
+
+  const result: FontMatch = {
+    base_font: facts.baseFont,
+    name: parsed.name,
+    subset: parsed.subset,
+    named_family: parsed.family,
+    class: fontClass,
+    bold,
+    italic,
+    symbolic: parsed.symbolic,
+    max_mean_width_diff: threshold,
+    candidates: [],
+    rejected: [],
+  };
+  if (parsed.symbolic) {
+    for (const face of BUNDLED_FACES) {
+      result.rejected.push({
+        face_id: face.id,
+        reason: `${parsed.name} is a symbol font: no text font stands in for it`,
+      });
+    }
+    return result;
+  }
+
+  const measured = widthEntries(facts.widths);
+  const scored: Omit<FontCandidate, 'rank'>[] = [];
+  for (const face of BUNDLED_FACES) {
+    const reasons: string[] = [];
+    const reject = (reason: string) => result.rejected.push({ face_id: face.id, reason });
+
+    // Style: a contradiction of known evidence excludes the face.
+    if (bold !== null && face.bold !== bold) {
+      reject(bold ? 'the document font is bold' : 'the document font is not bold');
+      continue;
+    }
+    if (italic !== null && face.italic !== italic) {
+      reject(italic ? 'the document font is italic' : 'the document font is upright');
+      continue;
+    }
+    let style = 1;
+    if (bold === null) {
+      const wanted = stemBold ?? false;
+      if (face.bold !== wanted) style -= 0.5;
+      else
+        reasons.push(
+          stemBold === null ? 'weight unknown: regular preferred' : `weight from StemV ${facts.stemV}`,
+        );
+    }
+    if (italic === null && face.italic) style -= 0.5;
+    const styleMatch = style === 1;
+    if (bold !== null || italic !== null) reasons.push(`style ${face.style} as the name/flags say`);
+
+    const familyMatch = parsed.family === face.family;
+    if (familyMatch) reasons.push(`${parsed.name} names ${face.family}'s family`);
+    else if (parsed.note) reasons.push(parsed.note);
+    const classMatch = fontClass !== null && fontClass === face.class;
+    if (measured.length === 0 && !familyMatch) {
+      // Without widths only the name and the flags speak: nothing else is offered against them.
+      if (parsed.family) {
+        reject(`${parsed.name} is ${parsed.family}'s family; no widths were measured to vouch for another`);
+        continue;
+      }
+      if (parsed.note) {
+        reject(`${parsed.note}; no widths were measured to find a stand-in`);
+        continue;
+      }
+      if (fontClass !== null && !classMatch) {
+        reject(
+          `the document font is ${fontClass}; no widths were measured to vouch for a ${face.class} face`,
+        );
+        continue;
+      }
+    }
+    if (classMatch) reasons.push(`${face.class} as the ${parsed.class ? 'name' : 'flags'} say`);
+
+    // Widths.
+    let widthDiff: number | null = null;
+    let widthMax: number | null = null;
+    let widthScore = 0;
+    const missing: string[] = [];
+    if (measured.length > 0) {
+      let sum = 0;
+      let n = 0;
+      let max = 0;
+      for (const [ch, w] of measured) {
+        const ours = faceAdvance(face, ch);
+        if (ours === null) {
+          missing.push(ch);
+          continue;
+        }
+        const d = Math.abs(ours - w);
+        sum += d;
+        n += 1;
+        if (d > max) max = d;
+      }
+      if (n === 0) {
+        reject('has none of the measured characters');
+        continue;
+      }
+      widthDiff = Math.round((sum / n) * 100) / 100;
+      widthMax = Math.round(max * 100) / 100;
+      if (widthDiff > threshold) {
+        reject(`widths differ by ${widthDiff}/1000 em on average over ${n} characters (limit ${threshold})`);
+        continue;
+      }
+      widthScore = 10 * (1 - widthDiff / (threshold + 1e-9));
+      reasons.push(`widths within ${widthDiff}/1000 em on average over ${n} characters (max ${widthMax})`);
+      if (missing.length) reasons.push(`no glyph for ${missing.length} measured character(s)`);
+    } else if (!familyMatch) {
+      reasons.push('no widths measured: not checked');
+    }
+
+    // DejaVu Sans stands in for nothing but itself: last resort, after every metric-compatible face.
+    let score = 1000 * (familyMatch ? 1 : 0) + 100 * style + 20 * (classMatch ? 1 : 0) + widthScore;
+    if (!face.metricCompatible && !familyMatch) {
+      score -= 1000;
+      reasons.push('last resort: not metric-compatible with any other family');
+    }
+    scored.push({
+      face,
+      score: Math.round(score * 100) / 100,
+      family_match: familyMatch,
+      style_match: styleMatch,
+      class_match: classMatch,
+      width_diff: widthDiff,
+      width_max_diff: widthMax,
+      width_chars: measured.length - missing.length,
+      width_missing: missing,
+      reasons,
+    });
+  }
+  scored.sort((a, b) => b.score - a.score || BUNDLED_FACES.indexOf(a.face) - BUNDLED_FACES.indexOf(b.face));
+  result.candidates = scored.map((c, rank) => ({ ...c, rank }));
+  return result;
+}

@@ -1,0 +1,368 @@
+// Reads the facts font-match needs from a PDF font dictionary: BaseFont, the FontDescriptor's
+// Flags/ItalicAngle/StemV/FontWeight, and the width (1/1000 em) of each character the font can
+// draw, keyed by Unicode character.
+//
+// Codes become characters through, in order: the ToUnicode CMap (bfchar/bfrange, 1- and 2-byte
+// codes), else the Encoding's Differences (glyph names: letters, digits, punctuation, accented
+// Latin, uniXXXX/uXXXX) over its base encoding (WinAnsi, MacRoman, Standard). Widths come from
+// FirstChar/Widths (simple fonts) or the descendant's W (Type0 with Identity-H/V); zero widths
+// (codes a subset does not use) are left out. Type3 fonts
+// (glyph space set by their FontMatrix) give no widths. The engine may pass its own measured widths
+// to matchFont instead; this reader is the plain, dependable subset.
+import type * as mupdf from 'mupdf';
+import type { PdfFontFacts } from './font-match.ts';
+
+const isDict = (o: mupdf.PDFObject | null | undefined): o is mupdf.PDFObject => !!o && o.isDictionary();
+const get = (o: mupdf.PDFObject | null | undefined, key: string): mupdf.PDFObject | null => {
+  if (!isDict(o)) return null;
+  const v = o.get(key);
+  return v.isNull() ? null : v;
+};
+const num = (o: mupdf.PDFObject | null): number | undefined => (o && o.isNumber() ? o.asNumber() : undefined);
+const name = (o: mupdf.PDFObject | null): string | undefined => (o && o.isName() ? o.asName() : undefined);
+
+export interface FontDictFacts extends PdfFontFacts {
+  subtype: string;
+  widths: Map<string, number>;
+  /** Where the code → character mapping came from. */
+  unicode_source: 'ToUnicode' | 'Encoding' | 'none';
+}
+
+/** Facts of a font dictionary (a page's /Resources /Font entry). */
+export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
+  const subtype = name(get(font, 'Subtype')) ?? '';
+  const baseFont = name(get(font, 'BaseFont')) ?? name(get(font, 'Name')) ?? '';
+  const descendant = subtype === 'Type0' ? firstOf(get(font, 'DescendantFonts')) : null;
+  const descriptor = get(descendant ?? font, 'FontDescriptor');
+  const facts: FontDictFacts = {
+    baseFont,
+    subtype,
+    flags: num(get(descriptor, 'Flags')),
+    italicAngle: num(get(descriptor, 'ItalicAngle')),
+    stemV: num(get(descriptor, 'StemV')),
+    fontWeight: num(get(descriptor, 'FontWeight')),
+    widths: new Map(),
+    unicode_source: 'none',
+  };
+  if (subtype === 'Type3') return facts;
+
+  const codeWidths = subtype === 'Type0' ? cidWidths(font, descendant) : simpleWidths(font);
+  if (codeWidths.size === 0) return facts;
+  const toUnicode = readToUnicode(get(font, 'ToUnicode'));
+  let unicodeOf: (code: number) => string | undefined;
+  if (toUnicode.size > 0) {
+    facts.unicode_source = 'ToUnicode';
+    unicodeOf = (code) => toUnicode.get(code);
+  } else if (subtype !== 'Type0') {
+    const encoding = simpleEncoding(font, subtype, facts.flags);
+    if (encoding.size === 0) return facts;
+    facts.unicode_source = 'Encoding';
+    unicodeOf = (code) => encoding.get(code);
+  } else {
+    return facts;
+  }
+  for (const [code, width] of codeWidths) {
+    if (!(width > 0)) continue; // 0: a code the (subset) font does not use
+    const text = unicodeOf(code);
+    if (!text || [...text].length !== 1 || text.codePointAt(0)! < 0x20) continue;
+    if (!facts.widths.has(text)) facts.widths.set(text, width);
+  }
+  return facts;
+}
+
+function firstOf(arr: mupdf.PDFObject | null): mupdf.PDFObject | null {
+  if (!arr || !arr.isArray() || arr.length === 0) return null;
+  const first = arr.get(0);
+  return first.isNull() ? null : first;
+}
+
+function simpleWidths(font: mupdf.PDFObject): Map<number, number> {
+  const out = new Map<number, number>();
+  const first = num(get(font, 'FirstChar'));
+  const widths = get(font, 'Widths');
+  if (first === undefined || !widths || !widths.isArray()) return out;
+  for (let i = 0; i < widths.length; i += 1) {
+    const w = widths.get(i);
+    if (w.isNumber()) out.set(first + i, w.asNumber());
+  }
+  return out;
+}
+
+function cidWidths(font: mupdf.PDFObject, descendant: mupdf.PDFObject | null): Map<number, number> {
+  const out = new Map<number, number>();
+  const encoding = name(get(font, 'Encoding'));
+  if (!descendant || (encoding !== 'Identity-H' && encoding !== 'Identity-V')) return out;
+  // Identity: code = CID. Only CIDs listed in W count (DW is a default, not a measurement).
+  const w = get(descendant, 'W');
+  if (!w || !w.isArray()) return out;
+  for (let i = 0; i < w.length;) {
+    const start = w.get(i);
+    const next = w.get(i + 1);
+    if (!start.isNumber()) break;
+    if (next.isArray()) {
+      for (let k = 0; k < next.length; k += 1) {
+        const v = next.get(k);
+        if (v.isNumber()) out.set(start.asNumber() + k, v.asNumber());
+      }
+      i += 2;
+    } else {
+      const last = next;
+      const v = w.get(i + 2);
+      if (!last.isNumber() || !v.isNumber()) break;
+      for (let c = start.asNumber(); c <= last.asNumber() && c - start.asNumber() < 65536; c += 1)
+        out.set(c, v.asNumber());
+      i += 3;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ToUnicode
+
+function hexToNumber(hex: string): number {
+  return parseInt(hex, 16);
+}
+
+function hexToText(hex: string): string {
+  const units: number[] = [];
+  for (let i = 0; i + 4 <= hex.length; i += 4) units.push(parseInt(hex.slice(i, i + 4), 16));
+  if (hex.length === 2) units.push(parseInt(hex, 16));
+  return String.fromCharCode(...units);
+}
+
+/** Parses bfchar and bfrange sections of a ToUnicode CMap (codes of 1 or 2 bytes). */
+export function readToUnicode(stream: mupdf.PDFObject | null): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!stream || !stream.isStream()) return out;
+  const text = stream.readStream().asString();
+  for (const section of text.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+    for (const m of section[1].matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) {
+      out.set(hexToNumber(m[1]), hexToText(m[2]));
+    }
+  }
+  for (const section of text.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
+    const body = section[1];
+    for (const m of body.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(<[0-9a-fA-F]*>|\[[^\]]*\])/g)) {
+      const lo = hexToNumber(m[1]);
+      const hi = hexToNumber(m[2]);
+      if (hi < lo || hi - lo > 65535) continue;
+      if (m[3].startsWith('[')) {
+        const items = [...m[3].matchAll(/<([0-9a-fA-F]*)>/g)];
+        items.forEach((item, k) => {
+          if (lo + k <= hi) out.set(lo + k, hexToText(item[1]));
+        });
+      } else {
+        const dst = m[3].slice(1, -1);
+        const base = hexToText(dst);
+        if (base.length === 0) continue;
+        const lastUnit = base.charCodeAt(base.length - 1);
+        for (let c = lo; c <= hi; c += 1) {
+          out.set(c, base.slice(0, -1) + String.fromCharCode(lastUnit + (c - lo)));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simple encodings and glyph names
+
+const winAnsi = new TextDecoder('windows-1252');
+const macRoman = new TextDecoder('macintosh');
+
+function baseEncodingTable(base: string | undefined): Map<number, string> {
+  const out = new Map<number, string>();
+  if (base === 'WinAnsiEncoding' || base === 'MacRomanEncoding') {
+    const decoder = base === 'WinAnsiEncoding' ? winAnsi : macRoman;
+    for (let code = 32; code < 256; code += 1) {
+      if (code === 127) continue;
+      const ch = decoder.decode(new Uint8Array([code]));
+      if (ch !== '\ufffd') out.set(code, ch);
+    }
+  } else if (base === 'StandardEncoding') {
+    for (let code = 32; code < 127; code += 1) out.set(code, String.fromCharCode(code));
+    out.set(0x27, '\u2019');
+    out.set(0x60, '\u2018');
+  }
+  return out;
+}
+
+function simpleEncoding(
+  font: mupdf.PDFObject,
+  subtype: string,
+  flags: number | undefined,
+): Map<number, string> {
+  const encoding = get(font, 'Encoding');
+  const symbolic = flags !== undefined && (flags & 4) !== 0 && (flags & 32) === 0;
+  // Without an explicit base, a non-symbolic font is read as StandardEncoding (its usual built-in
+  // encoding); a symbolic one has only what Differences say. A TrueType font with no Encoding at
+  // all uses its own cmap, which this reader does not open.
+  const implicit = symbolic ? undefined : 'StandardEncoding';
+  if (!encoding) return subtype === 'TrueType' ? new Map() : baseEncodingTable(implicit);
+  if (encoding.isName()) return baseEncodingTable(encoding.asName());
+  const table = baseEncodingTable(name(get(encoding, 'BaseEncoding')) ?? implicit);
+  const diffs = get(encoding, 'Differences');
+  if (diffs && diffs.isArray()) {
+    let code = 0;
+    for (let i = 0; i < diffs.length; i += 1) {
+      const item = diffs.get(i);
+      if (item.isNumber()) {
+        code = item.asNumber();
+      } else if (item.isName()) {
+        const ch = glyphNameToUnicode(item.asName());
+        if (ch) table.set(code, ch);
+        else table.delete(code);
+        code += 1;
+      }
+    }
+  }
+  return table;
+}
+
+const ACCENTS: Record<string, string> = {
+  acute: '\u0301',
+  grave: '\u0300',
+  dieresis: '\u0308',
+  circumflex: '\u0302',
+  tilde: '\u0303',
+  ring: '\u030a',
+  cedilla: '\u0327',
+  caron: '\u030c',
+  macron: '\u0304',
+  breve: '\u0306',
+  ogonek: '\u0328',
+  dotaccent: '\u0307',
+  hungarumlaut: '\u030b',
+};
+
+const GLYPH_NAMES: Record<string, string> = {
+  space: ' ',
+  exclam: '!',
+  quotedbl: '"',
+  numbersign: '#',
+  dollar: '$',
+  percent: '%',
+  ampersand: '&',
+  quotesingle: "'",
+  quoteright: '\u2019',
+  quoteleft: '\u2018',
+  parenleft: '(',
+  parenright: ')',
+  asterisk: '*',
+  plus: '+',
+  comma: ',',
+  hyphen: '-',
+  period: '.',
+  slash: '/',
+  colon: ':',
+  semicolon: ';',
+  less: '<',
+  equal: '=',
+  greater: '>',
+  question: '?',
+  at: '@',
+  bracketleft: '[',
+  backslash: '\\',
+  bracketright: ']',
+  asciicircum: '^',
+  underscore: '_',
+  grave: '`',
+  braceleft: '{',
+  bar: '|',
+  braceright: '}',
+  asciitilde: '~',
+  zero: '0',
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  five: '5',
+  six: '6',
+  seven: '7',
+  eight: '8',
+  nine: '9',
+  endash: '\u2013',
+  emdash: '\u2014',
+  quotedblleft: '\u201c',
+  quotedblright: '\u201d',
+  quotesinglbase: '\u201a',
+  quotedblbase: '\u201e',
+  bullet: '\u2022',
+  ellipsis: '\u2026',
+  dagger: '\u2020',
+  daggerdbl: '\u2021',
+  perthousand: '\u2030',
+  guilsinglleft: '\u2039',
+  guilsinglright: '\u203a',
+  guillemotleft: '\u00ab',
+  guillemotright: '\u00bb',
+  fi: '\ufb01',
+  fl: '\ufb02',
+  ff: '\ufb00',
+  ffi: '\ufb03',
+  ffl: '\ufb04',
+  germandbls: '\u00df',
+  ae: '\u00e6',
+  AE: '\u00c6',
+  oe: '\u0153',
+  OE: '\u0152',
+  oslash: '\u00f8',
+  Oslash: '\u00d8',
+  dotlessi: '\u0131',
+  lslash: '\u0142',
+  Lslash: '\u0141',
+  eth: '\u00f0',
+  Eth: '\u00d0',
+  thorn: '\u00fe',
+  Thorn: '\u00de',
+  section: '\u00a7',
+  paragraph: '\u00b6',
+  copyright: '\u00a9',
+  registered: '\u00ae',
+  trademark: '\u2122',
+  degree: '\u00b0',
+  minus: '\u2212',
+  multiply: '\u00d7',
+  divide: '\u00f7',
+  periodcentered: '\u00b7',
+  Euro: '\u20ac',
+  sterling: '\u00a3',
+  yen: '\u00a5',
+  cent: '\u00a2',
+  currency: '\u00a4',
+  exclamdown: '\u00a1',
+  questiondown: '\u00bf',
+  ordfeminine: '\u00aa',
+  ordmasculine: '\u00ba',
+  mu: '\u00b5',
+  plusminus: '\u00b1',
+  nbspace: '\u00a0',
+  onehalf: '\u00bd',
+  onequarter: '\u00bc',
+  threequarters: '\u00be',
+};
+
+/** Unicode of a glyph name (Adobe Glyph List subset), or undefined. */
+export function glyphNameToUnicode(glyph: string): string | undefined {
+  const base = glyph.split('.')[0];
+  if (/^[A-Za-z]$/.test(base)) return base;
+  if (base in GLYPH_NAMES) return GLYPH_NAMES[base];
+  let m = /^uni([0-9A-Fa-f]{4})$/.exec(base);
+  if (m) return String.fromCharCode(parseInt(m[1], 16));
+  m = /^u([0-9A-Fa-f]{4,6})$/.exec(base);
+  if (m) {
+    const cp = parseInt(m[1], 16);
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : undefined;
+  }
+  m =
+    /^([A-Za-z])(acute|grave|dieresis|circumflex|tilde|ring|cedilla|caron|macron|breve|ogonek|dotaccent|hungarumlaut)$/.exec(
+      base,
+    );
+  if (m) {
+    const composed = (m[1] + ACCENTS[m[2]]).normalize('NFC');
+    return [...composed].length === 1 ? composed : undefined;
+  }
+  return undefined;
+}
