@@ -249,6 +249,8 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
       apiKey: target.apiKey,
       timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
       userAgent: 'docfix-cli/0.1',
+      // 429 and 503 answers did nothing: resend after their Retry-After, a few times.
+      defaultRetry: { retries: 4, maxWaitS: 30 },
     });
   })();
   clients.set(from, made);

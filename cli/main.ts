@@ -147,6 +147,11 @@ export async function runCli(argv: string[]): Promise<number> {
 
 /** Entry point of bin/docfix.js. */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (docfix openapi | head) is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    throw error;
+  });
   const code = await runCli(argv);
   process.exitCode = code;
 }

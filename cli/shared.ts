@@ -10,6 +10,16 @@ import { UsageError } from './context.ts';
  * An id that matches nothing is passed through, so the daemon answers not_found for it.
  */
 export async function resolveDocumentId(client: ApiClient, given: string): Promise<string> {
+  if (given.length >= 16) {
+    // Most likely a whole id: one request to know.
+    try {
+      await client.call('getDocument', { params: { document_id: given } });
+      return given;
+    } catch (error) {
+      if (!(error instanceof DocfixError && error.code === 'not_found') || error.extra.route_missing)
+        throw error;
+    }
+  }
   const docs = await client.call('listDocuments', { query: { limit: 200 } });
   if (docs.some((d) => d.document_id === given)) return given;
   const matches = docs.filter((d) => d.document_id.startsWith(given));

@@ -69,6 +69,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   userAgent?: string;
+  /** Retry used when a call does not say (default: none). */
+  defaultRetry?: RetryOptions;
 }
 
 export interface RetryOptions {
@@ -190,8 +192,10 @@ export class ApiClient {
   readonly timeoutMs: number;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #userAgent: string;
+  readonly #defaultRetry: RetryOptions | undefined;
 
   constructor(options: ClientOptions) {
+    this.#defaultRetry = options.defaultRetry;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 300_000;
@@ -201,9 +205,9 @@ export class ApiClient {
 
   /** Calls a route; JSON answers parsed, media answers as bytes, 204 as undefined. */
   async call<R extends RouteId>(route: R, input: CallInput<R> = {} as CallInput<R>): Promise<ResponseOf<R>> {
-    const { retry } = input;
+    const retry = this.#retryOf(input.retry);
     if (!retry) return this.#once(route, input);
-    return withRetry(() => this.#once(route, input), retry === true ? {} : retry);
+    return withRetry(() => this.#once(route, input), retry);
   }
 
   /**
@@ -224,9 +228,15 @@ export class ApiClient {
         throw this.#wrapNetwork(error, route);
       }
     };
-    const { retry } = input;
+    const retry = this.#retryOf(input.retry);
     if (!retry) return run();
-    return withRetry(run, retry === true ? {} : retry);
+    return withRetry(run, retry);
+  }
+
+  #retryOf(retry: RetryOptions | boolean | undefined): RetryOptions | undefined {
+    if (retry === undefined) return this.#defaultRetry;
+    if (retry === false) return undefined;
+    return retry === true ? (this.#defaultRetry ?? {}) : retry;
   }
 
   url(route: RouteId, params?: Record<string, string | number>, query?: Record<string, unknown>): string {

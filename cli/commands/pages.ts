@@ -251,11 +251,8 @@ export async function runOcr(o: OcrOptions): Promise<void> {
     info(`${c.yellow('!')} recognition is not available: ${r.message ?? ''}`);
     throw new CliExit(EXIT.error);
   }
-  info(
-    c.dim(
-      `${r.word_count} words (${r.provider}, ${r.lang}, ${r.render_dpi} dpi${r.word_source ? `, ${r.word_source}` : ''})`,
-    ),
-  );
+  const facts = [r.provider, r.lang, `${r.render_dpi} dpi`, r.word_source].filter(Boolean).join(', ');
+  info(c.dim(`${r.word_count} words (${facts})`));
   if (o.find) {
     const matches = r.matches ?? [];
     if (matches.length === 0) info(`No match for "${o.find}".`);

@@ -57,7 +57,7 @@ test('audit --verify: the chain recomputes (exit 0)', async () => {
 });
 
 test('a wrong key: one line, exit 3', async () => {
-  const r = await d.cli(['usage'], { env: { DOCFIX_API_KEY: 'key_nope.nope' } });
+  const r = await d.cli(['usage'], { env: { DOCFIX_API_KEY: 'key_nope.nope' } }); // the real executable's exit code
   assert.is(r.code, 3);
   assert.match(r.stderr, /invalid_api_key/);
   assert.is(r.stdout, '');
@@ -102,7 +102,7 @@ test('a remote answering HTML, or timing out: one line, exit 3', async () => {
 });
 
 test('bad input files: missing, a directory, not a PDF', async () => {
-  let r = await d.cli(['upload', join(d.dir, 'missing.pdf')]);
+  let r = await d.run(['upload', join(d.dir, 'missing.pdf')]);
   assert.is(r.code, 2);
   assert.match(r.stderr, /no such file/);
   r = await d.run(['upload', d.dir]);
@@ -154,6 +154,83 @@ test('documents: upload, ls, show by prefix, search, rm (or: the daemon does not
   assert.is((await d.run(['show', id])).code, 4);
 });
 
+test('corrections workflow: every route of a document through its command', async () => {
+  if (!(await serves(d.url, d.apiKey, 'POST', '/v1/documents/doc_x/edits:propose'))) {
+    const r = await d.run(['propose', 'doc_x0000000', '--find', 'a', '--replace', 'b']);
+    assert.is(r.code, 4);
+    return;
+  }
+  const env = { DOCFIX_API_KEY: await d.newKey() };
+  const run = (args: string[]) => d.run(args, { env });
+  const id: string = JSON.parse((await run(['upload', PDF, '--json'])).stdout).document_id;
+  const json = async (args: string[], code = 0) => {
+    const r = await run([...args, '--json']);
+    assert.is(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  assert.ok((await json(['attest', id])).attestation_id);
+  assert.is((await json(['classify', id]))[0].kind, 'text');
+  const edit = ['--find', 'nonumy', '--replace', 'nonmuy'];
+  const proposal = await json(['propose', id, ...edit]);
+  assert.equal(
+    [proposal.tier_name, proposal.visibility_cost, proposal.refusal ?? null],
+    ['glyph_reuse', 'none', null],
+  );
+  const human = await run(['propose', id, ...edit]);
+  assert.match(human.stderr, /tier 1 glyph_reuse · visibility cost none/);
+  assert.is(human.stdout, '', 'a proposal for people goes to stderr');
+
+  const refused = await run(['propose', id, '--find', 'nonumy', '--replace', 'nonümy']);
+  assert.is(refused.code, 5);
+  assert.match(refused.stderr, /Refused/);
+  assert.match(refused.stderr, /do: /);
+  const over = await run(['apply', id, '--find', 'nonumy', '--replace', 'nonümy', '--yes', '--json']);
+  assert.is(over.code, 5);
+  assert.is(JSON.parse(over.stdout).verification, null);
+
+  const applied = await json(['apply', id, ...edit, '--yes']);
+  assert.is(applied.proposal.tier, 1);
+  assert.is(applied.verification.passed, true);
+  assert.is((await json(['verify', id])).passed, true);
+  const list = await json(['corrections', id]);
+  assert.equal([list.length, list[0].text_before, list[0].text_after], [1, 'nonumy', 'nonmuy']);
+  assert.ok((await json(['manifest', id])).schema);
+
+  const out = join(d.dir, 'exported.pdf');
+  const exported = await json(['export', id, '-o', out]);
+  assert.is(exported.output_sha256, applied.verification.output_sha256);
+  const { createHash } = await import('node:crypto');
+  assert.is(
+    createHash('sha256')
+      .update(await readFile(out))
+      .digest('hex'),
+    exported.output_sha256,
+  );
+
+  assert.is((await json(['undo', id])).undone.seq, 1);
+  assert.is((await json(['redo', id])).undone.seq, 1);
+  await json(['undo', id]);
+  const nothing = await run(['undo', id]);
+  assert.is(nothing.code, 9);
+  assert.match(nothing.stderr, /nothing_to_undo/);
+  assert.is((await run(['export', id])).code, 9, 'nothing to export');
+
+  const png = join(d.dir, 'page.png');
+  assert.is((await run(['preview', id, '-o', png])).code, 0);
+  assert.ok((await readFile(png)).subarray(1, 4).equals(Buffer.from('PNG')));
+  const crop = join(d.dir, 'crop.png');
+  const c = await run(['crop', id, '--box', '1792,364,160,42', '--dpi', '600', '-o', crop]);
+  assert.is(c.code, 0, c.stderr);
+  assert.ok((await readFile(crop)).subarray(1, 4).equals(Buffer.from('PNG')));
+  const ocr = await json(['ocr', id, '--find', 'nonumy']);
+  assert.ok(ocr.matches.length >= 1);
+  if (await serves(d.url, d.apiKey, 'POST', `/v1/documents/${id}/pages/0/preflight`)) {
+    await json(['preflight', id]);
+  }
+  const job = await run(['jobs', 'job_nope']);
+  assert.is(job.code, 4);
+});
+
 test('help exit-codes prints the table that docs/exit-codes.md holds', async () => {
   const r = await d.run(['help', 'exit-codes']);
   assert.is(r.code, 0);
@@ -199,8 +276,6 @@ test('keys and tenants are forwarded to the daemon executable', async () => {
   assert.is(r.code, 0, r.stderr);
   assert.ok(JSON.parse(r.stdout).length >= 1);
   assert.not.match(r.stdout, new RegExp(d.apiKey.split('.')[1] ?? 'never'));
-  const st = await d.cli(['daemon', 'status', '--data-dir', d.dataDir, '--json']);
-  assert.ok([0, 1].includes(st.code), st.stderr);
   const bad = await d.cli(['tenants', 'set', 'x', '--plan', 'platinum', '--data-dir', d.dataDir]);
   assert.is(bad.code, 2, 'the daemon executable exit code is kept');
 });

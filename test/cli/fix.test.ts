@@ -38,7 +38,8 @@ const sha = async (path: string) =>
 test('same-glyph swaps in two corpus files: written, verified, exit 0', async () => {
   if (!ready) return;
   const out = join(d.dir, 'out-ok');
-  const r = await d.run(['fix', LATEX, WRITER, '--replace', 'nonumy=nonmuy', '-o', out, '--json']);
+  const env = { DOCFIX_API_KEY: await d.newKey() }; // a fresh rate-limit allowance
+  const r = await d.run(['fix', LATEX, WRITER, '--replace', 'nonumy=nonmuy', '-o', out, '--json'], { env });
   assert.is(r.code, 0, r.stderr + r.stdout);
   const report = JSON.parse(r.stdout);
   assert.is(report.exit_code, 0);

@@ -112,6 +112,8 @@ export interface TestDaemon {
   ): Promise<RunResult>;
   /** Runs the CLI against this daemon in this process (runCli), output captured: much faster. */
   run(args: string[], options?: { env?: NodeJS.ProcessEnv }): Promise<RunResult>;
+  /** Another key of the same tenant: its own rate-limit allowance (120 a minute, bursts of 30). */
+  newKey(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -141,13 +143,16 @@ export async function startDaemon(): Promise<TestDaemon> {
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`daemon exited (${code}):\n${log}`)));
   });
-  const made = await runNode(
-    DAEMON,
-    ['keys', 'create', '--data-dir', dataDir, '--tenant', 'cli-tests', '--plan', 'business', '--json'],
-    baseEnv,
-  );
-  if (made.code !== 0) throw new Error(`keys create failed: ${made.stderr}`);
-  const apiKey = (JSON.parse(made.stdout) as { api_key: string }).api_key;
+  const newKey = async () => {
+    const made = await runNode(
+      DAEMON,
+      ['keys', 'create', '--data-dir', dataDir, '--tenant', 'cli-tests', '--plan', 'business', '--json'],
+      baseEnv,
+    );
+    if (made.code !== 0) throw new Error(`keys create failed: ${made.stderr}`);
+    return (JSON.parse(made.stdout) as { api_key: string }).api_key;
+  };
+  const apiKey = await newKey();
   const env = { ...baseEnv, DOCFIX_URL: url, DOCFIX_API_KEY: apiKey };
   const daemon: TestDaemon = {
     url,
@@ -160,6 +165,7 @@ export async function startDaemon(): Promise<TestDaemon> {
     cli: (args, options = {}) =>
       runNode(DOCFIX, args, { ...env, ...options.env }, { input: options.input, cwd: options.cwd }),
     run: (args, options = {}) => runInProcess(args, { ...env, ...options.env }),
+    newKey,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
