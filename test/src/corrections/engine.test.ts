@@ -1,9 +1,13 @@
 // The engine on small generated PDFs: kerning compensation keeps the following glyphs exactly in
 // place, Differences extension (tier 2), text inside a Form XObject, a shared XObject copied rather
 // than changed, refusals with advice, and the saved file (incremental, reopens, other pages proven).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DocfixError } from '../../../src/errors.ts';
+import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
 import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
 import { streamBytes } from '../../../src/corrections/pdf-bytes.ts';
@@ -169,5 +173,38 @@ test('refusals are answers with advice; a page beyond the last is an error', asy
     assert.is((error as DocfixError).code, 'page_out_of_range');
   }
 });
+
+const corpusPdf = (name: string) =>
+  new Uint8Array(
+    readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
+  );
+
+for (const [file, password, find, repl, algorithm] of [
+  ['libreoffice-password.pdf', 'openpassword', 'nonumy', 'nonmuy', 'R = 3'],
+  ['aes256-user-owner.pdf', 'foo', 'test', 'tset', 'R = 6'],
+] as const) {
+  test(`an encrypted input (${file}, ${algorithm}) stays encrypted with the same password`, async () => {
+    const pdf = corpusPdf(file);
+    const input = { ...editInput(pdf, find, repl), password };
+    const { output, verification } = await applyEdit(input);
+    assert.ok(verification.passed, verification.failure_reason ?? '');
+    try {
+      openPdf(output, '');
+      assert.unreachable('the output must need its password');
+    } catch (error) {
+      assert.is((error as DocfixError).code, 'password_required');
+    }
+    const opened = openPdf(output, password);
+    opened.doc.destroy();
+    const path = `${process.env.TMPDIR ?? '/tmp'}/docfix-enc-${process.pid}.pdf`;
+    await import('node:fs/promises').then((fs) => fs.writeFile(path, output));
+    const shown = execFileSync('qpdf', [`--password=${password}`, '--show-encryption', path], {
+      encoding: 'utf8',
+    });
+    assert.match(shown, new RegExp(algorithm));
+    execFileSync('qpdf', [`--password=${password}`, '--check', path], { stdio: 'ignore' });
+    await import('node:fs/promises').then((fs) => fs.rm(path, { force: true }));
+  });
+}
 
 test.run();
