@@ -41,6 +41,11 @@ export function searchDocument(doc: mupdf.PDFDocument, q: string, options: Searc
       out.pages_needing_recognition!.push(i);
       continue;
     }
+    if (options.kinds && (out.truncated || wanted === '')) {
+      // Nothing more to find: classified text-bearing pages count as searched without reading them.
+      out.pages_searched!.push(i);
+      continue;
+    }
     const page = doc.loadPage(i);
     try {
       const st = pageStext(page);
