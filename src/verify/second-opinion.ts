@@ -33,7 +33,11 @@ export interface SecondOpinion extends ExactDiff {
 }
 
 export interface SecondOpinionOptions {
-  /** Widen the declared box by this many render pixels on every side (default 0). */
+  /**
+   * Widen the declared box by this many render pixels on every side (default 0). PDFium
+   * anti-aliases a glyph up to one pixel beyond where MuPDF does, so a box taken from MuPDF's own
+   * diff bbox wants `marginPx: 2` at 300 dpi (test/src/verify/second-opinion.test.ts measures it).
+   */
   marginPx?: number;
 }
 

@@ -162,6 +162,45 @@ test('a rotated page (/Rotate 90): PDFium and MuPDF put the change in the same p
   assert.is(r.passed, true);
 });
 
+/** A one-line page of Times text (MuPDF's built-in Times as a simple font). */
+function textPage(line: string, size: number, x: number): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  const font = new mupdf.Font('Times-Roman');
+  try {
+    const resources = doc.addObject({ Font: { F1: doc.addSimpleFont(font) } });
+    doc.insertPage(
+      -1,
+      doc.addPage([0, 0, 612, 792], 0, resources, `BT /F1 ${size} Tf ${x} 700 Td (${line}) Tj ET`),
+    );
+    const buf = doc.saveToBuffer('');
+    try {
+      return new Uint8Array(buf.asUint8Array());
+    } finally {
+      buf.destroy();
+    }
+  } finally {
+    font.destroy();
+    doc.destroy();
+  }
+}
+
+test('a one-letter text change: PDFium’s footprint is MuPDF’s within a pixel (use marginPx 2)', async () => {
+  for (const [size, x] of [
+    [11, 72],
+    [9.5, 73.3],
+    [12.7, 100.15],
+  ]) {
+    const before = textPage('The quick brown fox jumps', size, x);
+    const after = textPage('The quick bruwn fox jumps', size, x);
+    const mu = compareExact(mupdfRender(before, 0, 300), mupdfRender(after, 0, 300), null);
+    assert.ok(mu.changed_pixels > 50);
+    const r = await secondOpinion(before, after, '', 0, mu.bbox, 300, { marginPx: 2 });
+    assert.ok(near(r.bbox, mu.bbox, 1), `${size} pt: PDFium ${r.bbox} vs MuPDF ${mu.bbox}`);
+    assert.is(r.outside_pixels, 0);
+    assert.is(r.passed, true);
+  }
+});
+
 test('an encrypted document is compared with its password (the copy stays encrypted)', async () => {
   const before = bytesOf('libreoffice-password.pdf');
   const after = withRectangle(before, 0, [300, 500, 10, 10], 'openpassword');
