@@ -229,11 +229,33 @@ export function correctionLimit(tenant: TenantRecord, now = new Date()): number 
   return planLimits(tenant.plan).corrections_per_day ?? null;
 }
 
-async function checkDailyLimit(services: Services, tenant: TenantRecord): Promise<void> {
+/** Applies under way per tenant: counted against the daily limit until they are counted for real. */
+const inFlight = new Map<string, number>();
+
+/**
+ * Checks the daily limit and holds a place for this correction until `release` (after the usage
+ * count is written or the apply failed), so racing applies cannot pass the limit together.
+ */
+async function reserveCorrection(services: Services, tenant: TenantRecord): Promise<() => void> {
   const limit = correctionLimit(tenant);
-  if (limit === null) return;
-  const used = await services.usage.correctionsToday(tenant.tenant_id);
-  if (used >= limit) {
+  if (limit === null) return () => {};
+  const key = tenant.tenant_id;
+  const pending = inFlight.get(key) ?? 0;
+  inFlight.set(key, pending + 1);
+  const release = () => {
+    const n = (inFlight.get(key) ?? 1) - 1;
+    if (n <= 0) inFlight.delete(key);
+    else inFlight.set(key, n);
+  };
+  let used: number;
+  try {
+    used = await services.usage.correctionsToday(key);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  if (used + pending >= limit) {
+    release();
     throw new DocfixError(
       'daily_limit_reached',
       `This account made its ${limit} corrections for today (UTC); the count starts again on ${nextUtcDay()}.`,
@@ -245,6 +267,7 @@ async function checkDailyLimit(services: Services, tenant: TenantRecord): Promis
       },
     );
   }
+  return release;
 }
 
 function stale(reason: string): DocfixError {
@@ -376,141 +399,152 @@ export const correctionHandlers: Handlers = {
     };
     const headCheck = checkTokenHead(services.secret, body.apply.confirm_token, binding);
     if (!headCheck.ok) throw stale(headCheck.reason);
-    await checkDailyLimit(services, caller.tenant);
-
-    const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
-    const password = passwordOf(record, services.secret);
-    let result: EngineApplyResult;
+    const release = await reserveCorrection(services, caller.tenant);
     try {
-      result = await runEngine<EngineApplyResult>(services, 'applyEdit', {
-        pdf,
-        password,
-        request,
-        manifest: manifestInput(record),
-        served_regions: servedOn(record, head),
-      });
-    } catch (error) {
-      if (error instanceof DocfixError && error.code === 'edit_refused') {
-        // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.
-        const advice = error.extra.advice ?? null;
-        throw new DocfixError('edit_refused', error.message, { ...error.extra, advice });
+      return await applyReserved();
+    } finally {
+      release();
+    }
+
+    async function applyReserved(): Promise<VerificationOut> {
+      const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
+      const password = passwordOf(record, services.secret);
+      let result: EngineApplyResult;
+      try {
+        result = await runEngine<EngineApplyResult>(services, 'applyEdit', {
+          pdf,
+          password,
+          request,
+          manifest: manifestInput(record),
+          served_regions: servedOn(record, head),
+        });
+      } catch (error) {
+        if (error instanceof DocfixError && error.code === 'edit_refused') {
+          // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.
+          const advice = error.extra.advice ?? null;
+          throw new DocfixError('edit_refused', error.message, { ...error.extra, advice });
+        }
+        throw error;
       }
-      throw error;
-    }
-    const { proposal, verification: engineVerification } = result;
-    if (proposal.refusal) throw refusal(proposal);
-    const engineCheck = checkTokenEngine(services.secret, body.apply.confirm_token, binding, {
-      fingerprint: proposal.fingerprint,
-      tier: proposal.tier,
-    });
-    if (!engineCheck.ok) throw stale(engineCheck.reason);
+      const { proposal, verification: engineVerification } = result;
+      if (proposal.refusal) throw refusal(proposal);
+      const engineCheck = checkTokenEngine(services.secret, body.apply.confirm_token, binding, {
+        fingerprint: proposal.fingerprint,
+        tier: proposal.tier,
+      });
+      if (!engineCheck.ok) throw stale(engineCheck.reason);
 
-    const output =
-      result.output instanceof Uint8Array
-        ? result.output
-        : new Uint8Array(result.output as ArrayLike<number>);
-    const outputSha = sha256(output);
-    if (engineVerification.output_sha256 !== outputSha) {
-      throw new DocfixError('edit_failed', 'The engine verified other bytes than it wrote; nothing changed.');
-    }
-
-    // 1. The new revision, durable before any record points to it.
-    const blobSha = await services.blobs.putBytes(tenantId, documentId, output);
-
-    // 2. The records, under the document's lock; the head must still be the one corrected.
-    const now = new Date().toISOString();
-    const revisionId = randomId('rev');
-    const verificationId = randomId('ver');
-    const { declared_box, changed_box, text_before, text_after, ...verificationFields } = engineVerification;
-    const verification: VerificationOut = {
-      ...verificationFields,
-      verification_id: verificationId,
-      revision_id: revisionId,
-    };
-    const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
-    let correction: CorrectionRecord | null = null;
-    const written = await services.documents.update(tenantId, documentId, (current) => {
-      const currentHead = current.document.head_revision_id ?? current.original_revision_id;
-      if (currentHead !== head.revision_id) {
-        throw stale(
-          'The document changed while this correction was being made (another correction won). Propose again.',
+      const output =
+        result.output instanceof Uint8Array
+          ? result.output
+          : new Uint8Array(result.output as ArrayLike<number>);
+      const outputSha = sha256(output);
+      if (engineVerification.output_sha256 !== outputSha) {
+        throw new DocfixError(
+          'edit_failed',
+          'The engine verified other bytes than it wrote; nothing changed.',
         );
       }
-      if (!current.attestations.some((a) => a.attestation_id === attestation.attestation_id)) {
-        throw new DocfixError('attestation_required', 'The attestation of this correction is gone.');
-      }
-      // A new correction after undo leaves the undone ones behind (kept, marked discarded).
-      for (const c of current.corrections) if (c.status === 'undone') c.status = 'discarded';
-      const seq = current.corrections.reduce((max, c) => Math.max(max, c.seq), 0) + 1;
-      current.revisions.push({
-        revision_id: revisionId,
-        parent_revision_id: head.revision_id,
-        blob_sha256: blobSha,
-        correction_seq: seq,
-        created_at: now,
-      });
-      correction = {
-        seq,
-        page_index: request.page_index ?? 0,
-        box_render: declared_box ?? null,
-        box_dpi: verification.dpi ?? WORKING_DPI,
-        changed_render: changed_box ?? null,
-        changed_dpi: verification.dpi ?? WORKING_DPI,
-        text_before: text_before ?? null,
-        text_after: text_after ?? request.replacement ?? null,
-        visibility_cost: proposal.visibility_cost ?? 'none',
-        verified: verification.passed,
-        failure_reason: verification.failure_reason ?? null,
-        outside_pixels: outside,
-        created_at: now,
-        revision_id: revisionId,
-        parent_revision_id: head.revision_id,
-        verification_id: verificationId,
-        tier: proposal.tier,
-        tier_name: proposal.tier_name,
-        status: 'standing',
-        attestation_id: attestation.attestation_id,
-      };
-      current.corrections.push(correction);
-      current.verifications[verificationId] = verification;
-      current.verification_by_revision[revisionId] = verificationId;
-      current.document.head_revision_id = revisionId;
-      current.document.state = 'corrected';
-    });
-    if (!written || !correction) {
-      // Deleted while the engine worked: the blob just written must not outlive its document.
-      if (!(await services.documents.get(tenantId, documentId))) {
-        await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
-      }
-      throw new DocfixError('not_found', `No document ${documentId} on this account.`);
-    }
-    const made = correction as CorrectionRecord;
 
-    // 3. The audit entry, then the usage count.
-    await services.audit.append(tenantId, {
-      action: 'correction.apply',
-      subject_type: 'document',
-      subject_id: documentId,
-      payload: {
-        seq: made.seq,
-        page_index: made.page_index,
-        revision_id: revisionId,
-        parent_revision_id: head.revision_id,
+      // 1. The new revision, durable before any record points to it.
+      const blobSha = await services.blobs.putBytes(tenantId, documentId, output);
+
+      // 2. The records, under the document's lock; the head must still be the one corrected.
+      const now = new Date().toISOString();
+      const revisionId = randomId('rev');
+      const verificationId = randomId('ver');
+      const { declared_box, changed_box, text_before, text_after, ...verificationFields } =
+        engineVerification;
+      const verification: VerificationOut = {
+        ...verificationFields,
         verification_id: verificationId,
-        output_sha256: outputSha,
-        passed: verification.passed,
-        tier: made.tier,
-        tier_name: made.tier_name,
-        text_before: made.text_before,
-        text_after: made.text_after,
-        box_render: made.box_render,
-        attestation_id: attestation.attestation_id,
-        proposal_id: body.apply.proposal_id,
-        key_id: caller.key.key_id,
-      },
-    });
-    await services.usage.countCorrection(tenantId);
-    return verification;
+        revision_id: revisionId,
+      };
+      const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
+      let correction: CorrectionRecord | null = null;
+      const written = await services.documents.update(tenantId, documentId, (current) => {
+        const currentHead = current.document.head_revision_id ?? current.original_revision_id;
+        if (currentHead !== head.revision_id) {
+          throw stale(
+            'The document changed while this correction was being made (another correction won). Propose again.',
+          );
+        }
+        if (!current.attestations.some((a) => a.attestation_id === attestation.attestation_id)) {
+          throw new DocfixError('attestation_required', 'The attestation of this correction is gone.');
+        }
+        // A new correction after undo leaves the undone ones behind (kept, marked discarded).
+        for (const c of current.corrections) if (c.status === 'undone') c.status = 'discarded';
+        const seq = current.corrections.reduce((max, c) => Math.max(max, c.seq), 0) + 1;
+        current.revisions.push({
+          revision_id: revisionId,
+          parent_revision_id: head.revision_id,
+          blob_sha256: blobSha,
+          correction_seq: seq,
+          created_at: now,
+        });
+        correction = {
+          seq,
+          page_index: request.page_index ?? 0,
+          box_render: declared_box ?? null,
+          box_dpi: verification.dpi ?? WORKING_DPI,
+          changed_render: changed_box ?? null,
+          changed_dpi: verification.dpi ?? WORKING_DPI,
+          text_before: text_before ?? null,
+          text_after: text_after ?? request.replacement ?? null,
+          visibility_cost: proposal.visibility_cost ?? 'none',
+          verified: verification.passed,
+          failure_reason: verification.failure_reason ?? null,
+          outside_pixels: outside,
+          created_at: now,
+          revision_id: revisionId,
+          parent_revision_id: head.revision_id,
+          verification_id: verificationId,
+          tier: proposal.tier,
+          tier_name: proposal.tier_name,
+          status: 'standing',
+          attestation_id: attestation.attestation_id,
+        };
+        current.corrections.push(correction);
+        current.verifications[verificationId] = verification;
+        current.verification_by_revision[revisionId] = verificationId;
+        current.document.head_revision_id = revisionId;
+        current.document.state = 'corrected';
+      });
+      if (!written || !correction) {
+        // Deleted while the engine worked: the blob just written must not outlive its document.
+        if (!(await services.documents.get(tenantId, documentId))) {
+          await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
+        }
+        throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+      }
+      const made = correction as CorrectionRecord;
+
+      // 3. The audit entry, then the usage count.
+      await services.audit.append(tenantId, {
+        action: 'correction.apply',
+        subject_type: 'document',
+        subject_id: documentId,
+        payload: {
+          seq: made.seq,
+          page_index: made.page_index,
+          revision_id: revisionId,
+          parent_revision_id: head.revision_id,
+          verification_id: verificationId,
+          output_sha256: outputSha,
+          passed: verification.passed,
+          tier: made.tier,
+          tier_name: made.tier_name,
+          text_before: made.text_before,
+          text_after: made.text_after,
+          box_render: made.box_render,
+          attestation_id: attestation.attestation_id,
+          proposal_id: body.apply.proposal_id,
+          key_id: caller.key.key_id,
+        },
+      });
+      await services.usage.countCorrection(tenantId);
+      return verification;
+    }
   },
 
   async getVerification({ params, caller, services }) {

@@ -551,6 +551,34 @@ test('daily limit: Free tenants stop after 10 corrections a UTC day with a hint;
   assert.is((await correct(biz, edit(await attest(biz)))).status, 200);
 });
 
+test('daily limit: two applies racing for the last free correction — one passes', async () => {
+  const free = await services.tenants.setTenant('free-race', { plan: 'free' });
+  const key = (await services.tenants.createKey(free.tenant_id)).api_key;
+  for (let i = 0; i < 9; i++) await services.usage.countCorrection(free.tenant_id);
+  const bodies = [];
+  for (let i = 0; i < 2; i++) {
+    const documentId = await makeDocument(free.tenant_id);
+    const att = (await inject('POST', '/v1/attestations', { document_id: documentId }, key)).json!
+      .attestation_id;
+    const request = edit(att);
+    const p = (await inject('POST', `/v1/documents/${documentId}/edits:propose`, request, key)).json!;
+    bodies.push({
+      documentId,
+      body: { request, apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token } },
+    });
+  }
+  engineDelayMs = 40;
+  try {
+    const results = await Promise.all(
+      bodies.map((b) => inject('POST', `/v1/documents/${b.documentId}/edits`, b.body, key)),
+    );
+    assert.equal(results.map((r) => r.status).sort(), [200, 429]);
+  } finally {
+    engineDelayMs = 0;
+  }
+  assert.is(await services.usage.correctionsToday(free.tenant_id), 10);
+});
+
 test('undo/redo: steps the head, deletes nothing, a new correction discards the redo chain', async () => {
   const documentId = await makeDocument();
   const attestationId = await attest(documentId);
