@@ -246,6 +246,32 @@ test('form widgets are drawn (as MuPDF draws them)', async () => {
   assert.ok(darkPixels(theirs, field) > 20, `mupdf ${darkPixels(theirs, field)}`);
 });
 
+test('renders inside a worker thread (engine slots), which loads its own PDFium', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.url).then(async (m) => {
+      const img = await m.renderPageWithPdfium(workerData.bytes, '', 0, 72);
+      parentPort.postMessage({ width: img.width, height: img.height, renderer: m.PDFIUM_RENDERER });
+    }, (error) => parentPort.postMessage({ error: String(error) }));`;
+  const worker = new Worker(code, {
+    eval: true,
+    workerData: {
+      url: new URL('../../../src/verify/pdfium-render.ts', import.meta.url).href,
+      bytes: bytesOf('libreoffice-writer.pdf'),
+    },
+  });
+  try {
+    const answer = await new Promise<any>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    assert.equal(answer, { width: 596, height: 842, renderer: PDFIUM_RENDERER });
+  } finally {
+    await worker.terminate();
+  }
+});
+
 test('errors: not a PDF, page out of range', async () => {
   await expectCode(
     () => renderPageWithPdfium(new TextEncoder().encode('hello'), '', 0, 72),
