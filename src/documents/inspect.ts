@@ -49,7 +49,7 @@ export interface InspectResult {
 
 /** Opens, bounds and classifies a PDF. Throws DocfixError with the upload route's codes. */
 export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): InspectResult {
-  const opened = openPdf(bytes, options.password ?? '');
+  const opened = openProtectedAware(bytes, options.password ?? '');
   const doc = opened.doc;
   try {
     let count: number;
@@ -102,6 +102,30 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
     };
   } finally {
     doc.destroy();
+  }
+}
+
+/**
+ * openPdf, telling apart a file locked by a security handler no password opens (certificate
+ * encryption, Adobe.PubSec, or a proprietary handler): password_protected rather than unreadable.
+ */
+function openProtectedAware(bytes: Uint8Array, password: string): ReturnType<typeof openPdf> {
+  try {
+    return openPdf(bytes, password);
+  } catch (error) {
+    if (
+      error instanceof DocfixError &&
+      error.code === 'unreadable_pdf' &&
+      /encryption handler|crypt filter|security handler/i.test(error.message)
+    ) {
+      throw new DocfixError(
+        'password_protected',
+        'This document is locked by an encryption method that no password opens here (for example certificate encryption); it cannot be read.',
+        {},
+        { cause: error },
+      );
+    }
+    throw error;
   }
 }
 
