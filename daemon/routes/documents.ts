@@ -241,7 +241,7 @@ export const documentHandlers: Handlers = {
         at: new Date().toISOString(),
       });
       if (marking && picture.native_inside_pixels > 0) {
-        if (r.inspection.day !== today) r.inspection = { day: today, pixels: 0 };
+        if (r.inspection?.day !== today) r.inspection = { day: today, pixels: 0 };
         r.inspection.pixels += picture.native_inside_pixels;
       }
     });
