@@ -179,7 +179,13 @@ export function runDaemonCommand(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const stdio = options.stdio ?? 'inherit';
-    const child = spawn(process.execPath, [daemonBin, ...args], { stdio, cwd: packageRoot });
+    // With signals forwarded, the child gets its own process group: a Ctrl-C on the terminal reaches
+    // it once, through us, rather than twice.
+    const child = spawn(process.execPath, [daemonBin, ...args], {
+      stdio,
+      cwd: packageRoot,
+      detached: Boolean(options.forwardSignals),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -212,7 +218,7 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
   info(`Starting the local docfix daemon…`);
   // Where it ran before (the config's `local`), else the defaults.
   const local = openLocalConfig().get('local');
-  const args = ['start'];
+  const args = ['start', '--json'];
   if (local?.url) {
     try {
       const at = new URL(local.url);
@@ -229,6 +235,13 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
     throw new ConnectionError(`could not start the local daemon${why ? `: ${why}` : ''}`, target.url);
   }
   const fresh = resolveTarget(globals);
+  // `start` says where the daemon runs (it may already have been running elsewhere).
+  try {
+    const started = JSON.parse(result.stdout) as { url?: string };
+    if (started.url) return { ...fresh, url: started.url };
+  } catch {
+    // not JSON: the configuration's address
+  }
   return fresh;
 }
 

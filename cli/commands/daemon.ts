@@ -11,7 +11,12 @@ export function forwardedArgs(args: string[], group: string): string[] {
 }
 
 async function forward(group: string, prefix: string[], forwardSignals = false): Promise<void> {
-  const args = [...prefix, ...forwardedArgs(rawArgs(), group)];
+  const raw = rawArgs();
+  const args = [...prefix, ...forwardedArgs(raw, group)];
+  // `docfix --json keys list`: the global flag, typed before the group, still applies.
+  if (raw.indexOf('--json') >= 0 && raw.indexOf('--json') < raw.indexOf(group) && !args.includes('--json')) {
+    args.push('--json');
+  }
   const { code } = await runDaemonCommand(args, { stdio: 'inherit', forwardSignals });
   if (code !== 0) throw new CliExit(code);
 }

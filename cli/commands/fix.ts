@@ -14,11 +14,11 @@ import {
   dispatch,
   getClient,
   globalOptions,
-  info,
   intArg,
   print,
   printJson,
   UsageError,
+  withSpinner,
   type GlobalOptions,
 } from '../context.ts';
 import { parseReplace, readEditsFile, type BatchEdit, type EditsPlan } from '../edits-file.ts';
@@ -469,7 +469,8 @@ export async function runFix(o: FixOptions): Promise<void> {
     }
   }
   let lost: ConnectionError | undefined;
-  const files = await pool(o.files, jobs, async (file) => {
+  let done = 0;
+  const work = pool(o.files, jobs, async (file) => {
     if (lost) {
       const skipped: FileReport = {
         file,
@@ -484,9 +485,12 @@ export async function runFix(o: FixOptions): Promise<void> {
     }
     const r = await fixOne(client, file, o, plan, password);
     if (r.error?.code === 'connection' && !lost) lost = new ConnectionError(r.error.message, client.baseUrl);
-    if (!o.globals.json && process.stderr.isTTY) info(c.dim(`${basename(file)}: ${r.status}`));
+    done++;
+    if (process.stderr.isTTY)
+      process.stderr.write(`\r\x1b[2K${c.dim(`${done}/${o.files.length} ${basename(file)}: ${r.status}`)}\n`);
     return r;
   });
+  const files = await withSpinner(`Fixing ${o.files.length} file(s), ${jobs} at a time`, work);
 
   const all = files.flatMap((f) => f.edits);
   const occ = all.flatMap((e) => e.occurrences);
