@@ -59,12 +59,19 @@ export function pageStext(page: mupdf.Page, options = STEXT_OPTIONS): mupdf.Stru
   }
 }
 
-/** The page lists annotations or widgets (whose appearances carry text the contents do not). */
+/** The page has annotations or widgets that draw (their appearances may carry text the contents do not). */
 export function hasAnnotations(page: mupdf.Page): boolean {
   const pdfPage = page as mupdf.PDFPage;
   if (typeof pdfPage.getObject !== 'function') return true;
   const annots = pdfPage.getObject().get('Annots');
-  return annots.isArray() ? annots.length > 0 : !annots.isNull();
+  if (!annots.isArray()) return !annots.isNull();
+  // Links and popups draw nothing of their own; anything else may carry an appearance with text.
+  for (let i = 0; i < annots.length; i++) {
+    const subtype = annots.get(i).get('Subtype');
+    const name = subtype.isName() ? subtype.asName() : '';
+    if (name !== 'Link' && name !== 'Popup') return true;
+  }
+  return false;
 }
 
 /** Reads every character of the page once (one structured-text pass). */
