@@ -39,6 +39,11 @@ export interface SecondOpinionOptions {
    * diff bbox wants `marginPx: 2` at 300 dpi (test/src/verify/second-opinion.test.ts measures it).
    */
   marginPx?: number;
+  /**
+   * The PDFium render of the page before, at this dpi, from an earlier call (`renderPageWithPdfium`),
+   * to skip rendering it again when several proposals are checked against the same revision.
+   */
+  beforeRender?: RgbImage;
 }
 
 const WORKING_DPI = 300;
@@ -112,7 +117,7 @@ export async function secondOpinion(
   options: SecondOpinionOptions = {},
 ): Promise<SecondOpinion> {
   const margin = Math.max(0, Math.ceil(options.marginPx ?? 0));
-  const before = await renderOne(beforeBytes, password, pageIndex, dpi);
+  const before = options.beforeRender ?? (await renderOne(beforeBytes, password, pageIndex, dpi));
   const after = await renderOne(afterBytes, password, pageIndex, dpi);
   let declared: Box | null = null;
   if (declaredBox300) {

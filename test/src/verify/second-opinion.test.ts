@@ -8,7 +8,7 @@ import { mupdf, openPdf, renderPage, saveKeepingEncryption } from '../../../src/
 import type { RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
 import { compareExact, scaleBox, secondOpinion } from '../../../src/verify/second-opinion.ts';
 import type { Box } from '../../../src/verify/second-opinion.ts';
-import { PDFIUM_RENDERER } from '../../../src/verify/pdfium-render.ts';
+import { PDFIUM_RENDERER, renderPageWithPdfium } from '../../../src/verify/pdfium-render.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 
@@ -120,6 +120,11 @@ test('a real change is found where MuPDF finds it; the declared box decides', as
   assert.is(ok.outside_pixels, 0);
   assert.is(ok.passed, true);
   assert.equal(ok.declared_box, declared);
+
+  // The same with the before render supplied (cached by the caller).
+  const beforeRender = await renderPageWithPdfium(before, '', 0, 300);
+  const cached = await secondOpinion(new Uint8Array(0), after, '', 0, declared, 300, { beforeRender });
+  assert.equal(cached, ok);
 
   // A box that misses the change: every changed pixel is outside.
   const wrong = await secondOpinion(before, after, '', 0, [0, 0, 200, 200]);
