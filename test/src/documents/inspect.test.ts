@@ -2,7 +2,10 @@
 // memory; passwords open (or refuse) as documented; plan limits and concerns; saving keeps encryption.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DocfixError } from '../../../src/errors.ts';
 import { mupdf, openPdf, saveKeepingEncryption } from '../../../src/pdf/mupdf-adapter.ts';
@@ -28,14 +31,15 @@ test.before(async () => {
   fixtures = await makeHostileFixtures();
 });
 
-test('every hostile file gets its documented answer, each within 5 s and bounded memory', () => {
+// Not a timing assertion (bench measures speed): a guard that nothing hangs, far under the 60 s watchdog.
+test('every hostile file gets its documented answer, none hangs, memory stays bounded', () => {
   assert.ok(fixtures.length >= 12);
   for (const f of fixtures) {
     const started = performance.now();
     const code = codeOf(() => inspectPdf(new Uint8Array(readFileSync(f.path)), { maxPages: 300 }));
     const ms = performance.now() - started;
     assert.is(code, f.expect, `${f.name} (${f.what})`);
-    assert.ok(ms < 5000, `${f.name} took ${Math.round(ms)} ms`);
+    assert.ok(ms < 20_000, `${f.name} took ${Math.round(ms)} ms`);
     assert.ok(process.memoryUsage().rss < 1.5 * 1024 ** 3, `${f.name}: resident memory bounded`);
   }
 });
@@ -138,6 +142,23 @@ test('saveKeepingEncryption: a protected document stays protected with the same 
         'password_required',
         `${file} incremental=${incremental}`,
       );
+      // qpdf, independently: same revision and permissions, and the password is the user password.
+      const dir = mkdtempSync(join(tmpdir(), 'docfix-enc-'));
+      try {
+        writeFileSync(join(dir, 'out.pdf'), out);
+        writeFileSync(join(dir, 'in.pdf'), corpus(file));
+        const show = (f: string) =>
+          execFileSync('qpdf', ['--show-encryption', `--password=${password}`, join(dir, f)], {
+            encoding: 'utf8',
+          });
+        const before = show('in.pdf');
+        const after = show('out.pdf');
+        assert.match(after, /Supplied password is user password/);
+        assert.is(after.match(/^R = \d+/m)?.[0], before.match(/^R = \d+/m)?.[0]);
+        assert.is(after.match(/^P = -?\d+/m)?.[0], before.match(/^P = -?\d+/m)?.[0]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
       const again = openPdf(out, password);
       assert.is(again.doc.getMetaData('encryption'), method);
       assert.ok(again.doc.loadPage(0).toStructuredText('').asText().length > 10, 'text still reads');
