@@ -711,9 +711,13 @@ function tier1Code(
       if (name && !font.dict.get('CharProcs').get(name).isNull()) return { code, source: 'type3_charproc' };
       continue;
     }
+    // The program must draw this very code as the character: for CID fonts only an identity
+    // CIDToGIDMap on a TrueType program ties code to glyph id; symbolic TrueType codes bypass Unicode.
+    if (font.composite && (font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)) continue;
+    if (!font.composite && font.kind === 'TrueType' && font.symbolic) continue;
     const program = getProgram();
-    if (program && program.encodeCharacter(ch.codePointAt(0) ?? 0) > 0)
-      return { code, source: 'font_program' };
+    const gid = program ? program.encodeCharacter(ch.codePointAt(0) ?? 0) : 0;
+    if (gid > 0 && (!font.composite || gid === code)) return { code, source: 'font_program' };
   }
   return null;
 }
