@@ -4,7 +4,7 @@
 //   pdftotext: on that page the old word occurs once less and the new word once more;
 //   pdftoppm:  before/after renders differ only inside the correction's declared box.
 // Then undo everything (download → nothing_to_export) and redo (the same bytes come back).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -316,6 +316,88 @@ for (const entry of entries) {
     }
   });
 }
+
+test('a real daemon process: upload, correct, download over HTTP; a restart keeps the token valid', async () => {
+  const BIN = new URL('../../bin/docfix-daemon.js', import.meta.url).pathname;
+  const data = join(work, 'daemon-data');
+  const env = { ...process.env, DOCFIX_CONFIG_DIR: join(work, 'daemon-config'), DOCFIX_DATA_DIR: data };
+  const start = () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', data], { env });
+    const ready = new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /^docfix daemon listening on (http:\/\/\S+)$/m.exec(out);
+        if (match) resolve(match[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`daemon exited with ${code}: ${out}`)));
+      setTimeout(() => reject(new Error(`no ready line: ${out}`)), 20_000);
+    });
+    return { child, ready };
+  };
+  const stop = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  let daemon = start();
+  try {
+    let url = await daemon.ready;
+    const created = execFileSync(
+      process.execPath,
+      [BIN, 'keys', 'create', '--data-dir', data, '--tenant', 'proc', '--json'],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    );
+    const auth = { authorization: `Bearer ${(JSON.parse(created) as { api_key: string }).api_key}` };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const original = new Uint8Array(readFileSync(join(CORPUS_DIR, 'libreoffice-writer.pdf')));
+    const form = new FormData();
+    form.append('file', new Blob([original], { type: 'application/pdf' }), 'letter.pdf');
+    const up = await fetch(`${url}/v1/documents`, { method: 'POST', headers: auth, body: form });
+    assert.is(up.status, 201);
+    const documentId = ((await up.json()) as { document_id: string }).document_id;
+    const att = await call('POST', '/v1/attestations', { document_id: documentId });
+    const request = {
+      target: { method: 'text_layer', find: 'dolore' },
+      replacement: 'dolroe',
+      attestation_id: att.body.attestation_id,
+    };
+    const p = await call('POST', `/v1/documents/${documentId}/edits:propose`, request);
+    assert.is(p.status, 200);
+    assert.not.ok(p.body.refusal);
+
+    // The token is stateless: a restarted daemon (same data dir, same secret) accepts it.
+    await stop(daemon.child);
+    daemon = start();
+    url = await daemon.ready;
+    const v = await call('POST', `/v1/documents/${documentId}/edits`, {
+      request,
+      apply: { proposal_id: p.body.proposal_id, confirm_token: p.body.confirm_token },
+    });
+    assert.is(v.status, 200, JSON.stringify(v.body));
+    assert.ok(v.body.passed);
+    const dl = await fetch(`${url}/v1/documents/${documentId}/export/download`, { headers: auth });
+    assert.is(dl.status, 200);
+    assert.is(
+      dl.headers.get('content-disposition'),
+      `attachment; filename="letter-corrected.pdf"; filename*=UTF-8''letter-corrected.pdf`,
+    );
+    assert.is(sha(new Uint8Array(await dl.arrayBuffer())), v.body.output_sha256);
+  } finally {
+    await stop(daemon.child);
+  }
+});
 
 test('the audit record of all this recomputes intact', async () => {
   if (!tools) return;
