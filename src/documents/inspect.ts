@@ -71,7 +71,12 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
         { limit: options.maxPages, pages: count },
       );
     }
-    const signals = readSignals(doc, opened.encrypted);
+    let signals: FileSignals;
+    try {
+      signals = readSignals(doc, opened.encrypted);
+    } catch (error) {
+      throw unreadable(error);
+    }
     const pages: PageInfo[] = [];
     for (let i = 0; i < count; i++) {
       let page: mupdf.PDFPage;
