@@ -85,6 +85,16 @@ function applyExitOverride(cmd: Command): void {
   for (const sub of cmd.commands) applyExitOverride(sub);
 }
 
+const PASSWORD_TODO = 'give it with --password (prompt), --password - (stdin) or --password-file FILE';
+/** What the CLI can add to an error's line. */
+const WHAT_TO_DO: Partial<Record<string, string>> = {
+  invalid_api_key: 'check DOCFIX_API_KEY, --api-key or the profile (docfix config list)',
+  password_required: PASSWORD_TODO,
+  password_protected: PASSWORD_TODO,
+  password_incorrect: PASSWORD_TODO,
+  stale_or_invalid_confirmation: 'propose again',
+};
+
 /** Prints an error the way people read it, and answers its exit code. */
 export function reportError(error: unknown, verbose = false): number {
   if (error instanceof CommanderError) {
@@ -106,7 +116,9 @@ export function reportError(error: unknown, verbose = false): number {
     return EXIT.auth;
   }
   if (error instanceof DocfixError) {
-    info(`${c.red('error:')} ${error.message} ${c.dim(`(${error.code})`)}`);
+    // One line names the problem (and what to do when the CLI knows); refusal advice follows it.
+    const todo = WHAT_TO_DO[error.code];
+    info(`${c.red('error:')} ${error.message} ${c.dim(`(${error.code})`)}${todo ? `; ${todo}` : ''}`);
     const { advice, hint, problems } = error.extra as {
       advice?: { what?: string; why?: string; do?: string[] } | null;
       hint?: string;
@@ -116,8 +128,6 @@ export function reportError(error: unknown, verbose = false): number {
     for (const step of advice?.do ?? []) info(`  do:  ${step}`);
     if (hint) info(`  hint: ${hint}`);
     if (problems?.length && verbose) for (const p of problems) info(`  ${p.field}: ${p.problem}`);
-    if (error.code === 'invalid_api_key')
-      info('  check DOCFIX_API_KEY, --api-key or the profile (docfix config list)');
     return ERRORS[error.code].exit;
   }
   const err = error as NodeJS.ErrnoException;

@@ -60,6 +60,7 @@ test('a wrong key: one line, exit 3', async () => {
   const r = await d.cli(['usage'], { env: { DOCFIX_API_KEY: 'key_nope.nope' } }); // the real executable's exit code
   assert.is(r.code, 3);
   assert.match(r.stderr, /invalid_api_key/);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.is(r.stdout, '');
 });
 

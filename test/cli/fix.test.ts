@@ -82,6 +82,39 @@ test('an edits file: one occurrence by page and match', async () => {
   assert.match(words, /dolore/, 'the other occurrences stand');
 });
 
+test('a protected PDF with --password-file, beside an unprotected one', async () => {
+  if (!ready) return;
+  const out = join(d.dir, 'out-pw');
+  const pw = join(d.dir, 'pw.txt');
+  await writeFile(pw, 'openpassword\n');
+  const edits = join(d.dir, 'pw-edits.json');
+  await writeFile(edits, JSON.stringify([{ find: 'dolore', replace: 'dolroe', page: 0, match: 0 }]));
+  const env = { DOCFIX_API_KEY: await d.newKey() };
+  const protectedPdf = join(CORPUS, 'libreoffice-password.pdf');
+  const r = await d.run(['fix', protectedPdf, LATEX, '--edits', edits, '--password-file', pw, '-o', out], {
+    env,
+  });
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  const words = execFileSync(
+    'pdftotext',
+    ['-upw', 'openpassword', join(out, 'libreoffice-password.pdf'), '-'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.match(words, /dolroe/);
+  assert.match(
+    text(join(out, 'latex-minimal.pdf')),
+    /dolroe/,
+    'the password is not sent to a file without one',
+  );
+  const without = await d.run(['fix', protectedPdf, '--edits', edits, '-o', join(d.dir, 'out-nopw')], {
+    env,
+  });
+  assert.is(without.code, 8, 'password_required');
+  assert.match(without.stdout, /password/);
+});
+
 test('refusals and text not found: exit 5, advice reported, nothing written', async () => {
   if (!ready) return;
   const out = join(d.dir, 'out-refused');
