@@ -205,9 +205,20 @@ function fish(nodes: NodeInfo[]): string {
     '# Install: copy to ~/.config/fish/completions/docfix.fish',
     '',
     'function __docfix_words',
-    '    # the words typed so far after docfix, flags and their values aside',
+    '    # the words typed so far after docfix, flags aside, aliases as their command',
+    '    set -l cmdpath',
     '    for w in (commandline -opc)[2..-1]',
     "        string match -q -- '-*' $w; and continue",
+    '        switch "$cmdpath $w"',
+    ...nodes.flatMap((n) =>
+      n.subcommands.flatMap((sub) =>
+        sub.aliases.map(
+          (a) => `            case ${fq(`${n.path.join(' ')} ${a}`)}\n                set w ${sub.name}`,
+        ),
+      ),
+    ),
+    '        end',
+    '        set -a cmdpath $w',
     '        echo $w',
     '    end',
     'end',

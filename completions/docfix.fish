@@ -2,9 +2,23 @@
 # Install: copy to ~/.config/fish/completions/docfix.fish
 
 function __docfix_words
-    # the words typed so far after docfix, flags and their values aside
+    # the words typed so far after docfix, flags aside, aliases as their command
+    set -l cmdpath
     for w in (commandline -opc)[2..-1]
         string match -q -- '-*' $w; and continue
+        switch "$cmdpath $w"
+            case ' list'
+                set w ls
+            case ' delete'
+                set w rm
+            case ' job'
+                set w jobs
+            case 'cert list'
+                set w ls
+            case 'config ls'
+                set w list
+        end
+        set -a cmdpath $w
         echo $w
     end
 end

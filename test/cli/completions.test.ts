@@ -63,4 +63,39 @@ test('bash: completing words in a real bash', () => {
   assert.ok(probe(['docfix', 'cert', '']).includes('verify'));
 });
 
+const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+test('zsh: completing words in a real zsh (when installed)', () => {
+  if (!has('zsh')) return;
+  const probe = (words: string[]) => {
+    const script = `
+_describe() { print -l -- "\${(@P)4}" | cut -d: -f1; }
+_files() { print FILES; }
+compdef() { : }
+source completions/docfix.zsh
+words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _docfix`;
+    return spawnSync('zsh', ['-c', script], { cwd: ROOT, encoding: 'utf8' }).stdout.trim().split('\n');
+  };
+  assert.equal(probe(['docfix', 'daemon', 's']), ['serve', 'start', 'stop', 'status']);
+  assert.ok(probe(['docfix', 'list', '--']).includes('--limit'), 'aliases lead to their command');
+  assert.ok(probe(['docfix', 'fix', 'a.pdf', '--m']).includes('--max-cost'));
+  assert.equal(probe(['docfix', 'show', 'x']), ['FILES']);
+});
+
+test('fish: completing words in a real fish (when installed)', () => {
+  if (!has('fish')) return;
+  const probe = (line: string) =>
+    spawnSync('fish', ['-c', `source completions/docfix.fish; complete -C ${JSON.stringify(line)}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+      .stdout.trim()
+      .split('\n')
+      .map((l) => l.split('\t')[0]);
+  assert.equal(probe('docfix daemon s').sort(), ['serve', 'start', 'status', 'stop']);
+  assert.ok(probe('docfix list --li').includes('--limit'), 'aliases lead to their command');
+  assert.ok(probe('docfix fix a.pdf --max').includes('--max-cost'));
+  assert.ok(probe('docfix cert ').includes('verify'));
+});
+
 test.run();
