@@ -105,7 +105,20 @@ export function readPageText(page: mupdf.Page, stext?: mupdf.StructuredText): Pa
 const HYPHENS = new Set(['-', '\u00ad', '\u2010', '\u2011']);
 const CJK =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
-const isSpace = (c: string) => /^\s$/u.test(c) || c === '\u00a0';
+function isSpace(c: string): boolean {
+  const code = c.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return c === '\u00a0' || /^\s$/u.test(c);
+}
+
+/** foldText for one character, with an ASCII fast path (most characters of most pages). */
+function foldChar(c: string): string {
+  if (c.length === 1) {
+    const code = c.charCodeAt(0);
+    if (code < 128) return code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : c;
+  }
+  return foldText(c);
+}
 
 /** Case- and compatibility-folded form of a string (ligatures into letters, case removed). */
 export function foldText(s: string): string {
@@ -153,7 +166,7 @@ function unitsOf(chars: PageChar[]): Unit[] {
       next !== undefined &&
       /\p{L}/u.test(next.c) &&
       /\p{L}/u.test(chars[i - 1]?.c ?? '');
-    const folded = foldText(ch.c);
+    const folded = foldChar(ch.c);
     for (let k = 0; k < folded.length; k++) units.push({ u: folded[k], src: i, soft });
   }
   return units;
