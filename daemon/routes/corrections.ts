@@ -11,13 +11,14 @@ import {
   type ManifestInput,
 } from '../../src/corrections/manifest.ts';
 import { unsealPassword } from '../../src/documents/password-seal.ts';
+import type { EditTaskInput, EngineProposal } from '../../src/corrections/tasks.ts';
+import type { EngineTaskOutput } from '../../src/engine-tasks.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { dailyCorrectionLimit, planLimits } from '../../src/plans.ts';
 import type {
   AttestationOut,
   CorrectionOut,
   EditRequest,
-  ProposalOut,
   RefusalAdvice,
   TierRejection,
   UndoOut,
@@ -55,59 +56,25 @@ export const STATEMENTS: Record<string, string> = {
 // ---------------------------------------------------------------------------------------------
 // The engine's side of the contract (src/corrections/tasks.ts).
 
-/** ProposalOut without the ids the daemon adds, plus the engine's fingerprint of what it would do. */
-export type EngineProposal = Omit<ProposalOut, 'proposal_id' | 'confirm_token' | 'document_id'> & {
-  fingerprint: string;
-};
-
-/** VerificationOut without the daemon's ids, plus what the correction record keeps. */
-export type EngineVerification = Omit<VerificationOut, 'verification_id' | 'revision_id'> & {
-  declared_box: number[] | null;
-  changed_box: number[] | null;
-  text_before: string | null;
-  text_after: string | null;
-};
-
-export interface EngineApplyResult {
-  proposal: EngineProposal;
-  output: Uint8Array;
-  verification: EngineVerification;
-}
-
-export interface CorrectionTaskInput {
-  pdf: Uint8Array;
-  password: string;
-  request: EditRequest;
-  manifest: ManifestInput;
+/** What the engine's propose and apply tasks are given. */
+export interface CorrectionTaskInput extends EditTaskInput {
   /** Regions of the head revision served as magnified pixels (crop.png), for OCR `confirmed`. */
   served_regions: ServedRegion[];
 }
 
-type RunEngine = (
-  name: string,
-  input: unknown,
-  options?: { timeoutMs?: number; timeoutCode?: 'edit_failed' },
-) => Promise<unknown>;
+type EngineApplyResult = EngineTaskOutput<'applyEdit'>;
 
-async function runEngine<T>(
+/** Runs a correction task in an engine slot; any failure of the engine itself is edit_failed. */
+async function runEngine<N extends 'proposeEdit' | 'applyEdit'>(
   services: Services,
-  name: 'proposeEdit' | 'applyEdit',
+  name: N,
   input: CorrectionTaskInput,
-): Promise<T> {
-  const run = services.engine.run.bind(services.engine) as unknown as RunEngine;
+): Promise<EngineTaskOutput<N>> {
   try {
-    return (await run(name, input, { timeoutCode: 'edit_failed' })) as T;
+    return await services.engine.run(name, input, { timeoutCode: 'edit_failed' });
   } catch (error) {
-    if (error instanceof DocfixError) {
-      // A worker that died answers internal_error; for a correction that is an engine failure.
-      if (error.code === 'internal_error') {
-        throw new DocfixError(
-          'edit_failed',
-          'The engine failed while correcting this document; nothing changed.',
-        );
-      }
-      throw error;
-    }
+    // A worker that died answers internal_error; for a correction that is an engine failure.
+    if (error instanceof DocfixError && error.code !== 'internal_error') throw error;
     throw new DocfixError(
       'edit_failed',
       'The engine failed while correcting this document; nothing changed.',
@@ -353,7 +320,7 @@ export const correctionHandlers: Handlers = {
     const head = headRevision(record);
     const pdf = await services.blobs.read(tenantId, record.document.document_id, head.blob_sha256);
     const password = passwordOf(record, services.secret);
-    const proposal = await runEngine<EngineProposal>(services, 'proposeEdit', {
+    const proposal = await runEngine(services, 'proposeEdit', {
       pdf,
       password,
       request,
@@ -411,7 +378,7 @@ export const correctionHandlers: Handlers = {
       const password = passwordOf(record, services.secret);
       let result: EngineApplyResult;
       try {
-        result = await runEngine<EngineApplyResult>(services, 'applyEdit', {
+        result = await runEngine(services, 'applyEdit', {
           pdf,
           password,
           request,
