@@ -26,7 +26,8 @@ import {
 } from '../../daemon/confirm-token.ts';
 import type { EngineSlots } from '../../daemon/engine-slots.ts';
 import type { Services } from '../../daemon/services.ts';
-import type { DocumentRecord } from '../../daemon/storage/records.ts';
+import type { DocumentRecord, TenantRecord } from '../../daemon/storage/records.ts';
+import { correctionLimit } from '../../daemon/routes/corrections.ts';
 
 const PDF = new Uint8Array(
   readFileSync(new URL('../../../shared/corpus/pdf/libreoffice-writer.pdf', import.meta.url)),
@@ -549,6 +550,41 @@ test('daily limit: Free tenants stop after 10 corrections a UTC day with a hint;
   for (let i = 0; i < 12; i++) await services.usage.countCorrection(tenantId);
   const biz = await makeDocument();
   assert.is((await correct(biz, edit(await attest(biz)))).status, 200);
+});
+
+test('daily limit by plan: Free 10, one-time plans unlimited for 30 days after purchase, then 10', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const tenant = (
+    plan: TenantRecord['plan'],
+    bought: { plan: TenantRecord['plan']; at: string }[] = [],
+  ): TenantRecord => ({
+    tenant_id: 't',
+    name: 't',
+    plan,
+    suspended: false,
+    created_at: now.toISOString(),
+    bought_plans: bought,
+  });
+  assert.is(correctionLimit(tenant('free'), now), 10);
+  assert.is(correctionLimit(tenant('business'), now), null);
+  assert.is(correctionLimit(tenant('personal'), now), null);
+  assert.is(
+    correctionLimit(tenant('one_document', [{ plan: 'one_document', at: '2026-11-01T00:00:00Z' }]), now),
+    null,
+  );
+  assert.is(
+    correctionLimit(tenant('one_document', [{ plan: 'one_document', at: '2026-09-01T00:00:00Z' }]), now),
+    10,
+  );
+  assert.is(
+    correctionLimit(tenant('free', [{ plan: 'ten_documents', at: '2026-11-20T00:00:00Z' }]), now),
+    null,
+  );
+  assert.is(
+    correctionLimit(tenant('free', [{ plan: 'personal', at: '2026-11-20T00:00:00Z' }]), now),
+    10,
+    'a lapsed subscription',
+  );
 });
 
 test('daily limit: two applies racing for the last free correction — one passes', async () => {
