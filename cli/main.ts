@@ -9,6 +9,7 @@ import { exitCodesText } from './exit-codes.ts';
 import { register as account } from './commands/account.ts';
 import { register as auditExport } from './commands/audit-export.ts';
 import { register as cert } from './commands/cert.ts';
+import { register as certCheck } from './commands/cert-check.ts';
 import { register as completion } from './commands/completion.ts';
 import { register as config } from './commands/config.ts';
 import { register as corrections } from './commands/corrections.ts';
@@ -26,6 +27,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   pages,
   fix,
   cert,
+  certCheck, // after cert: it adds `check` under `cert`
   account,
   auditExport, // after account: it adds `export` under `audit`
   config,

@@ -4,7 +4,7 @@
 _docfix_subcommands() {
   case "$1" in
     '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight fix cert plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
-    'cert') echo 'issue ls list get pdf key verify' ;;
+    'cert') echo 'issue ls list get pdf key verify check' ;;
     'audit') echo 'export' ;;
     'config') echo 'set use rm list ls show path' ;;
     'daemon') echo 'serve start stop status' ;;
@@ -43,6 +43,7 @@ _docfix_flags() {
     'cert pdf') echo '--output -o --force -f --help -h' ;;
     'cert key') echo '--refresh --help -h' ;;
     'cert verify') echo '--key --key-url --document --help -h' ;;
+    'cert check') echo '--help -h' ;;
     'plans') echo '--help -h' ;;
     'usage') echo '--help -h' ;;
     'jobs') echo '--wait --help -h' ;;

@@ -208,6 +208,18 @@ test('corrections workflow: every route of a document through its command', asyn
     exported.output_sha256,
   );
 
+  // The certificate file, checked by the service from its bytes (cert check), intact and altered.
+  const cert = await json(['cert', 'issue', id]);
+  const certPdf = join(d.dir, 'certificate.pdf');
+  assert.is((await run(['cert', 'pdf', cert.certificate_id, '-o', certPdf])).code, 0);
+  const check = await json(['cert', 'check', certPdf]);
+  assert.equal([check.status, check.valid, check.certificate_id], ['valid', true, cert.certificate_id]);
+  const bytes = await readFile(certPdf);
+  bytes[bytes.length >> 1] ^= 1;
+  await writeFile(certPdf, bytes);
+  const altered = await run(['cert', 'check', certPdf]);
+  assert.is(altered.code, 6, altered.stderr);
+
   assert.is((await json(['undo', id])).undone.seq, 1);
   assert.is((await json(['redo', id])).undone.seq, 1);
   await json(['undo', id]);
