@@ -2,9 +2,10 @@
 // a one-page PDF under 150 ms median, and the same correction on a 300-page PDF under 1.5 times
 // that. The 300-page file is made from corpus pages into fixtures/generated/. Run directly
 // (`node bench/corrections.ts`) or import `benchCorrections` from bench/run.ts.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { mupdf } from '../src/pdf/mupdf-adapter.ts';
+import { mupdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { takeBytes } from '../src/corrections/pdf-bytes.ts';
 
@@ -84,6 +85,47 @@ export interface CorrectionBench {
   three_hundred_pages_median_ms: number;
   ratio: number;
   targets: { one_page_ms: number; ratio: number };
+  /** Baselines in the same run: one in-process 300 dpi render of the page, and native `mutool draw`. */
+  baseline: { render_300dpi_ms: number; mutool_draw_300dpi_ms: number | null };
+  /** The one-page correction as a multiple of one in-process 300 dpi render. */
+  one_page_vs_render: number;
+}
+
+function renderBaseline(pdf: Uint8Array, runs: number): number {
+  const doc = new mupdf.PDFDocument(pdf);
+  try {
+    const page = doc.loadPage(0);
+    renderPageRgb(page, 300);
+    const xs: number[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      const t0 = performance.now();
+      renderPageRgb(page, 300);
+      xs.push(performance.now() - t0);
+    }
+    return median(xs);
+  } finally {
+    doc.destroy();
+  }
+}
+
+function mutoolBaseline(runs: number): number | null {
+  const xs: number[] = [];
+  try {
+    for (let i = 0; i < runs; i += 1) {
+      const t0 = performance.now();
+      execFileSync(
+        'mutool',
+        ['draw', '-q', '-r', '300', '-o', '/dev/null', '-F', 'pnm', corpus(ONE_PAGE), '1'],
+        {
+          stdio: 'ignore',
+        },
+      );
+      xs.push(performance.now() - t0);
+    }
+  } catch {
+    return null;
+  }
+  return median(xs);
 }
 
 export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
@@ -100,12 +142,22 @@ export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
   }
   const oneMs = median(a);
   const bigMs = median(b);
+  const render = renderBaseline(one, runs);
+  const r1 = (v: number) => Math.round(v * 10) / 10;
   return {
     runs,
     one_page_median_ms: Math.round(oneMs * 10) / 10,
     three_hundred_pages_median_ms: Math.round(bigMs * 10) / 10,
     ratio: Math.round((bigMs / oneMs) * 100) / 100,
     targets: { one_page_ms: 150, ratio: 1.5 },
+    baseline: {
+      render_300dpi_ms: r1(render),
+      mutool_draw_300dpi_ms: (() => {
+        const m = mutoolBaseline(Math.min(runs, 5));
+        return m === null ? null : r1(m);
+      })(),
+    },
+    one_page_vs_render: Math.round((oneMs / render) * 10) / 10,
   };
 }
 

@@ -410,18 +410,25 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const oldExtent = along(oldEnd);
     const newExtent = newAdvance * dirLen * Math.sign(g0.state.Th || 1);
     const overflow = newExtent - oldExtent;
-    // The next character drawn on the line after the changed span, skipping spaces.
+    // The next character ahead of the old end on the same baseline band, whatever line or block
+    // MuPDF put it in (table cells, columns, right-to-left runs), skipping spaces.
     const lineChars = match.line.chars;
+    const across = (p: [number, number]) => -(p[0] - start[0]) * dir[1] + (p[1] - start[1]) * dir[0];
+    const spanChars = new Set(lineChars.slice(span.spanStart, span.spanEnd));
     let next: { c: string; at: number } | null = null;
-    let spaceFollows = false;
-    for (let i = span.spanEnd; i < lineChars.length; i += 1) {
-      if (/\s/.test(lineChars[i].c)) {
-        spaceFollows = true;
-        continue;
+    let nearestSpace = Infinity;
+    const eps = 0.01 * emPts;
+    for (const l of lines) {
+      for (const ch of l.chars) {
+        if (spanChars.has(ch)) continue;
+        if (Math.abs(across(ch.origin)) > 0.5 * emPts) continue;
+        const at = along(ch.origin);
+        if (at < oldExtent - eps) continue;
+        if (/\s/.test(ch.c)) nearestSpace = Math.min(nearestSpace, at);
+        else if (!next || at < next.at) next = { c: ch.c, at };
       }
-      next = { c: lineChars[i].c, at: along(lineChars[i].origin) };
-      break;
     }
+    const spaceFollows = next ? nearestSpace < next.at : nearestSpace < Infinity;
     const gapToNext = next ? next.at - oldExtent : null;
     let allowed: number;
     let rule: string;
@@ -631,7 +638,13 @@ function beforeState(input: EditTaskInput, pageIndex: number, page: mupdf.PDFPag
   const e = entry;
   return {
     lines: e.lines,
-    render: () => (e.render ??= renderPage(page, WORKING_DPI)),
+    render: () => {
+      if (e.render) return e.render;
+      const img = renderPage(page, WORKING_DPI);
+      // Keep renders up to 64 MB (an A3 page at 300 dpi is 52 MB); larger ones are not kept.
+      if (img.pixels.byteLength <= 64 * 1024 * 1024) e.render = img;
+      return img;
+    },
     accurate: () => (e.accurate ??= readPageText(page, true)),
   };
 }
