@@ -74,6 +74,14 @@ test('an edits file: one occurrence by page and match', async () => {
     edits,
     JSON.stringify({ version: 1, edits: [{ find: 'dolore', replace: 'dolroe', page: 0, match: 0 }] }),
   );
+  const dry = await d.run(['fix', LATEX, '--edits', edits, '-o', out, '--dry-run', '--json']);
+  assert.is(dry.code, 0, dry.stderr);
+  const planned = JSON.parse(dry.stdout).files[0];
+  assert.equal(
+    [planned.status, planned.output, planned.edits[0].occurrences[0].status],
+    ['dry-run', null, 'proposed'],
+  );
+  assert.is(await readdir(out).catch(() => null), null, 'a dry run writes nothing');
   const r = await d.run(['fix', LATEX, '--edits', edits, '-o', out]);
   assert.is(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /verified/);
