@@ -1,7 +1,7 @@
 // `docfix config …`: profiles for remote deployments (url, api key file) and which one is in use.
 // A key is never printed: `list` and `show` say only where it comes from.
 import type { Command } from 'commander';
-import { access } from 'node:fs/promises';
+import { access, chmod } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { configDir, openLocalConfig, type ProfileConfig } from '../../src/local-config.ts';
 import {
@@ -154,6 +154,8 @@ export async function runConfigSet(o: ConfigSetOptions): Promise<void> {
   const conf = openLocalConfig();
   conf.set('profiles', { ...(conf.get('profiles') ?? {}), [o.name]: profile });
   if (o.use) conf.set('profile', o.name);
+  // The file holds keys (the local daemon's, and this one with --api-key-stdin): owner only.
+  await chmod(conf.path, 0o600).catch(() => undefined);
   if (o.globals.json) return printJson({ name: o.name, url: o.url, key: keySource(profile), in_use: o.use });
   success(`Profile ${o.name} → ${o.url}${o.use ? ' (in use)' : ''}`);
 }

@@ -2,7 +2,7 @@
 // (one for the file). Routes land progressively: a test of a route the daemon does not serve yet
 // checks the "does not serve" error instead.
 import { createServer, type Server } from 'node:http';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -117,6 +117,15 @@ test('bad input files: missing, a directory, not a PDF', async () => {
   r = await d.run(['upload', PDF, '--password-file', join(d.dir, 'nope.txt')]);
   assert.is(r.code, 2);
   assert.match(r.stderr, /password file/);
+  if (await serves(d.url, d.apiKey, 'GET', '/v1/documents')) {
+    // Over the plan's size (Business: 30 MB): the daemon's answer arrives while the body streams.
+    const big = join(d.dir, 'big.pdf');
+    await writeFile(big, '%PDF-1.7\n');
+    await truncate(big, 31 * 1024 * 1024);
+    r = await d.run(['upload', big]);
+    assert.is(r.code, 7, r.stderr);
+    assert.match(r.stderr, /file_too_large/);
+  }
 });
 
 test('documents: upload, ls, show by prefix, search, rm (or: the daemon does not serve them yet)', async () => {
