@@ -208,7 +208,7 @@ async function confirmOcrMatch(
   info(
     `Recognised "${match.text}" with confidence ${match.confidence.toFixed(0)}${match.competing ? `, ${match.competing} similar` : ''}:`,
   );
-  for (const line of pngToLines(Buffer.from(png), Math.min(process.stderr.columns ?? 80, 100), isColor()))
+  for (const line of pngToLines(Buffer.from(png), Math.min(process.stderr.columns || 80, 100), isColor()))
     info(line);
   if (await confirm(`Does the crop above read "${o.find}"?`)) {
     request.target = { ...request.target, confirmed: true };

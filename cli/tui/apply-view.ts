@@ -14,10 +14,10 @@ const h = React.createElement;
  * A PNG as terminal lines: each character cell shows two pixel rows (▀ with foreground = upper,
  * background = lower), scaled to `maxCols` columns (magnified up to 4×). Without colour, a grey ramp.
  */
-export function pngToLines(png: Buffer, maxCols: number, colour: boolean): string[] {
+export function pngToLines(png: Buffer, maxCols: number, colour: boolean, maxRows = 24): string[] {
   const img = PNG.sync.read(png);
-  // Shrink wide crops to fit; magnify small ones (up to 4 times) so a word can be read.
-  const scale = Math.max(0.25, img.width / maxCols);
+  // Shrink wide (or tall) crops to fit; magnify small ones (up to 4 times) so a word can be read.
+  const scale = Math.max(0.25, img.width / maxCols, img.height / (2 * maxRows));
   const cols = Math.max(1, Math.floor(img.width / scale));
   const rows = Math.max(1, Math.floor(img.height / scale / 2));
   const px = (x: number, y: number): [number, number, number] => {
@@ -111,7 +111,7 @@ export async function confirmWithView(
   edit: { find: string; replacement: string },
 ): Promise<boolean> {
   let answer = false;
-  const columns = Math.min(process.stderr.columns ?? 80, 120);
+  const columns = Math.min(process.stderr.columns || 80, 120);
   const app = render(
     h(ApplyView, {
       proposal,
