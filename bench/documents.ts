@@ -56,6 +56,8 @@ export interface DocumentsBench {
     inspect_vs_mutool_stext: number | null;
     search_vs_mutool_stext: number | null;
     crop_vs_mutool_draw_page: number | null;
+    /** The crop against mutool's whole-page time scaled to the crop's 4 of the page's megapixels. */
+    crop_vs_mutool_same_pixels: number | null;
   };
 }
 
@@ -119,6 +121,7 @@ export async function benchDocuments(options: { runs?: number } = {}): Promise<D
       inspect_vs_mutool_stext: ratio(inspect, stext),
       search_vs_mutool_stext: ratio(searchCommon, stext),
       crop_vs_mutool_draw_page: ratio(crop, draw),
+      crop_vs_mutool_same_pixels: ratio(crop, draw === null ? null : (draw * 4) / pageMegapixels),
     },
   };
 }
