@@ -37,6 +37,17 @@ const COMMANDS: ((program: Command) => void)[] = [
 
 export const VERSION = '0.1.0';
 
+/** How `docfix --help` groups the commands, by resource. */
+const HELP_GROUPS: Record<string, string[]> = {
+  'Documents:': ['upload', 'ls', 'show', 'rm', 'classify', 'search', 'attest'],
+  'Corrections:': ['propose', 'apply', 'verify', 'corrections', 'undo', 'redo', 'manifest', 'export'],
+  'Pages:': ['preview', 'crop', 'ocr', 'preflight'],
+  'Batch:': ['fix'],
+  'Certificates and audit:': ['cert', 'audit'],
+  'Account and service:': ['plans', 'usage', 'jobs', 'health', 'openapi'],
+  'Setup:': ['config', 'daemon', 'keys', 'tenants', 'completion', 'help'],
+};
+
 /** The whole command tree (also used by completions and tests). */
 export function buildProgram(): Command {
   const program = new Command('docfix');
@@ -59,9 +70,14 @@ Exit codes: docfix help exit-codes`,
     );
   program.helpCommand(false);
   for (const register of COMMANDS) register(program);
+  for (const cmd of program.commands) {
+    const group = Object.entries(HELP_GROUPS).find(([, names]) => names.includes(cmd.name()))?.[0];
+    if (group) cmd.helpGroup(group);
+  }
   program
     .command('help')
-    .description('show help for a command, or a topic (exit-codes)')
+    .helpGroup('Setup:')
+    .description('Show help for a command, or a topic (exit-codes)')
     .argument('[topic...]', 'a command, or "exit-codes"')
     .action((topic: string[]) => {
       if (topic.length === 1 && topic[0] === 'exit-codes') {

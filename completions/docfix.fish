@@ -72,7 +72,7 @@ complete -c docfix -f -n '__docfix_at' -a 'daemon' -d 'Run or manage the local d
 complete -c docfix -f -n '__docfix_at' -a 'keys' -d 'Create, list and revoke API keys (local administration, not part of /v1)'
 complete -c docfix -f -n '__docfix_at' -a 'tenants' -d 'List and change tenants: plan, suspension (local administration)'
 complete -c docfix -f -n '__docfix_at' -a 'completion' -d 'Print the shell completion script for bash, zsh or fish'
-complete -c docfix -f -n '__docfix_at' -a 'help' -d 'show help for a command, or a topic (exit-codes)'
+complete -c docfix -f -n '__docfix_at' -a 'help' -d 'Show help for a command, or a topic (exit-codes)'
 complete -c docfix -l url -r -d 'address of the docfix API (env: DOCFIX_URL)'
 complete -c docfix -l api-key -r -d 'API key (env: DOCFIX_API_KEY; prefer the environment over argv)'
 complete -c docfix -l profile -r -d 'use a configured remote profile (env: DOCFIX_PROFILE)'

@@ -262,6 +262,13 @@ test('account, audit, jobs, config, completion', async () => {
   assert.is(await exitOf(['completion', 'tcsh']), 2);
 });
 
+test('help groups every command by resource', () => {
+  const ungrouped = buildProgram()
+    .commands.filter((cmd) => !cmd.helpGroup())
+    .map((cmd) => cmd.name());
+  assert.equal(ungrouped, []);
+});
+
 test('unknown commands and flags are usage errors (2)', async () => {
   assert.is(await exitOf(['frobnicate']), 2);
   assert.is(await exitOf(['ls', '--frob']), 2);
