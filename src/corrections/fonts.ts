@@ -34,6 +34,8 @@ export interface FontInfo {
   standard14: boolean;
   /** Type3 font matrix (horizontal scale of widths), else 0.001. */
   widthScale: number;
+  /** Type3: MuPDF holds the scaled widths as whole (truncated) thousandths of an em. */
+  intWidths: boolean;
   /** Widths in glyph units (1/1000 em for non-Type3) by code. */
   widths: Map<number, number>;
   defaultWidth: number;
@@ -132,7 +134,10 @@ export function splitCodes(
 /** Advance of one code in text space per unit of font size (before Tc/Tw/Tz). */
 export function codeWidth(font: FontInfo, code: number): number {
   const w = font.widths.get(code);
-  return (w ?? font.defaultWidth) * font.widthScale;
+  if (w === undefined || !font.intWidths) return (w ?? font.defaultWidth) * font.widthScale;
+  // MuPDF keeps Type3 widths, scaled to 1/1000 em, as whole thousandths (truncated); positions are
+  // computed as the renderer that verifies them computes them.
+  return Math.trunc(w * font.widthScale * 1000) / 1000;
 }
 
 /** Unicode of a code as far as the PDF says (ToUnicode first, then the encoding). */
@@ -165,6 +170,7 @@ export function loadFontInfo(dict: mupdf.PDFObject): FontInfo {
     embedded: false,
     standard14: false,
     widthScale: 0.001,
+    intWidths: false,
     widths: new Map(),
     defaultWidth: 0,
     firstChar: 0,
@@ -215,6 +221,7 @@ export function loadFontInfo(dict: mupdf.PDFObject): FontInfo {
     if (kind === 'Type3') {
       const fm = d.get('FontMatrix');
       info.widthScale = fm.isArray() ? numberOf(fm.get(0)) : 0.001;
+      info.intWidths = true;
     }
   }
 
