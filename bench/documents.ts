@@ -78,6 +78,9 @@ export async function benchDocuments(options: { runs?: number } = {}): Promise<D
   const crop = timeRuns(runs, () =>
     renderCrop(doc, { page_index: 1, x: 300, y: 300, w: 1000, h: 1000, dpi: 600 }),
   );
+  const bounds = doc.loadPage(1).getBounds();
+  const pageMegapixels =
+    ((((bounds[2] - bounds[0]) * 600) / 72) * (((bounds[3] - bounds[1]) * 600) / 72)) / 1e6;
   doc.destroy();
 
   let stext: number | null = null;
