@@ -9,7 +9,8 @@
 // command against a real daemon to check options → output and exit code.
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ConnectionError } from '../src/api-client.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
@@ -268,6 +269,52 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
   })();
   clients.set(from, made);
   return made;
+}
+
+// ───────────────────────────── interrupted runs ─────────────────────────────
+
+const cleanups = new Set<() => void>();
+let signalsHooked = false;
+
+/**
+ * Registers a synchronous cleanup (removing temporary files) run if the CLI is interrupted
+ * (SIGINT, SIGTERM, SIGHUP) before it finishes; the process then exits 128 + the signal number.
+ * Answers a function that unregisters it.
+ */
+export function onInterrupt(cleanup: () => void): () => void {
+  cleanups.add(cleanup);
+  if (!signalsHooked) {
+    signalsHooked = true;
+    for (const [signal, number] of [
+      ['SIGINT', 2],
+      ['SIGTERM', 15],
+      ['SIGHUP', 1],
+    ] as const) {
+      process.once(signal, () => {
+        for (const fn of cleanups) {
+          try {
+            fn();
+          } catch {
+            // best effort: the others still run
+          }
+        }
+        process.stderr.write(`\ninterrupted (${signal}); temporary files removed\n`);
+        process.exit(128 + number);
+      });
+    }
+  }
+  return () => cleanups.delete(cleanup);
+}
+
+/** A cleanup removing, from `dir`, the temporary files this process made there (their names carry the pid). */
+export function removeOwnTemporaries(dir: string): () => void {
+  return () => {
+    for (const name of readdirSync(dir)) {
+      if (name.includes(`docfix-${process.pid}-`) || name.includes(`.part-${process.pid}-`)) {
+        rmSync(join(dir, name), { force: true });
+      }
+    }
+  };
 }
 
 // ───────────────────────────── output ─────────────────────────────

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { EXIT } from '../../src/errors.ts';
 import type { UndoOut } from '../../src/schemas.ts';
 import {
@@ -13,7 +14,9 @@ import {
   getClient,
   globalOptions,
   info,
+  onInterrupt,
   print,
+  removeOwnTemporaries,
   printJson,
   success,
   table,
@@ -166,10 +169,15 @@ export async function runExport(o: ExportOptions): Promise<void> {
     client.call('exportDocument', { params: { document_id: id }, retry: true }),
   );
   if (o.output) {
-    await withSpinner(
-      'Downloading',
-      client.download('downloadDocument', { params: { document_id: id }, retry: true }, o.output),
-    );
+    const unhook = onInterrupt(removeOwnTemporaries(dirname(resolve(o.output))));
+    try {
+      await withSpinner(
+        'Downloading',
+        client.download('downloadDocument', { params: { document_id: id }, retry: true }, o.output),
+      );
+    } finally {
+      unhook();
+    }
     const sha = await sha256File(o.output);
     if (sha !== out.output_sha256) {
       await rm(o.output, { force: true });

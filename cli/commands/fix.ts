@@ -17,6 +17,8 @@ import {
   intArg,
   print,
   printJson,
+  onInterrupt,
+  removeOwnTemporaries,
   UsageError,
   withSpinner,
   type GlobalOptions,
@@ -459,6 +461,21 @@ export async function runFix(o: FixOptions): Promise<void> {
   if (!o.dryRun) await checkOutDir(o.outDir);
 
   const client = await getClient(o.globals);
+  // Interrupted, nothing partial stays: the temporary downloads in OUTDIR are removed.
+  const unhook = o.dryRun ? () => false : onInterrupt(removeOwnTemporaries(o.outDir));
+  try {
+    await fixAll(client, o, plan, password);
+  } finally {
+    unhook();
+  }
+}
+
+async function fixAll(
+  client: ApiClient,
+  o: FixOptions,
+  plan: EditsPlan,
+  password: string | undefined,
+): Promise<void> {
   let jobs = o.jobs;
   if (!jobs) {
     try {

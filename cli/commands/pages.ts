@@ -1,6 +1,7 @@
 // Pages: preview and crop images, OCR and preflight.
 import { Option, type Command } from 'commander';
 import { writeFile, rename, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { EXIT } from '../../src/errors.ts';
 import {
   c,
@@ -10,7 +11,9 @@ import {
   globalOptions,
   info,
   intArg,
+  onInterrupt,
   print,
+  removeOwnTemporaries,
   printJson,
   success,
   table,
@@ -76,13 +79,16 @@ async function writeBytes(path: string, bytes: Uint8Array): Promise<void> {
     process.stdout.write(bytes);
     return;
   }
-  const temp = `${path}.part-${process.pid}`;
+  const temp = `${path}.part-${process.pid}-${Date.now()}`;
+  const unhook = onInterrupt(removeOwnTemporaries(dirname(resolve(path))));
   try {
     await writeFile(temp, bytes);
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  } finally {
+    unhook();
   }
 }
 

@@ -1,7 +1,7 @@
 // End to end: `docfix fix` on corpus files (manifest tasks of kind 'same') against a real daemon,
 // checking the written PDFs with pdftotext, the report, and the exit codes: 0 verified, 5 refused or
 // not found, 2 bad usage, 3 a daemon that dies mid-download (and no partial file left behind).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORPUS, serves, startDaemon, type TestDaemon } from './helpers.ts';
+import { CORPUS, DOCFIX, serves, startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
 let ready = false;
@@ -180,8 +180,11 @@ test('bad usage: exit 2, nothing uploaded or written', async () => {
   assert.equal(made, [], 'nothing written');
 });
 
-/** A proxy to the daemon that cuts the connection halfway through the download. */
-async function dyingProxy(target: string): Promise<{ server: Server; url: string }> {
+/** A proxy to the daemon that cuts the connection (or stalls) halfway through the download. */
+async function dyingProxy(
+  target: string,
+  mode: 'cut' | 'stall' = 'cut',
+): Promise<{ server: Server; url: string }> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const forward = httpRequest(
@@ -203,7 +206,9 @@ async function dyingProxy(target: string): Promise<{ server: Server; url: string
         answer.on('end', () => {
           const body = Buffer.concat(chunks);
           res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(body.length) });
-          res.write(body.subarray(0, body.length >> 1), () => res.socket?.destroy());
+          res.write(body.subarray(0, body.length >> 1), () => {
+            if (mode === 'cut') res.socket?.destroy();
+          });
         });
       },
     );
@@ -225,6 +230,32 @@ test('a daemon that dies mid-download: one line, exit 3, no partial file', async
     assert.is(r.code, 3, r.stderr + r.stdout);
     assert.match(r.stdout, /connection to http\S+ failed .*connection closed/);
     assert.equal(await readdir(out), [], 'no partial or temporary file');
+  } finally {
+    proxy.server.closeAllConnections();
+    proxy.server.close();
+  }
+});
+
+test('interrupted mid-download (SIGINT): exit 130, the temporary file removed', async () => {
+  if (!ready) return;
+  const proxy = await dyingProxy(d.url, 'stall');
+  const out = join(d.dir, 'out-interrupted');
+  await mkdir(out, { recursive: true });
+  try {
+    const child = spawn(process.execPath, [DOCFIX, 'fix', LATEX, '--replace', 'nonumy=nonmuy', '-o', out], {
+      env: { ...process.env, ...d.env, DOCFIX_URL: proxy.url, DOCFIX_API_KEY: await d.newKey() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 30_000;
+    while ((await readdir(out)).length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.ok((await readdir(out)).length > 0, `a temporary file while downloading: ${stderr}`);
+    child.kill('SIGINT');
+    assert.is(await exited, 130, stderr);
+    assert.equal(await readdir(out), [], 'nothing left behind');
   } finally {
     proxy.server.closeAllConnections();
     proxy.server.close();
