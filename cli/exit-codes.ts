@@ -52,6 +52,7 @@ export function exitCodesText(): string {
     '',
     '`docfix fix` exits 0 when every edit was verified, 5 when some were refused or not found,',
     '6 when a verification failed (6 wins over 5), 2 for bad usage and 3 for auth or connection.',
+    'Interrupted by SIGINT or SIGTERM: 130 or 143 (temporary files removed).',
   );
   return lines.join('\n');
 }
