@@ -67,6 +67,8 @@ export interface EditReport {
   match: number | null;
   method: 'text_layer' | 'ocr';
   found: number;
+  /** Not attempted: an earlier edit of the file failed its verification. */
+  skipped: boolean;
   occurrences: OccurrenceReport[];
 }
 
@@ -174,7 +176,7 @@ export function exitCodeOf(files: FileReport[]): number {
   for (const f of files) {
     if (f.error) codes.add(f.error.exit_code);
     for (const e of f.edits) {
-      if (e.found === 0) codes.add(EXIT.refused);
+      if (e.found === 0 && !e.skipped) codes.add(EXIT.refused);
       for (const occ of e.occurrences) {
         if (occ.status === 'refused') codes.add(EXIT.refused);
         if (occ.status === 'failed') codes.add(EXIT.verification);
@@ -300,6 +302,7 @@ async function fixOne(
         match: edit.match ?? null,
         method: edit.method,
         found: 0,
+        skipped: failed,
         occurrences: [],
       };
       report.edits.push(er);
@@ -520,7 +523,7 @@ async function fixAll(
       written: files.filter((f) => f.status === 'written').length,
       verified: occ.filter((x) => x.status === 'verified').length,
       refused: occ.filter((x) => x.status === 'refused').length,
-      not_found: all.filter((e) => e.found === 0 && e.occurrences.length === 0).length,
+      not_found: all.filter((e) => e.found === 0 && !e.skipped).length,
       failed: occ.filter((x) => x.status === 'failed').length,
     },
   };
@@ -554,7 +557,11 @@ function printReport(report: FixReport): void {
     if (f.error) print(`  ${c.red('X')} ${f.error.message} (${f.error.code})`);
     for (const e of f.edits) {
       const label = `"${e.find}" → "${e.replace}"${e.page !== null ? ` (page ${e.page})` : ''}`;
-      if (e.found === 0 && e.occurrences.length === 0) {
+      if (e.skipped) {
+        print(`  ${c.dim('-')} ${label}: skipped (an earlier edit failed its verification)`);
+        continue;
+      }
+      if (e.found === 0) {
         print(`  ${c.red('X')} ${label}: not found`);
         continue;
       }
