@@ -15,6 +15,7 @@ import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
 import { advanceOf, planEdits, type OperandChange } from './rewrite.ts';
 import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
 import { extendEncoding, type Extension } from './tier2.ts';
+import { glyphInkBoxes } from './ink.ts';
 import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput } from './verify.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 
@@ -574,6 +575,15 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       beforeRender,
       beforeLines: lines,
       oldBoxes,
+      // The edited document already draws the new text: read the old glyphs from the input bytes.
+      oldInk: () => {
+        const original = openPdf(input.pdf, input.password).doc;
+        try {
+          return glyphInkBoxes(original.loadPage(pageIndex), oldOrigins, tol).map((b) => toRender(b));
+        } finally {
+          original.destroy();
+        }
+      },
       newOrigins,
       newChars,
       tolerance: tol,

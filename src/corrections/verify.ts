@@ -6,6 +6,7 @@ import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from 
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
 import { quadBox, readPageText, type TextLine } from './page-text.ts';
 import type { ChangedObject } from './write.ts';
+import { glyphInkBoxes } from './ink.ts';
 
 export const WORKING_DPI = 300;
 const SCALE = WORKING_DPI / 72;
@@ -115,6 +116,8 @@ export interface VerifyInput {
   beforeLines: TextLine[];
   /** Old glyph boxes in render pixels (from the accurate and the metric text reading). */
   oldBoxes: Box[];
+  /** Outline (ink) boxes of the old glyphs, render pixels, computed on demand. */
+  oldInk: () => Box[];
   /** Origins (points) of the new glyphs, to find their boxes after the edit. */
   newOrigins: [number, number][];
   /** The new characters, one per origin. */
@@ -181,9 +184,17 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       ...boxesAt(afterLines, v.newOrigins, v.tolerance),
       ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
     ];
-    const glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
-    const declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
-    const diff = diffRenders(v.beforeRender, afterRender, declared);
+    let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
+    let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+    let diff = diffRenders(v.beforeRender, afterRender, declared);
+    if (diff.outside_pixels > 0) {
+      // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
+      // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
+      const ink = [...v.oldInk(), ...glyphInkBoxes(page, v.newOrigins, v.tolerance).map((b) => toRender(b))];
+      glyphBox = unionBox([glyphBox, ...ink]);
+      declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+      diff = diffRenders(v.beforeRender, afterRender, declared);
+    }
 
     // Every new glyph that is not a space leaves ink (a missing glyph draws nothing and would
     // otherwise pass as an erased letter with a true text layer).
