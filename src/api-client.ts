@@ -2,9 +2,8 @@
 // so a request and its answer have the types the daemon validates against. Errors come back as the
 // DocfixError the daemon threw (rebuilt from the body), or as a ConnectionError when the other end is
 // not a docfix API at all (network failure, timeout, an HTML page from a proxy).
-import { openAsBlob } from 'node:fs';
+import { createWriteStream, openAsBlob } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -44,7 +43,7 @@ export type MultipartInput = Record<string, string | FileRef>;
 
 export interface Progress {
   sent: number;
-  /** Bytes of the body, when known in advance. */
+  /** Bytes to send, about (the file's size plus the multipart framing). */
   total: number;
 }
 
@@ -60,6 +59,11 @@ export type CallInput<R extends RouteId> = Field<'params', ParamsOf<R>> & {
   /** Opt-in: resend on 429/503 after Retry-After, a bounded number of times. */
   retry?: RetryOptions | boolean;
 };
+
+/** The input may be left out only when the route has no path parameters. */
+export type CallArgs<R extends RouteId> = [ParamsOf<R>] extends [undefined]
+  ? [input?: CallInput<R>]
+  : [input: CallInput<R>];
 
 export interface ClientOptions {
   /** Base address, e.g. http://127.0.0.1:7341 (a trailing slash is ignored). */
@@ -204,7 +208,8 @@ export class ApiClient {
   }
 
   /** Calls a route; JSON answers parsed, media answers as bytes, 204 as undefined. */
-  async call<R extends RouteId>(route: R, input: CallInput<R> = {} as CallInput<R>): Promise<ResponseOf<R>> {
+  async call<R extends RouteId>(route: R, ...rest: CallArgs<R>): Promise<ResponseOf<R>> {
+    const input = (rest[0] ?? {}) as CallInput<R>;
     const retry = this.#retryOf(input.retry);
     if (!retry) return this.#once(route, input);
     return withRetry(() => this.#once(route, input), retry);
