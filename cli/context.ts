@@ -346,14 +346,16 @@ export const c = {
   cyan: paint(36, 39),
 };
 
+const ANSI = /\x1b\[[0-9;]*m/g;
+
 /** The one JSON document on stdout. */
 export function printJson(data: unknown): void {
   process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
 }
 
-/** Data for people, on stdout (what a pipe would want). */
+/** Data for people, on stdout (what a pipe would want): colour only when stdout is a terminal too. */
 export function print(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${process.stdout.isTTY ? line : line.replace(ANSI, '')}\n`);
 }
 
 /** A message for people, on stderr. */
@@ -370,7 +372,6 @@ export function failure(message: string): void {
   info(`${c.red('X')} ${message}`);
 }
 
-const ANSI = /\x1b\[[0-9;]*m/g;
 const width = (s: string) => [...s.replace(ANSI, '')].length;
 
 /** A plain table: columns padded, headers in bold on a TTY, to stdout. */
