@@ -67,6 +67,31 @@ test('a Tj whose replacement is wider at the end of the line becomes a TJ with c
   assert.match(stream, /\[\(Hellw\) -?\d+(\.\d+)?\] TJ/);
 });
 
+test('\' and " keep their line moves and spacing when they become TJ', async () => {
+  const pdf = makePdf([
+    { content: "BT /F1 12 Tf 14 TL 20 150 Td (first) Tj (second) ' 2 1 (third one) \" (last) ' ET" },
+  ]);
+  for (const [find, repl] of [
+    ['second', 'secxnd'],
+    ['third', 'thiid'],
+  ]) {
+    const { output, verification } = await applyEdit(editInput(pdf, find, repl));
+    assert.ok(verification.passed, `${find}: ${verification.failure_reason}`);
+    const before = glyphs(pdf);
+    const after = glyphs(output);
+    assert.is(after.length, before.length);
+    // Every glyph of the following lines is where it was: the line moves and Tw/Tc were kept.
+    const lastLine = before.length - 4;
+    for (let i = lastLine; i < before.length; i += 1) {
+      assert.ok(
+        Math.abs(after[i].x - before[i].x) < 1e-6 && Math.abs(after[i].y - before[i].y) < 1e-6,
+        `${find}: glyph ${i}`,
+      );
+    }
+    assert.ok(pageText(output).includes(repl));
+  }
+});
+
 test('too wide for its gap: refused with advice, and apply refuses too', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (ill) Tj (next) Tj ET' }]);
   const input = editInput(pdf, 'ill', 'WWW');
