@@ -105,24 +105,32 @@ export function ApplyFrame(props: ApplyViewProps) {
   );
 }
 
+export interface ViewIO {
+  stdin: NodeJS.ReadStream;
+  /** Where the view is drawn (stderr: stdout stays for data). */
+  stdout: NodeJS.WriteStream;
+}
+
 /** Shows the view on the terminal (stderr) and answers whether the person said yes. */
 export async function confirmWithView(
   proposal: ProposalOut,
   edit: { find: string; replacement: string },
+  io: ViewIO = { stdin: process.stdin, stdout: process.stderr as NodeJS.WriteStream },
+  colour = isColor(),
 ): Promise<boolean> {
   let answer = false;
-  const columns = Math.min(process.stderr.columns || 80, 120);
+  const columns = Math.min(io.stdout.columns || 80, 120);
   const app = render(
     h(ApplyView, {
       proposal,
       edit,
       columns,
-      colour: isColor(),
+      colour,
       onAnswer: (yes: boolean) => {
         answer = yes;
       },
     }),
-    { stdout: process.stderr as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: false },
+    { stdout: io.stdout, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
   );
   await app.waitUntilExit();
   return answer;

@@ -1,11 +1,12 @@
 // The Ink view of `docfix apply`: the whole frame rendered to a string (no colour), compared as is.
 import { renderToString } from 'ink';
+import { PassThrough, Writable } from 'node:stream';
 import { PNG } from 'pngjs';
 import React from 'react';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ProposalOut } from '../../src/schemas.ts';
-import { ApplyFrame, pngToLines } from '../../cli/tui/apply-view.ts';
+import { ApplyFrame, confirmWithView, pngToLines, type ViewIO } from '../../cli/tui/apply-view.ts';
 
 /** An 8×4 PNG: the left half black when `dark`, else all white. */
 function png(dark: boolean): Buffer {
@@ -106,5 +107,35 @@ test('a refusal shows what, why and what to do; no crop without a preview', () =
   assert.match(frame, /do: {3}pick other letters/);
   assert.match(frame, /\(no preview crop\)/);
 });
+
+/** A fake terminal: stdin that can be typed into, stdout that keeps what was drawn. */
+function fakeTerminal(): { io: ViewIO; type: (keys: string) => void; drawn: () => string } {
+  const stdin = new PassThrough() as unknown as NodeJS.ReadStream & PassThrough;
+  Object.assign(stdin, { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
+  let out = '';
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out += chunk.toString();
+      done();
+    },
+  }) as unknown as NodeJS.WriteStream;
+  Object.assign(stdout, { isTTY: true, columns: 60, rows: 40 });
+  return { io: { stdin, stdout }, type: (keys) => stdin.write(keys), drawn: () => strip(out) };
+}
+
+for (const [keys, expected] of [
+  ['y', true],
+  ['n', false],
+  ['\r', false],
+] as const) {
+  test(`confirmWithView: "${JSON.stringify(keys)}" answers ${expected}`, async () => {
+    const term = fakeTerminal();
+    const answer = confirmWithView(proposal, { find: 'Jonh', replacement: 'John' }, term.io, false);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.match(term.drawn(), /Apply this correction\? \[y\/N\]/);
+    term.type(keys);
+    assert.is(await answer, expected);
+  });
+}
 
 test.run();
