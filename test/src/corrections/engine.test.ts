@@ -73,7 +73,7 @@ test('\' and " keep their line moves and spacing when they become TJ', async () 
   ]);
   for (const [find, repl] of [
     ['second', 'secxnd'],
-    ['third', 'thiid'],
+    ['third', 'thirw'],
   ]) {
     const { output, verification } = await applyEdit(editInput(pdf, find, repl));
     assert.ok(verification.passed, `${find}: ${verification.failure_reason}`);
@@ -90,6 +90,14 @@ test('\' and " keep their line moves and spacing when they become TJ', async () 
     }
     assert.ok(pageText(output).includes(repl));
   }
+});
+
+test('a narrower letter that opens a gap MuPDF reads as a space is refused, not verified', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 1 Tc 20 150 Td (third one) Tj ET' }]);
+  const proposal = await proposeEdit(editInput(pdf, 'third', 'thiid'));
+  assert.is(proposal.tier, -1);
+  assert.is(proposal.advice?.code, 'would_not_verify');
+  assert.match(proposal.advice!.why, /text_layer_true/);
 });
 
 test('too wide for its gap: refused with advice, and apply refuses too', async () => {
