@@ -49,6 +49,7 @@ export function checkPageIndex(record: DocumentRecord, pageIndex: number): void 
     throw new DocfixError(
       'page_out_of_range',
       `Page index ${pageIndex} is beyond the last page (the document has ${count} page${count === 1 ? '' : 's'}; indexes start at 0).`,
+      { page_count: count },
     );
   }
 }

@@ -10,7 +10,6 @@ import {
   type ManifestCorrection,
   type ManifestInput,
 } from '../../src/corrections/manifest.ts';
-import { unsealPassword } from '../../src/documents/password-seal.ts';
 import type { EditTaskInput, EngineProposal } from '../../src/corrections/tasks.ts';
 import type { EngineTaskOutput } from '../../src/engine-tasks.ts';
 import { DocfixError } from '../../src/errors.ts';
@@ -26,7 +25,8 @@ import type {
 } from '../../src/schemas.ts';
 import { checkTokenEngine, checkTokenHead, signConfirmToken, type TokenBinding } from '../confirm-token.ts';
 import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate.ts';
-import type { Caller, Handlers, Services } from '../services.ts';
+import type { Handlers, Services } from '../services.ts';
+import { currentRevision, documentPassword, loadDocument } from '../document-access.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 import { randomId } from '../storage/ids.ts';
 import type {
@@ -86,28 +86,6 @@ async function runEngine<N extends 'proposeEdit' | 'applyEdit'>(
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
-
-/** The document's password (sealed with the daemon secret by the upload), '' when it has none. */
-function passwordOf(record: DocumentRecord, secret: Buffer): string {
-  return record.password_sealed ? unsealPassword(secret, record.password_sealed) : '';
-}
-
-async function loadRecord(services: Services, caller: Caller, documentId: string): Promise<DocumentRecord> {
-  const record = await services.documents.get(caller.tenant.tenant_id, documentId);
-  if (!record || record.document.tenant_id !== caller.tenant.tenant_id) {
-    throw new DocfixError('not_found', `No document ${documentId} on this account.`);
-  }
-  return record;
-}
-
-/** The revision corrections are made on: the head, or the original when nothing stands. */
-function headRevision(record: DocumentRecord): RevisionRecord {
-  const id = record.document.head_revision_id ?? record.original_revision_id;
-  const revision = record.revisions.find((r) => r.revision_id === id);
-  if (!revision)
-    throw new Error(`document ${record.document.document_id}: revision ${id} is missing from its record`);
-  return revision;
-}
 
 function servedOn(record: DocumentRecord, revision: RevisionRecord): ServedRegion[] {
   return (record.served_regions ?? []).filter((r) => r.revision_id === revision.revision_id);
@@ -313,13 +291,13 @@ export const correctionHandlers: Handlers = {
 
   async proposeEdit({ params, body, caller, services }) {
     const tenantId = caller.tenant.tenant_id;
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const request = withDefaults(body);
     requireAttestation(record, request.attestation_id);
     requirePage(record, request);
-    const head = headRevision(record);
+    const head = currentRevision(record);
     const pdf = await services.blobs.read(tenantId, record.document.document_id, head.blob_sha256);
-    const password = passwordOf(record, services.secret);
+    const password = documentPassword(record, services);
     const proposal = await runEngine(services, 'proposeEdit', {
       pdf,
       password,
@@ -352,11 +330,11 @@ export const correctionHandlers: Handlers = {
   async applyEdit({ params, body, caller, services }) {
     const tenantId = caller.tenant.tenant_id;
     const documentId = params.document_id;
-    const record = await loadRecord(services, caller, documentId);
+    const record = await loadDocument(services, caller, documentId);
     const request = withDefaults(body.request);
     const attestation = requireAttestation(record, request.attestation_id);
     requirePage(record, request);
-    const head = headRevision(record);
+    const head = currentRevision(record);
     const binding: TokenBinding = {
       tenant_id: tenantId,
       document_id: documentId,
@@ -375,7 +353,7 @@ export const correctionHandlers: Handlers = {
 
     async function applyReserved(): Promise<VerificationOut> {
       const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
-      const password = passwordOf(record, services.secret);
+      const password = documentPassword(record, services);
       let result: EngineApplyResult;
       try {
         result = await runEngine(services, 'applyEdit', {
@@ -515,7 +493,7 @@ export const correctionHandlers: Handlers = {
   },
 
   async getVerification({ params, caller, services }) {
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const headId = record.document.head_revision_id;
     if (!headId) throw new DocfixError('no_revision', 'The document has no corrected version yet.');
     const id = record.verification_by_revision[headId];
@@ -526,7 +504,7 @@ export const correctionHandlers: Handlers = {
   },
 
   async listCorrections({ params, caller, services }) {
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     return standingCorrections(record).map(correctionOut);
   },
 
@@ -603,12 +581,12 @@ export const correctionHandlers: Handlers = {
   },
 
   async getManifest({ params, caller, services, reply }) {
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const headId = record.document.head_revision_id;
     if (!headId) throw new DocfixError('no_revision', 'The document has no corrected version yet.');
-    const revision = headRevision(record);
+    const revision = currentRevision(record);
     const pdf = await services.blobs.read(caller.tenant.tenant_id, params.document_id, revision.blob_sha256);
-    const bytes = readManifest(pdf, passwordOf(record, services.secret));
+    const bytes = readManifest(pdf, documentPassword(record, services));
     if (!bytes) throw new DocfixError('no_manifest', 'The corrected version carries no provenance manifest.');
     reply.type('application/json');
     return Buffer.from(bytes) as unknown as Record<string, unknown>;
@@ -616,7 +594,7 @@ export const correctionHandlers: Handlers = {
 
   async exportDocument({ params, caller, services }) {
     const tenantId = caller.tenant.tenant_id;
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const release = await passGate(services, tenantId, record);
     await services.audit.append(tenantId, {
       action: 'document.export',
@@ -641,7 +619,7 @@ export const correctionHandlers: Handlers = {
 
   async downloadDocument({ params, caller, services, reply }) {
     const tenantId = caller.tenant.tenant_id;
-    const record = await loadRecord(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const release = await passGate(services, tenantId, record);
     const paid = await checkDownloadPaid(services, caller.tenant, params.document_id);
     await services.audit.append(tenantId, {

@@ -18,10 +18,18 @@ import {
   RENDER_TIMEOUT_MS,
   SEARCH_TIMEOUT_MS,
 } from '../../src/documents/limits.ts';
-import { sealPassword, unsealPassword } from '../../src/documents/password-seal.ts';
+import { sealPassword } from '../../src/documents/password-seal.ts';
 import { cropOutputSize, secondsToUtcMidnight } from '../../src/documents/render.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
+import {
+  checkPageIndex,
+  currentRevision,
+  documentPassword,
+  findRevision,
+  loadDocument,
+  revisionPath,
+} from '../document-access.ts';
 import { randomId } from '../storage/ids.ts';
 import type { DocumentRecord, RevisionRecord, ServedRegion } from '../storage/records.ts';
 
@@ -109,13 +117,13 @@ export const documentHandlers: Handlers = {
   },
 
   getDocument: async ({ caller, services, params }) =>
-    (await recordOf(services, caller, params.document_id)).document,
+    (await loadDocument(services, caller, params.document_id)).document,
 
   deleteDocument: async ({ caller, services, params }) => {
     const tenantId = caller.tenant.tenant_id;
-    const record = await recordOf(services, caller, params.document_id);
+    const record = await loadDocument(services, caller, params.document_id);
     const removed = await services.documents.remove(tenantId, params.document_id);
-    if (!removed) throw notFound(params.document_id);
+    if (!removed) throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
     await services.audit.append(tenantId, {
       action: 'document.delete',
       subject_type: 'document',
@@ -133,11 +141,11 @@ export const documentHandlers: Handlers = {
 
   classifyDocument: async ({ caller, services, params }) => {
     const tenantId = caller.tenant.tenant_id;
-    const record = await recordOf(services, caller, params.document_id);
-    const revision = headRevision(record);
+    const record = await loadDocument(services, caller, params.document_id);
+    const revision = currentRevision(record);
     const inspected = await services.engine.run(
       'documents.inspect',
-      { path: blobPath(services, tenantId, record, revision), password: passwordOf(services, record) },
+      { path: revisionPath(services, record, revision), password: documentPassword(record, services) },
       { timeoutMs: INSPECT_TIMEOUT_MS, timeoutCode: 'unreadable_pdf' },
     );
     await services.documents.update(tenantId, params.document_id, (r) => {
@@ -148,14 +156,13 @@ export const documentHandlers: Handlers = {
   },
 
   searchDocument: async ({ caller, services, params, query }) => {
-    const tenantId = caller.tenant.tenant_id;
-    const record = await recordOf(services, caller, params.document_id);
-    const revision = headRevision(record);
+    const record = await loadDocument(services, caller, params.document_id);
+    const revision = currentRevision(record);
     return services.engine.run(
       'documents.search',
       {
-        path: blobPath(services, tenantId, record, revision),
-        password: passwordOf(services, record),
+        path: revisionPath(services, record, revision),
+        password: documentPassword(record, services),
         q: query.q ?? '',
         kinds: record.document.pages?.map((p) => p.kind),
       },
@@ -169,14 +176,14 @@ export const documentHandlers: Handlers = {
 
   pagePreview: async ({ caller, services, params, query, reply }) => {
     const tenantId = caller.tenant.tenant_id;
-    const record = await recordOf(services, caller, params.document_id);
-    const revision = revisionOf(record, query.revision ?? null);
-    checkPage(record, params.page_index);
+    const record = await loadDocument(services, caller, params.document_id);
+    const revision = query.revision ? findRevision(record, query.revision) : currentRevision(record);
+    checkPageIndex(record, params.page_index);
     const picture = await services.engine.run(
       'documents.preview',
       {
-        path: blobPath(services, tenantId, record, revision),
-        password: passwordOf(services, record),
+        path: revisionPath(services, record, revision),
+        password: documentPassword(record, services),
         page_index: params.page_index,
         thumb: query.thumb ?? false,
       },
@@ -204,9 +211,9 @@ export const documentHandlers: Handlers = {
 
   pageCrop: async ({ caller, services, params, query, reply }) => {
     const tenantId = caller.tenant.tenant_id;
-    const record = await recordOf(services, caller, params.document_id);
-    const revision = revisionOf(record, query.revision ?? null);
-    checkPage(record, params.page_index);
+    const record = await loadDocument(services, caller, params.document_id);
+    const revision = query.revision ? findRevision(record, query.revision) : currentRevision(record);
+    checkPageIndex(record, params.page_index);
     const page = record.document.pages?.[params.page_index];
     const scanned = page !== undefined && page.kind !== 'text';
     const defaultDpi = scanned ? page.natural_dpi : RENDER_DPI;
@@ -223,8 +230,8 @@ export const documentHandlers: Handlers = {
     const picture = await services.engine.run(
       'documents.crop',
       {
-        path: blobPath(services, tenantId, record, revision),
-        password: passwordOf(services, record),
+        path: revisionPath(services, record, revision),
+        password: documentPassword(record, services),
         page_index: params.page_index,
         ...req,
         marking,
@@ -251,55 +258,6 @@ export const documentHandlers: Handlers = {
     return picture.png;
   },
 };
-
-function notFound(documentId: string): DocfixError {
-  return new DocfixError('not_found', `No document ${documentId} on this account.`);
-}
-
-/** The caller's document; another tenant's id is not found like a missing one. */
-async function recordOf(services: Services, caller: Caller, documentId: string): Promise<DocumentRecord> {
-  const record = await services.documents.get(caller.tenant.tenant_id, documentId);
-  if (!record || record.document.tenant_id !== caller.tenant.tenant_id) throw notFound(documentId);
-  return record;
-}
-
-function headRevision(record: DocumentRecord): RevisionRecord {
-  return revisionOf(record, null);
-}
-
-/** A revision of this document by id; null → the document as it now stands (head, else original). */
-function revisionOf(record: DocumentRecord, revisionId: string | null): RevisionRecord {
-  const id = revisionId ?? record.document.head_revision_id ?? record.original_revision_id;
-  const revision = record.revisions.find((r) => r.revision_id === id);
-  if (!revision) {
-    throw new DocfixError('not_found', `No revision ${id} of document ${record.document.document_id}.`);
-  }
-  return revision;
-}
-
-function checkPage(record: DocumentRecord, index: number): void {
-  const count = record.document.page_count;
-  if (index >= count) {
-    throw new DocfixError(
-      'page_out_of_range',
-      `Page index ${index} is beyond the last page (the document has ${count} page${count === 1 ? '' : 's'}, indexes start at 0).`,
-      { page_count: count },
-    );
-  }
-}
-
-function blobPath(
-  services: Services,
-  tenantId: string,
-  record: DocumentRecord,
-  revision: RevisionRecord,
-): string {
-  return services.blobs.path(tenantId, record.document.document_id, revision.blob_sha256);
-}
-
-function passwordOf(services: Services, record: DocumentRecord): string {
-  return record.password_sealed ? unsealPassword(services.secret, record.password_sealed) : '';
-}
 
 /**
  * Unpaid documents (nothing on the account pays for downloads): a page that carries corrections in
