@@ -19,6 +19,8 @@ export interface ContentOp {
   start: number;
   /** Byte offset just past the operator keyword (for `BI`, past the closing `EI`). */
   end: number;
+  /** Some operands came from the previous part of the page's /Contents (offsets not in this part). */
+  carried?: boolean;
 }
 
 const WS = new Uint8Array(256);

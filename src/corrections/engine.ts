@@ -303,6 +303,15 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         );
       }
     }
+    if (glyphs.some((g) => interp.units[g.unit].ops[g.opIndex].carried)) {
+      refuse(
+        'split_drawing',
+        'The operator that draws the target starts in one part of the page content and ends in the next.',
+        'Its bytes are not in one stream, so it cannot be rewritten in place.',
+        ['Correct a neighbouring word, or report the file.'],
+        { worth_reporting: true, rejected: NOT_BUILT },
+      );
+    }
     const g0 = glyphs[0];
     const font = g0.font;
     if (g0.state.Tfs === 0 || g0.state.Th === 0) {

@@ -106,6 +106,7 @@ export function interpretPage(page: mupdf.PDFPage, pageCtm: Mat): Interpretation
   else if (contents.isStream()) parts.push(contents);
   const gs: GState = { ctm: pageCtm, text: freshText() };
   const stack: GState[] = [];
+  const pos: TextPosition = { tm: IDENTITY, tlm: IDENTITY, lost: false };
   let carry: Operand[] = [];
   parts.forEach((part, i) => {
     const bytes = streamBytes(part);
@@ -117,7 +118,7 @@ export function interpretPage(page: mupdf.PDFPage, pageCtm: Mat): Interpretation
       parsed = { ops: [], trailing: [] };
     }
     if (carry.length && parsed.ops.length) {
-      parsed.ops[0] = { ...parsed.ops[0], operands: [...carry, ...parsed.ops[0].operands] };
+      parsed.ops[0] = { ...parsed.ops[0], operands: [...carry, ...parsed.ops[0].operands], carried: true };
     }
     carry = parsed.trailing;
     const unit: StreamUnit = {
@@ -132,7 +133,7 @@ export function interpretPage(page: mupdf.PDFPage, pageCtm: Mat): Interpretation
       ownResources: true,
     };
     result.units.push(unit);
-    run(unit, resources, gs, stack, result, 0);
+    run(unit, resources, gs, stack, result, 0, pos);
   });
   return result;
 }
@@ -160,6 +161,12 @@ function fontFor(name: string, resources: mupdf.PDFObject, result: Interpretatio
   return info;
 }
 
+interface TextPosition {
+  tm: Mat;
+  tlm: Mat;
+  lost: boolean;
+}
+
 function run(
   unit: StreamUnit,
   resources: mupdf.PDFObject,
@@ -167,36 +174,35 @@ function run(
   stack: GState[],
   result: Interpretation,
   depth: number,
+  pos: TextPosition = { tm: IDENTITY, tlm: IDENTITY, lost: false },
 ): void {
-  let tm: Mat = IDENTITY;
-  let tlm: Mat = IDENTITY;
-  let lost = false;
+  // Text position lives in `pos`: a text object may run on into the next part of /Contents.
   const setLine = (m: Mat) => {
-    tlm = m;
-    tm = m;
-    lost = false;
+    pos.tlm = m;
+    pos.tm = m;
+    pos.lost = false;
   };
-  const nextLine = () => setLine(mul([1, 0, 0, 1, 0, -gs.text.TL], tlm));
+  const nextLine = () => setLine(mul([1, 0, 0, 1, 0, -gs.text.TL], pos.tlm));
 
   const show = (op: ContentOp, opIndex: number, str: Operand, element: number) => {
     if (str.kind !== 'string') return;
     const t = gs.text;
     const font = t.font;
     if (!font) {
-      lost = true;
+      pos.lost = true;
       return;
     }
     const codes = splitCodes(font, str.bytes);
     if (!codes || font.wmode !== 0) {
       if (!codes) result.problems.push(`font ${t.fontName}: codes cannot be split (${font.encodingName})`);
-      lost = true;
+      pos.lost = true;
       return;
     }
     for (const c of codes) {
       const w = codeWidth(font, c.code);
       const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
       const advance = (w * t.Tfs + t.Tc + space) * t.Th;
-      const trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], tm), gs.ctm);
+      const trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], pos.tm), gs.ctm);
       result.glyphs.push({
         index: result.glyphs.length,
         unit: unit.id,
@@ -208,13 +214,13 @@ function run(
         font,
         fontName: t.fontName,
         state: { ...t },
-        tm,
+        tm: pos.tm,
         ctm: gs.ctm,
         origin: [trm[4], trm[5]],
         advance,
-        lost,
+        lost: pos.lost,
       });
-      tm = mul([1, 0, 0, 1, advance, 0], tm);
+      pos.tm = mul([1, 0, 0, 1, advance, 0], pos.tm);
     }
     void op;
   };
@@ -265,11 +271,11 @@ function run(
         gs.text.Tr = num(a[0]);
         break;
       case 'Td':
-        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], tlm));
+        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
         break;
       case 'TD':
         gs.text.TL = -num(a[1]);
-        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], tlm));
+        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
         break;
       case 'Tm':
         setLine(a.slice(0, 6).map(num) as Mat);
@@ -297,7 +303,7 @@ function run(
           if (item.kind === 'string') show(op, opIndex, item, k);
           else if (item.kind === 'number') {
             const tx = (-item.value / 1000) * gs.text.Tfs * gs.text.Th;
-            tm = mul([1, 0, 0, 1, tx, 0], tm);
+            pos.tm = mul([1, 0, 0, 1, tx, 0], pos.tm);
           }
         });
         break;

@@ -10,7 +10,7 @@ import { DocfixError } from '../../../src/errors.ts';
 import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
 import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
-import { streamBytes } from '../../../src/corrections/pdf-bytes.ts';
+import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
@@ -98,6 +98,28 @@ test('a narrower letter that opens a gap MuPDF reads as a space is refused, not 
   assert.is(proposal.tier, -1);
   assert.is(proposal.advice?.code, 'would_not_verify');
   assert.match(proposal.advice!.why, /text_layer_true/);
+});
+
+test('/Contents in parts: an operator split across parts is refused, others are edited in their part', async () => {
+  const base = makePdf([{ content: 'BT ET' }]);
+  const pdf = withDoc(base, (doc) => {
+    const page = doc.loadPage(0).getObject();
+    const parts = doc.newArray();
+    parts.push(doc.addStream('BT /F1 12 Tf 20 150 Td (Alpha) Tj 0 -20 Td (Beta)', doc.newDictionary()));
+    parts.push(doc.addStream(' Tj 0 -20 Td (Gamma) Tj ET', doc.newDictionary()));
+    page.put('Contents', parts);
+    return takeBytes(doc.saveToBuffer('compress'));
+  });
+  assert.is((await proposeEdit(editInput(pdf, 'Beta', 'Btea'))).advice?.code, 'split_drawing');
+  for (const [find, repl] of [
+    ['Alpha', 'Aplha'],
+    ['Gamma', 'Gmama'],
+  ]) {
+    const { output, verification } = await applyEdit(editInput(pdf, find, repl));
+    assert.ok(verification.passed, `${find}: ${verification.failure_reason}`);
+    assert.ok(pageText(output).includes(repl));
+    assert.ok(pageText(output).includes('Beta'));
+  }
 });
 
 test('too wide for its gap: refused with advice, and apply refuses too', async () => {
