@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { mupdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { takeBytes } from '../src/corrections/pdf-bytes.ts';
+import { diffRenders } from '../src/corrections/render-diff.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const corpus = (name: string) => `${root}../shared/corpus/pdf/${name}`;
@@ -89,6 +90,42 @@ export interface CorrectionBench {
   baseline: { render_300dpi_ms: number; mutool_draw_300dpi_ms: number | null };
   /** The one-page correction as a multiple of one in-process 300 dpi render. */
   one_page_vs_render: number;
+  /** Exact comparison of two 300 dpi renders of the page (a one-word change) vs copying the bytes. */
+  compare: { diff_ms: number; memcpy_ms: number; ratio: number; target_ratio: number };
+}
+
+/** diffRenders on the one-page document before/after a one-word edit, against a plain copy. */
+async function compareBench(pdf: Uint8Array, runs: number): Promise<CorrectionBench['compare']> {
+  const edited = (await applyEdit(input(pdf, 0))).output;
+  const render = (bytes: Uint8Array) => {
+    const doc = new mupdf.PDFDocument(bytes);
+    try {
+      return renderPageRgb(doc.loadPage(0), 300);
+    } finally {
+      doc.destroy();
+    }
+  };
+  const a = render(pdf);
+  const b = render(edited);
+  const target = new Uint8Array(a.pixels.byteLength);
+  const d: number[] = [];
+  const c: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    let t0 = performance.now();
+    diffRenders(a, b, [0, 0, 1, 1]);
+    d.push(performance.now() - t0);
+    t0 = performance.now();
+    target.set(a.pixels);
+    c.push(performance.now() - t0);
+  }
+  const dm = median(d);
+  const cm = median(c);
+  return {
+    diff_ms: Math.round(dm * 100) / 100,
+    memcpy_ms: Math.round(cm * 100) / 100,
+    ratio: Math.round((dm / cm) * 10) / 10,
+    target_ratio: 3,
+  };
 }
 
 function renderBaseline(pdf: Uint8Array, runs: number): number {
@@ -158,6 +195,7 @@ export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
       })(),
     },
     one_page_vs_render: Math.round((oneMs / render) * 10) / 10,
+    compare: await compareBench(one, runs),
   };
 }
 
