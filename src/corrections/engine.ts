@@ -6,7 +6,8 @@ import { DocfixError } from '../errors.ts';
 import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
-import { codeWidth, loadProgram, type FontInfo } from './fonts.ts';
+import { codeWidth, loadProgram, programGlyphNames, type FontInfo } from './fonts.ts';
+import { baseEncodingName } from './encodings.ts';
 import { changedSpan, codePoints, findMatch, glyphsOfSpan, GlyphIndex, observedCodes } from './locate.ts';
 import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
@@ -368,7 +369,13 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         tier_name: TIER_NAMES[1],
         code: 'glyph_not_in_font',
         reason: `The font ${font.baseFont} has no code for ${missing.map((c) => `“${c}”`).join(', ')} whose glyph the engine can prove exists.`,
-        evidence: { font: font.baseFont, missing, embedded: font.embedded, kind: font.kind },
+        evidence: {
+          font: font.baseFont,
+          missing,
+          embedded: font.embedded,
+          kind: font.kind,
+          program_glyphs: programGlyphNames(font)?.size ?? null,
+        },
       });
       const ext = extendEncoding(doc, font, [...new Set(missing)], getProgram, interp);
       if ('refused' in ext) {
@@ -747,6 +754,15 @@ function tier1Code(
     // CIDToGIDMap on a TrueType program ties code to glyph id; symbolic TrueType codes bypass Unicode.
     if (font.composite && (font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)) continue;
     if (!font.composite && font.kind === 'TrueType' && font.symbolic) continue;
+    // Type1/CFF: the code's glyph name (Differences or base encoding) must be in the program.
+    const names = programGlyphNames(font);
+    const name =
+      font.differences.get(code) ??
+      (font.baseEncoding ? baseEncodingName(font.baseEncoding, code) : undefined);
+    if (names && name) {
+      if (names.has(name)) return { code, source: 'font_program' };
+      continue;
+    }
     const program = getProgram();
     const gid = program ? program.encodeCharacter(ch.codePointAt(0) ?? 0) : 0;
     if (gid > 0 && (!font.composite || gid === code)) return { code, source: 'font_program' };

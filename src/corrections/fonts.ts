@@ -4,6 +4,7 @@
 import { mupdf } from '../pdf/mupdf-adapter.ts';
 import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
+import { cffGlyphNames, type1GlyphNames } from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
 
 export type FontKind = 'Type1' | 'MMType1' | 'TrueType' | 'Type3' | 'Type0';
@@ -452,4 +453,30 @@ export function loadProgram(info: FontInfo): mupdf.Font | null {
   } catch {
     return null;
   }
+}
+
+const glyphNameCache = new WeakMap<FontInfo, Set<string> | null>();
+
+/**
+ * Glyph names in the embedded Type1 (FontFile) or bare CFF (FontFile3 /Type1C) program of a simple
+ * font; null when the program has no names to read (TrueType, CID-keyed CFF, OpenType) or fails.
+ */
+export function programGlyphNames(info: FontInfo): Set<string> | null {
+  if (glyphNameCache.has(info)) return glyphNameCache.get(info)!;
+  let names: Set<string> | null = null;
+  try {
+    if (
+      !info.composite &&
+      info.fontFile &&
+      (info.fontFile.key === 'FontFile' || info.fontFile.subtype === 'Type1C')
+    ) {
+      const stream = resolved(info.dict.get('FontDescriptor')).get(info.fontFile.key);
+      const bytes = streamBytes(stream);
+      names = info.fontFile.key === 'FontFile' ? type1GlyphNames(bytes) : cffGlyphNames(bytes);
+    }
+  } catch {
+    names = null;
+  }
+  glyphNameCache.set(info, names);
+  return names;
 }

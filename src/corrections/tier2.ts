@@ -9,7 +9,7 @@
 // Anything else is refused with evidence. The caller verifies by rendering, including that each new
 // glyph actually leaves ink.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { builtinFont, codeUnicode, standardName, type FontInfo } from './fonts.ts';
+import { builtinFont, codeUnicode, programGlyphNames, standardName, type FontInfo } from './fonts.ts';
 import { unicodeToGlyphName } from './encodings.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import type { Interpretation } from './text-interpreter.ts';
@@ -111,8 +111,9 @@ function extendSimple(
   getProgram: () => mupdf.Font | null,
   interp: Interpretation,
 ): Extension | ExtensionRefusal {
-  // Width and existence of each glyph.
+  // Width and existence of each glyph, and the name /Differences will use.
   const widths = new Map<string, number>();
+  const glyphName = new Map<string, string>();
   let proof: string;
   if (!font.embedded) {
     const std = standardName(font.baseFont);
@@ -158,6 +159,21 @@ function extendSimple(
       return refusal(`The embedded program of ${font.baseFont} could not be read.`, 'glyph_not_provable', {
         font: font.baseFont,
       });
+    // Type1/CFF: the /Differences name must be one the program has (its own spelling of it).
+    const names = programGlyphNames(font);
+    for (const ch of missing) {
+      if (!names) continue;
+      const hex4 = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      const found = [unicodeToGlyphName(ch), `uni${hex4}`, `u${hex4}`].find((n) => names.has(n));
+      if (!found) {
+        return refusal(
+          `The embedded program of ${font.baseFont} has no glyph for “${ch}”: it holds ${names.size} glyph(s) (a subset keeps only the glyphs the document used).`,
+          'glyph_not_in_program',
+          { font: font.baseFont, character: ch, program_glyphs: names.size },
+        );
+      }
+      glyphName.set(ch, found);
+    }
     for (const ch of missing) {
       const gid = program.encodeCharacter(ch.codePointAt(0)!);
       if (gid <= 0) {
@@ -208,7 +224,7 @@ function extendSimple(
   if (oldDiffs) for (let i = 0; i < oldDiffs.length; i += 1) diffs.push(oldDiffs.get(i));
   for (const [ch, code] of codes) {
     diffs.push(code);
-    diffs.push(doc.newName(unicodeToGlyphName(ch)));
+    diffs.push(doc.newName(glyphName.get(ch) ?? unicodeToGlyphName(ch)));
   }
   enc.put('Differences', diffs);
   dict.put('Encoding', enc);

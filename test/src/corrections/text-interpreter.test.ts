@@ -5,7 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
-import { readCMap } from '../../../src/corrections/fonts.ts';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadFontInfo, programGlyphNames, readCMap } from '../../../src/corrections/fonts.ts';
 import {
   baseEncodingUnicode,
   glyphNameToUnicode,
@@ -98,6 +100,33 @@ test('ToUnicode CMaps: bfchar, bfrange (with carry and arrays), codespace', () =
   assert.is(cmap.unicode.get(0x20), '\u00fe');
   assert.is(cmap.unicode.get(0x22), '\u0100');
   assert.is(cmap.unicode.get(0x31), 'B');
+});
+
+test('glyph names of embedded Type1 (eexec CharStrings) and CFF (charset) programs', () => {
+  const names = (file: string, fontName: string) =>
+    withDoc(
+      new Uint8Array(
+        readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${file}`, import.meta.url))),
+      ),
+      (doc) => {
+        let out: Set<string> | null = null;
+        doc
+          .loadPage(0)
+          .getObject()
+          .getInheritable('Resources')
+          .get('Font')
+          .forEach((f) => {
+            if (f.get('BaseFont').asName().endsWith(fontName)) out = programGlyphNames(loadFontInfo(f));
+          });
+        return out as Set<string> | null;
+      },
+    );
+  const cmr = names('latex-4-pages.pdf', 'CMR10');
+  assert.ok(cmr && cmr.has('A') && cmr.has('ff') && cmr.has('.notdef'));
+  assert.not.ok(cmr!.has('udieresis'), 'a subset lacks what the document never used');
+  const sfrm = names('geotopo-linearized-type1c.pdf', 'SFRM1095');
+  assert.ok(sfrm && sfrm.has('Adieresis') && sfrm.has('A'));
+  assert.not.ok(sfrm!.has('egrave'));
 });
 
 test.run();
