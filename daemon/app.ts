@@ -16,7 +16,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers } from './routes/documents.ts';
-import { ocrHandlers } from './routes/ocr.ts';
+import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { loadOrCreateSecret } from './secret.ts';
 import { CertificateStore } from './certificate-store.ts';
@@ -68,7 +68,7 @@ export const ALL_HANDLERS: Handlers = {
   ...documentHandlers,
   ...correctionHandlers,
   ...certificateHandlers,
-  ...ocrHandlers,
+  ...pageWordHandlers,
 };
 
 export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {

@@ -6,8 +6,15 @@ import { certificateTasks } from './certificates/tasks.ts';
 import { correctionTasks } from './corrections/tasks.ts';
 import { documentTasks } from './documents/tasks.ts';
 import { ocrTasks } from './ocr/tasks.ts';
+import { preflightTasks } from './preflight/tasks.ts';
 
-export const ENGINE_TASKS = { ...documentTasks, ...correctionTasks, ...certificateTasks, ...ocrTasks };
+export const ENGINE_TASKS = {
+  ...documentTasks,
+  ...correctionTasks,
+  ...certificateTasks,
+  ...ocrTasks,
+  ...preflightTasks,
+};
 
 export type EngineTaskName = keyof typeof ENGINE_TASKS;
 export type EngineTaskInput<N extends EngineTaskName> = Parameters<(typeof ENGINE_TASKS)[N]>[0];

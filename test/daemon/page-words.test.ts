@@ -1,5 +1,6 @@
-// The OCR route over a real upload: an encrypted scanned page recognised in a region, matches with
-// confidence and confirmation flags, page range and tenant isolation.
+// The OCR and preflight routes over real uploads: an encrypted scanned page recognised in a region,
+// matches with confidence and confirmation flags; a preflight naming the words known to refuse; page
+// range and tenant isolation.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeRecognisers } from '../../src/ocr/recognizer.ts';
@@ -57,6 +58,24 @@ test('page out of range, bad bodies and other tenants get their errors', async (
   const res = await h.json('POST', `/v1/documents/${documentId}/pages/0/ocr`, {}, other);
   assert.is(res.status, 404);
   assert.is(res.body.detail.error, 'not_found');
+});
+
+test('preflight names what refuses and says how much it checked', async () => {
+  const up = await h.upload(`${CORPUS_DIR}cjk-90ms-rksj.pdf`);
+  assert.is(up.status, 201);
+  const res = await h.json('POST', `/v1/documents/${up.body.document_id}/pages/0/preflight`, {});
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.word_source, 'text_layer');
+  assert.ok(res.body.checked > 0);
+  assert.ok(res.body.regions.length > 0);
+  assert.is(res.body.regions[0].code, 'text_not_mapped');
+  const scan = await h.json('POST', `/v1/documents/${documentId}/pages/0/preflight`, {});
+  assert.equal(
+    scan.body.regions.map((r: any) => r.code),
+    ['scanned_page'],
+  );
+  const far = await h.json('POST', `/v1/documents/${documentId}/pages/3/preflight`, {});
+  assert.is(far.body.detail.error, 'page_out_of_range');
 });
 
 test.run();

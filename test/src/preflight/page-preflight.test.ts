@@ -1,0 +1,70 @@
+// Preflight on real pages: scans and invisible OCR layers refuse as a whole; words the engine cannot
+// map to their drawing are named; correctable words are not; the word cap is counted as skipped.
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  PREFLIGHT_WORD_CAP,
+  preflightPage,
+  sameGlyphReplacement,
+} from '../../../src/preflight/page-preflight.ts';
+import { CORPUS_DIR } from '../../daemon/harness.ts';
+
+const run = (file: string, box: [number, number, number, number] | null = null, page = 0) =>
+  preflightPage({
+    pdf: new Uint8Array(readFileSync(`${CORPUS_DIR}${file}`)),
+    password: '',
+    page_index: page,
+    box_render: box,
+    render_dpi: null,
+  });
+
+test('probe replacements reuse only the word’s glyphs', () => {
+  assert.is(sameGlyphReplacement('should'), 'hsould');
+  assert.is(sameGlyphReplacement('aab'), 'aba');
+  assert.is(sameGlyphReplacement('7'), '77');
+});
+
+test('a scan without text and an invisible OCR layer refuse as a whole', async () => {
+  const scan = await run('scan-russian-form.pdf');
+  assert.equal(
+    scan.regions!.map((r) => r.code),
+    ['scanned_page'],
+  );
+  const layer = await run('vicksburg-ocr.pdf');
+  assert.equal(
+    layer.regions!.map((r) => r.code),
+    ['invisible_text'],
+  );
+  assert.ok(layer.regions![0].do!.length > 0);
+});
+
+test('words the engine cannot map are named with its advice', async () => {
+  const out = await run('cjk-90ms-rksj.pdf');
+  assert.is(out.word_source, 'text_layer');
+  assert.ok(out.checked > 0);
+  assert.ok(out.regions!.length > 0);
+  for (const r of out.regions!) {
+    assert.is(r.code, 'text_not_mapped');
+    assert.ok(r.what.length > 0);
+    assert.is(r.box_render.length, 4);
+  }
+});
+
+test('correctable words are not listed; a region limits the check; the cap is counted', async () => {
+  // manifest: libreoffice-writer.pdf page 0 "dolore" verifies at tier 1.
+  const s = 300 / 72;
+  const whole = await run('libreoffice-writer.pdf');
+  assert.is(whole.checked, PREFLIGHT_WORD_CAP);
+  assert.ok(whole.skipped > 0);
+  assert.equal(whole.regions, []);
+  const region = await run('libreoffice-writer.pdf', [
+    0,
+    Math.floor(60 * s),
+    Math.ceil(600 * s),
+    Math.ceil(100 * s),
+  ]);
+  assert.ok(region.checked > 0 && region.checked < whole.checked + whole.skipped);
+});
+
+test.run();
