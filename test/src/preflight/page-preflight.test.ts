@@ -42,7 +42,7 @@ test('a scan without text and an invisible OCR layer refuse as a whole', async (
 test('words the engine cannot map are named with its advice', async () => {
   const out = await run('cjk-90ms-rksj.pdf');
   assert.is(out.word_source, 'text_layer');
-  assert.ok(out.checked > 0);
+  assert.ok((out.checked ?? 0) > 0);
   assert.ok(out.regions!.length > 0);
   for (const r of out.regions!) {
     assert.is(r.code, 'text_not_mapped');
@@ -56,7 +56,7 @@ test('correctable words are not listed; a region limits the check; the cap is co
   const s = 300 / 72;
   const whole = await run('libreoffice-writer.pdf');
   assert.is(whole.checked, PREFLIGHT_WORD_CAP);
-  assert.ok(whole.skipped > 0);
+  assert.ok((whole.skipped ?? 0) > 0);
   assert.equal(whole.regions, []);
   const region = await run('libreoffice-writer.pdf', [
     0,
@@ -64,7 +64,7 @@ test('correctable words are not listed; a region limits the check; the cap is co
     Math.ceil(600 * s),
     Math.ceil(100 * s),
   ]);
-  assert.ok(region.checked > 0 && region.checked < whole.checked + whole.skipped);
+  assert.ok((region.checked ?? 0) > 0 && (region.checked ?? 0) < (whole.checked ?? 0) + (whole.skipped ?? 0));
 });
 
 test.run();
