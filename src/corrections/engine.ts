@@ -19,6 +19,7 @@ import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
 import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput } from './verify.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
+import { secondRendererGuard } from './second-renderer.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -104,7 +105,7 @@ function methodRefusal(method: string): never {
 
 /** Proposes an edit: the whole edit done in memory, rendered and compared, nothing kept. */
 export async function proposeEdit(input: EditTaskInput): Promise<EngineProposal> {
-  const result = run(input, false);
+  const result = await run(input, false);
   return result.proposal;
 }
 
@@ -112,7 +113,7 @@ export async function proposeEdit(input: EditTaskInput): Promise<EngineProposal>
 export async function applyEdit(
   input: EditTaskInput,
 ): Promise<{ proposal: EngineProposal; output: Uint8Array; verification: EngineVerification }> {
-  const result = run(input, true);
+  const result = await run(input, true);
   if (!result.candidate) {
     throw new DocfixError('edit_refused', result.proposal.refusal ?? 'The engine refused the correction.', {
       advice: result.proposal.advice,
@@ -137,16 +138,20 @@ export async function applyEdit(
   return { proposal: result.proposal, output: c.output, verification };
 }
 
-function run(
+async function run(
   input: EditTaskInput,
   forApply: boolean,
-): { proposal: EngineProposal; candidate: Candidate | null } {
+): Promise<{ proposal: EngineProposal; candidate: Candidate | null }> {
   const request = input.request;
   const pageIndex = request.page_index ?? 0;
   const fontAttempt = request.font_attempt ?? 0;
   try {
     const candidate = attempt(input, forApply);
     const v = candidate.verify;
+    // The second renderer (PDFium) checks the saved bytes at apply time, once MuPDF's own
+    // comparison has passed: a proposal is not re-rendered by PDFium (docs/engine.md, Verification).
+    if (forApply && v.passed)
+      await secondRendererGuard(input.pdf, candidate.output, input.password, pageIndex, v);
     const pageDiff: PageDiff = {
       page_index: pageIndex,
       identical: v.diff.identical,

@@ -11,6 +11,8 @@ import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
 import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
 import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
+import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
+import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
@@ -36,6 +38,14 @@ test('a narrower replacement in a TJ array: the next word stays exactly where it
   const { output, verification } = await applyEdit(input);
   assert.ok(verification.passed, verification.failure_reason ?? '');
   assert.is(proposal.fingerprint, (await proposeEdit(input)).fingerprint, 'fingerprint is stable');
+  // The second renderer saw the change too, and only inside the declared box (+1 px).
+  const pdfium = verification.guards.find((g) => g.name === 'second_renderer_pdfium') as
+    { passed: boolean; renderer: string; changed_pixels: number; outside_pixels: number } | undefined;
+  assert.ok(pdfium?.passed);
+  assert.match(pdfium!.renderer, /^pdfium \d/);
+  assert.ok(pdfium!.changed_pixels > 0);
+  assert.is(pdfium!.outside_pixels, 0);
+  assert.not.ok(proposal.measurements && 'second_renderer_pdfium' in proposal.measurements);
 
   const before = glyphs(pdf);
   const after = glyphs(output);
@@ -233,6 +243,24 @@ const corpusPdf = (name: string) =>
   new Uint8Array(
     readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
   );
+
+test('second_renderer_pdfium fails when PDFium sees a change outside the declared box', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Hello) Tj ET' }]);
+  const { output, verification } = await applyEdit(editInput(pdf, 'Hello', 'Hxllo'));
+  const v = {
+    ...verification,
+    guards: [],
+    failure_reason: null,
+    passed: true,
+    declared_box: [0, 0, 4, 4],
+  } as unknown as VerifyOutput;
+  await secondRendererGuard(pdf, output, '', 0, v);
+  const guard = v.guards[0] as unknown as { passed: boolean; outside_pixels: number; detail: string };
+  assert.is(guard.passed, false);
+  assert.ok(guard.outside_pixels > 0);
+  assert.is(v.passed, false);
+  assert.match(v.failure_reason ?? '', /second_renderer_pdfium: pdfium/);
+});
 
 for (const [file, password, find, repl, algorithm] of [
   ['libreoffice-password.pdf', 'openpassword', 'nonumy', 'nonmuy', 'R = 3'],
