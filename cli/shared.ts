@@ -63,6 +63,38 @@ export async function checkInputFile(path: string): Promise<{ size: number }> {
   return { size: info.size };
 }
 
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * The plan's upload limit in bytes (GET /v1/usage), or undefined when the service does not say.
+ * Checked before sending: a server that answers 413 mid-upload and closes the connection can lose
+ * its answer in the race, and there is no point sending 30 MB to hear no.
+ */
+export async function uploadLimit(client: ApiClient): Promise<number | undefined> {
+  try {
+    const usage = await client.call('usage');
+    return usage.upload_limit_mb ? usage.upload_limit_mb * 1024 * 1024 : undefined;
+  } catch (error) {
+    if (
+      error instanceof DocfixError &&
+      (error.extra.route_missing || error.code === 'not_available_to_api_keys')
+    ) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** Throws file_too_large when a file is over the limit (the server stays the authority). */
+export function checkUploadSize(path: string, size: number, limit: number | undefined): void {
+  if (limit !== undefined && size > limit) {
+    throw new DocfixError(
+      'file_too_large',
+      `${path} is ${mb(size)}; this plan accepts files up to ${mb(limit)}`,
+    );
+  }
+}
+
 /** Reads all of stdin as text. */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

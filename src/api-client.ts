@@ -353,6 +353,9 @@ export class ApiClient {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         dispatcher: this.#dispatcher,
+        // An upload may be answered (413) before its body is sent, and the server then closes the
+        // connection: never keep such a socket for the next request.
+        reset: Boolean(input.multipart),
       });
     } catch (error) {
       throw this.#wrapNetwork(error, route);

@@ -20,11 +20,13 @@ import {
 } from '../context.ts';
 import {
   checkInputFile,
+  checkUploadSize,
   confirm,
   docLine,
   passwordSource,
   readPassword,
   resolveDocumentId,
+  uploadLimit,
   type PasswordSource,
 } from '../shared.ts';
 
@@ -141,6 +143,7 @@ export async function runUpload(o: UploadOptions): Promise<void> {
   const { size } = await checkInputFile(o.file);
   const password = await readPassword(o.password);
   const client = await getClient(o.globals);
+  checkUploadSize(o.file, size, await uploadLimit(client));
   const bar = progressBar(`Uploading ${basename(o.file)}`);
   let doc;
   try {

@@ -25,7 +25,7 @@ import {
 } from '../context.ts';
 import { parseReplace, readEditsFile, type BatchEdit, type EditsPlan } from '../edits-file.ts';
 import { adviceLines, COSTS, withinCost, type Cost } from '../render.ts';
-import { checkInputFile, readPassword } from '../shared.ts';
+import { checkInputFile, checkUploadSize, readPassword, uploadLimit } from '../shared.ts';
 import { sha256File } from './corrections.ts';
 
 export interface FixOptions {
@@ -276,6 +276,7 @@ async function fixOne(
   o: FixOptions,
   plan: EditsPlan,
   password: string | undefined,
+  limit: number | undefined,
 ): Promise<FileReport> {
   const report: FileReport = {
     file,
@@ -288,6 +289,7 @@ async function fixOne(
   };
   const edits = [...plan.edits, ...(plan.files[basename(file)] ?? [])];
   try {
+    checkUploadSize(file, (await stat(file)).size, limit);
     const doc = await upload(client, file, password);
     report.document_id = doc.document_id;
     const id = doc.document_id;
@@ -488,6 +490,7 @@ async function fixAll(
       jobs = 2;
     }
   }
+  const limit = await uploadLimit(client);
   let lost: ConnectionError | undefined;
   let done = 0;
   const work = pool(o.files, jobs, async (file) => {
@@ -503,7 +506,7 @@ async function fixAll(
       };
       return skipped;
     }
-    const r = await fixOne(client, file, o, plan, password);
+    const r = await fixOne(client, file, o, plan, password, limit);
     if (r.error?.code === 'connection' && !lost) lost = new ConnectionError(r.error.message, client.baseUrl);
     done++;
     if (process.stderr.isTTY)
