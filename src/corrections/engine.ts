@@ -13,13 +13,14 @@ import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
 import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
-import { advanceOf, planEdits, type OperandChange } from './rewrite.ts';
+import { advanceOf, planEdits, type OperandChange, type StreamEdit } from './rewrite.ts';
 import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
 import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
 import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput } from './verify.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
+import { freshFontName, matchedFont, planMatchedEdits, type MatchedFont } from './tier4.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -51,6 +52,7 @@ const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
   tier: number;
+  fontAlternatives: number;
   explanation: string;
   measurements: Record<string, unknown>;
   warnings: string[];
@@ -82,7 +84,7 @@ function refusalProposal(pageIndex: number, r: Refusal, fontAttempt: number): En
     rejected: r.rejected,
     predicted_diff: [],
     preview: null,
-    font_alternatives: 0,
+    font_alternatives: Number(r.evidence.font_alternatives ?? 0),
     font_attempt: fontAttempt,
     fingerprint,
   };
@@ -171,7 +173,13 @@ async function run(
           code: 'would_not_verify',
           what: 'The rewritten text would change the page in a way the verification does not accept.',
           why: v.failure_reason ?? 'verification failed',
-          do: ['Choose a replacement of the same width as the original.', 'Correct a different occurrence.'],
+          do: [
+            ...(candidate.tier === 4 && candidate.fontAlternatives > (request.font_attempt ?? 0) + 1
+              ? [`Try the next matched font: font_attempt ${(request.font_attempt ?? 0) + 1}.`]
+              : []),
+            'Choose a replacement of the same width as the original.',
+            'Correct a different occurrence.',
+          ],
           worth_reporting: true,
         },
         [
@@ -188,14 +196,14 @@ async function run(
           },
           ...NOT_BUILT,
         ],
-        candidate.measurements,
+        { ...candidate.measurements, font_alternatives: candidate.fontAlternatives },
       );
     }
     const proposal: EngineProposal = {
       page_index: pageIndex,
       tier: candidate.tier,
       tier_name: TIER_NAMES[candidate.tier],
-      visibility_cost: 'none',
+      visibility_cost: candidate.tier === 4 ? 'low' : 'none',
       explanation: candidate.explanation,
       measurements: candidate.measurements,
       warnings,
@@ -210,7 +218,7 @@ async function run(
         after_png: Buffer.from(cropPng(v.afterRender, previewBox)).toString('base64'),
         complete: true,
       },
-      font_alternatives: 0,
+      font_alternatives: candidate.fontAlternatives,
       font_attempt: fontAttempt,
       fingerprint: candidate.fingerprint,
     };
@@ -367,6 +375,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     }
     let tier = 1;
     let extension: Extension | null = null;
+    let matched: MatchedFont | null = null;
     const measurements_extra: Record<string, unknown> = {};
     if (missing.length) {
       rejected.push({
@@ -391,26 +400,62 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
           reason: ext.refused,
           evidence: ext.evidence,
         });
-        refuse(
-          'glyph_not_available',
-          `The page's font cannot draw ${missing.map((c) => `“${c}”`).join(', ')}.`,
-          `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}, and the tiers that bring glyphs from elsewhere are not built.`,
-          [
-            'Choose a replacement made of characters the document already shows in this font.',
-            'A bundled matched font (tier 4) would be needed; it is not available in this engine.',
-          ],
-          { rejected: [...rejected, ...NOT_BUILT] },
-        );
-      }
-      extension = ext;
-      tier = 2;
-      measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
-      newChars.forEach((ch, i) => {
-        if (codes[i].code < 0) {
-          codes[i].code = ext.codes.get(ch)!;
-          sources[i] = 'encoding_extension';
+        rejected.push(...NOT_BUILT.filter((r) => r.tier === 3));
+        const mf = matchedFont(doc, font, newChars, request.font_attempt ?? 0);
+        if ('code' in mf) {
+          const lacks = mf.alternatives.map(
+            (a) =>
+              `${a.face} (font_attempt ${a.font_attempt})${a.lacks.length ? ` lacks ${a.lacks.map((c) => `“${c}”`).join(', ')}` : ' has them all'}`,
+          );
+          rejected.push({
+            tier: 4,
+            tier_name: TIER_NAMES[4],
+            code: mf.code,
+            reason: mf.what,
+            evidence: { alternatives: mf.alternatives },
+          });
+          refuse(
+            mf.code === 'font_attempt_out_of_range' ? mf.code : 'glyph_not_available',
+            `The page's font ${font.baseFont} cannot draw ${missing.map((c) => `“${c}”`).join(', ')}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
+            `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}. ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
+            [
+              ...new Set([
+                ...mf.do,
+                'Choose a replacement made of characters the document already shows in this font.',
+              ]),
+            ],
+            {
+              rejected: [...rejected, ...NOT_BUILT.filter((r) => r.tier === 5)],
+              evidence: { font_alternatives: mf.alternatives.length, alternatives: mf.alternatives },
+            },
+          );
         }
-      });
+        matched = mf;
+        tier = 4;
+        measurements_extra.matched_font = {
+          face: mf.face.id,
+          family: mf.face.family,
+          style: mf.face.style,
+          reused: mf.reused,
+          width_diff: mf.candidate.width_diff,
+          font_file_bytes: mf.font_file_bytes,
+          alternatives: mf.alternatives,
+        };
+        newChars.forEach((ch, i) => {
+          codes[i] = { code: mf.gids[i], length: 2 };
+          sources[i] = 'matched_font';
+        });
+      } else {
+        extension = ext;
+        tier = 2;
+        measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
+        newChars.forEach((ch, i) => {
+          if (codes[i].code < 0) {
+            codes[i].code = ext.codes.get(ch)!;
+            sources[i] = 'encoding_extension';
+          }
+        });
+      }
     }
     if (!font.embedded && font.kind !== 'Type3') {
       warnings.push(
@@ -419,7 +464,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     }
 
     // Width: the new text starts where the old did; the pen after it is put back where it was.
-    const widthFont = extension?.font ?? font;
+    const widthFont = matched?.info ?? extension?.font ?? font;
     const newAdvance = advanceOf(widthFont, codes, g0);
     const last = glyphs[glyphs.length - 1];
     const oldEnd = devicePoint(last, last.advance);
@@ -513,8 +558,39 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     if (-overflow > 0.5 * emPts)
       warnings.push(`The new text is ${round(-overflow)} pt narrower: a wider gap follows it.`);
 
-    const { edits, changes } = planEdits(interp.units, glyphs, codes, widthFont);
     const overrides: ResourceOverrides = new Map();
+    let edits: Map<number, StreamEdit[]>;
+    let changes: OperandChange[];
+    if (matched) {
+      const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
+      const newName = freshFontName(interp.units[g0.unit].resources);
+      const plan = planMatchedEdits(interp.units, glyphs, matched.gids, matched.info, newName);
+      if (!plan) {
+        refuse(
+          'split_drawing',
+          'The letters to change are drawn by more than one text operator.',
+          'A matched font is drawn by splitting the one operator that holds the changed letters; here they are spread over several.',
+          ['Correct a shorter part of the word, one letter run at a time.'],
+          { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
+        );
+      }
+      overrides.set(owner, { XObject: new Map(), Font: new Map([[newName, matched.ref]]) });
+      edits = plan.edits;
+      changes = [
+        {
+          unit: g0.unit,
+          opIndex: g0.opIndex,
+          element: g0.element,
+          oldAdvance: plan.oldExtent,
+          newAdvance: plan.newAdvance,
+          adjustment: plan.adjustment,
+        },
+      ];
+      measurements.matched_font_resource = newName;
+      warnings.push(
+        `${matched.face.family} ${matched.face.style} (${matched.face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${matched.reused ? '' : `; it is embedded whole (${Math.round(matched.font_file_bytes / 1024)} KB compressed)`}.`,
+      );
+    } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
     if (extension) {
       const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
       overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, extension.ref]]) });
@@ -555,6 +631,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
 
     const changedObjects: ChangedObject[] = writeEdits(doc, page, interp.units, edits, overrides);
     if (extension) changedObjects.push(...extension.changed);
+    if (matched) changedObjects.push(...matched.changed);
     const fingerprint = createHash('sha256')
       .update(
         JSON.stringify({
@@ -578,7 +655,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         text_after: replacement,
         tier,
         tier_name: TIER_NAMES[tier],
-        visibility_cost: 'none',
+        visibility_cost: tier === 4 ? 'low' : 'none',
         created_at: new Date().toISOString(),
       });
       embedManifest(doc, manifest);
@@ -618,19 +695,22 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       textPlaceOk: textPlace,
     });
     const explanation =
-      tier === 1
-        ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
-            changes.some((c) => c.adjustment !== 0)
-              ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
-              : 'The widths are equal, so nothing else moves.'
-          } Fit rule: ${rule}.`
-        : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
+      tier === 4
+        ? `Tier 4 (matched font): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; “${measurements.new_text}” is drawn with the bundled ${matched!.face.family} ${matched!.face.style} (metric-compatible, mean width difference ${matched!.candidate.width_diff ?? '?'}/1000 em), ${matched!.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${rule}.`
+        : tier === 1
+          ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
+              changes.some((c) => c.adjustment !== 0)
+                ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
+                : 'The widths are equal, so nothing else moves.'
+            } Fit rule: ${rule}.`
+          : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
     return {
       tier,
       explanation,
       measurements,
       warnings,
       rejected: tier === 1 ? [] : rejected,
+      fontAlternatives: matched ? matched.alternatives.length : 0,
       output,
       verify,
       beforeRender,

@@ -19,12 +19,6 @@ export const NOT_BUILT: TierRejection[] = [
     reason: 'Drawing characters with another embedded subset of the same font is not built in this engine.',
   },
   {
-    tier: 4,
-    tier_name: TIER_NAMES[4],
-    code: 'not_available',
-    reason: 'Embedding a metric-compatible bundled font is not built in this engine.',
-  },
-  {
     tier: 5,
     tier_name: TIER_NAMES[5],
     code: 'not_available',

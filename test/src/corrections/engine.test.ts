@@ -141,7 +141,7 @@ test('too wide for its gap: refused with advice, and apply refuses too', async (
   assert.is(proposal.visibility_cost, 'refused');
   assert.is(proposal.advice?.code, 'replacement_too_wide');
   assert.ok(proposal.rejected?.some((r) => r.code === 'does_not_fit'));
-  assert.ok(proposal.rejected?.some((r) => r.tier === 4 && r.code === 'not_available'));
+  assert.ok(proposal.rejected?.some((r) => r.tier === 5 && r.code === 'not_available'));
   try {
     await applyEdit(input);
     assert.unreachable('apply should refuse');
@@ -289,5 +289,35 @@ for (const [file, password, find, repl, algorithm] of [
     await import('node:fs/promises').then((fs) => fs.rm(path, { force: true }));
   });
 }
+
+test('tier 4: a character the subset lacks is drawn with the matched bundled font, embedded once', async () => {
+  const pdf = corpusPdf('libreoffice-writer.pdf');
+  const first = await applyEdit(editInput(pdf, 'nonumy', 'nonümy'));
+  assert.is(first.proposal.tier, 4);
+  assert.is(first.proposal.visibility_cost, 'low');
+  assert.ok(first.proposal.font_alternatives! >= 1);
+  assert.ok(first.verification.passed, first.verification.failure_reason ?? '');
+  assert.match(
+    (first.proposal.warnings ?? []).join(' '),
+    /dejavu-sans-regular\) stands in for BAAAAA\+DejaVuSans/,
+  );
+  const text = pageText(first.output);
+  assert.ok(text.includes('nonümy'));
+  assert.is(text.split('nonumy').length, pageText(pdf).split('nonumy').length - 1);
+  // The font is embedded once: a second correction with a character the subset lacks reuses it.
+  const second = await applyEdit(editInput(first.output, 'tempor', 'tempör'));
+  assert.is(second.proposal.tier, 4);
+  assert.ok(second.verification.passed, second.verification.failure_reason ?? '');
+  const m = second.proposal.measurements as { matched_font: { reused: boolean } };
+  assert.is(m.matched_font.reused, true);
+  assert.ok(second.output.length - first.output.length < 20_000, 'no second copy of the font');
+  assert.ok(pageText(second.output).includes('tempör'));
+  // font_attempt beyond the candidates is refused with the list.
+  const out = await proposeEdit({
+    ...editInput(pdf, 'nonumy', 'nonümy'),
+    request: { ...editInput(pdf, 'nonumy', 'nonümy').request, font_attempt: 9 },
+  });
+  assert.is(out.advice?.code, 'font_attempt_out_of_range');
+});
 
 test.run();

@@ -1,0 +1,283 @@
+// Tier 4, matched font: the document's font cannot draw a character, so the changed characters are
+// drawn with a bundled metric-compatible font (src/fonts/) chosen from the original font's name,
+// flags and measured widths. The face is embedded whole as a Type0/Identity-H font with MuPDF's
+// ToUnicode (so extraction gives the new text), its font file Flate-compressed, marked with
+// /DocfixFace so later corrections find and reuse it instead of embedding it again. In the content
+// stream only the text-showing operator that holds the span changes: it is split around the span,
+// the new run is drawn between `/New size Tf` and `/Original size Tf` in the same text state, and a
+// TJ adjustment after the new run puts the pen exactly where the old span ended.
+import { deflateSync } from 'node:zlib';
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { loadFace, matchFont, missingGlyphs, type FontCandidate } from '../fonts/font-match.ts';
+import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
+import type { BundledFace } from '../fonts/catalog.ts';
+import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
+import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
+import type { StreamEdit } from './rewrite.ts';
+import type { Glyph, StreamUnit } from './text-interpreter.ts';
+import type { ChangedObject } from './write.ts';
+
+/** Key put in the font dictionary of an embedded bundled face (its catalogue id). */
+export const MARKER_KEY = 'DocfixFace';
+
+export interface Alternative {
+  font_attempt: number;
+  face: string;
+  family: string;
+  style: string;
+  width_diff: number | null;
+  lacks: string[];
+}
+
+export interface MatchedFont {
+  face: BundledFace;
+  candidate: FontCandidate;
+  alternatives: Alternative[];
+  ref: mupdf.PDFObject;
+  info: FontInfo;
+  reused: boolean;
+  /** Glyph ids (= codes, Identity-H) of the new characters. */
+  gids: number[];
+  changed: ChangedObject[];
+  font_file_bytes: number;
+}
+
+export interface MatchRefusal {
+  code: string;
+  what: string;
+  why: string;
+  do: string[];
+  alternatives: Alternative[];
+}
+
+/** Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks. */
+export function alternativesFor(
+  font: FontInfo,
+  text: string,
+): { candidates: FontCandidate[]; alternatives: Alternative[] } {
+  const facts = fontFactsFromPdf(font.dict);
+  const m = matchFont(facts);
+  return {
+    candidates: m.candidates,
+    alternatives: m.candidates.map((c) => ({
+      font_attempt: c.rank,
+      face: c.face.id,
+      family: c.face.family,
+      style: c.face.style,
+      width_diff: c.width_diff,
+      lacks: missingGlyphs(c.face, text),
+    })),
+  };
+}
+
+const describe = (alts: Alternative[]) =>
+  alts.map(
+    (a) =>
+      `${a.font_attempt}: ${a.face}${a.lacks.length ? ` (lacks ${a.lacks.map((c) => `“${c}”`).join(', ')})` : ''}`,
+  );
+
+/** Chooses the candidate `attempt` and embeds it (or finds it already embedded). */
+export function matchedFont(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  newChars: string[],
+  attempt: number,
+): MatchedFont | MatchRefusal {
+  const text = newChars.join('');
+  const { candidates, alternatives } = alternativesFor(font, text);
+  if (font.kind === 'Type3' || candidates.length === 0) {
+    return {
+      code: 'no_matched_font',
+      what: `No bundled font stands in for ${font.baseFont}.`,
+      why:
+        font.kind === 'Type3'
+          ? 'Type3 fonts draw glyphs with their own procedures; no bundled font matches them.'
+          : 'No bundled face has this font’s name, style and widths (within 1 % of the em on average); a symbol font gets none.',
+      do: ['Choose a replacement made of characters the document already shows in this font.'],
+      alternatives,
+    };
+  }
+  if (attempt >= candidates.length) {
+    return {
+      code: 'font_attempt_out_of_range',
+      what: `font_attempt ${attempt} is beyond the ${candidates.length} matched font(s).`,
+      why: `The candidates are ${describe(alternatives).join('; ')}.`,
+      do: [`Send a font_attempt from 0 to ${candidates.length - 1}.`],
+      alternatives,
+    };
+  }
+  const candidate = candidates[attempt];
+  const lacks = alternatives[attempt].lacks;
+  if (lacks.length) {
+    const better = alternatives.filter((a) => a.lacks.length === 0).map((a) => a.font_attempt);
+    return {
+      code: 'glyph_not_in_matched_font',
+      what: `The matched font ${candidate.face.id} has no glyph for ${lacks.map((c) => `“${c}”`).join(', ')}.`,
+      why: `Candidates (font_attempt: face): ${describe(alternatives).join('; ')}.`,
+      do: [
+        better.length
+          ? `Send font_attempt ${better[0]} (${alternatives[better[0]].face} has every character).`
+          : 'No bundled font has every character: choose a replacement without them.',
+        'Choose a shorter replacement, or one made of characters the document already shows.',
+      ],
+      alternatives,
+    };
+  }
+  const face = candidate.face;
+  const changed: ChangedObject[] = [];
+  let ref = findEmbedded(doc, face.id);
+  const reused = ref !== null;
+  let fontFileBytes = 0;
+  if (!ref) {
+    ref = doc.addFont(loadFace(face));
+    const dict = ref.resolve();
+    dict.put(MARKER_KEY, doc.newString(face.id));
+    const descendant = dict.get('DescendantFonts').get(0);
+    const fd = descendant.get('FontDescriptor');
+    const file = fd.get('FontFile2').isNull() ? fd.get('FontFile3') : fd.get('FontFile2');
+    if (!file.isNull() && file.get('Filter').isNull()) {
+      const raw = file.readStream().asUint8Array();
+      const packed = deflateSync(raw, { level: 6 });
+      file.put('Filter', doc.newName('FlateDecode'));
+      file.writeRawStream(packed);
+      fontFileBytes = packed.length;
+    }
+    for (const o of [ref, descendant, fd, file, dict.get('ToUnicode')]) {
+      if (o.isIndirect())
+        changed.push({
+          num: o.asIndirect(),
+          kind: 'font',
+          replaces: 0,
+          bytes_before: 0,
+          bytes_after: o === file ? fontFileBytes : 0,
+        });
+    }
+  }
+  const info = loadFontInfo(ref);
+  const program = loadFace(face);
+  const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
+  return { face, candidate, alternatives, ref, info, reused, gids, changed, font_file_bytes: fontFileBytes };
+}
+
+/** A font object of the document that embeds bundled face `id` (added by an earlier correction). */
+function findEmbedded(doc: mupdf.PDFDocument, id: string): mupdf.PDFObject | null {
+  const count = doc.countObjects();
+  for (let num = count - 1; num > 0; num -= 1) {
+    const ref = doc.newIndirect(num);
+    const obj = ref.resolve();
+    if (!obj.isDictionary() || obj.isStream()) continue;
+    const marker = obj.get(MARKER_KEY);
+    if (!marker.isNull() && marker.asString() === id && obj.get('Subtype').asName() === 'Type0') return ref;
+  }
+  return null;
+}
+
+/** A fresh resource name for the owner's /Font dictionary. */
+export function freshFontName(resources: mupdf.PDFObject): string {
+  const fonts = resources.get('Font');
+  for (let k = 1; ; k += 1) {
+    const name = `DFM${k}`;
+    if (!fonts.isDictionary() || fonts.get(name).isNull()) return name;
+  }
+}
+
+const nameToken = (n: string) =>
+  `/${[...Buffer.from(n, 'latin1')].map((b) => (b > 0x20 && b < 0x7f && !'()<>[]{}/%#'.includes(String.fromCharCode(b)) ? String.fromCharCode(b) : `#${b.toString(16).padStart(2, '0')}`)).join('')}`;
+
+/** A number written so a reader gets the same double back (no rounding to 4 decimals). */
+const exactNumber = (v: number) => {
+  const s = String(v);
+  return /e/i.test(s) ? v.toFixed(12).replace(/\.?0+$/, '') : s;
+};
+
+export interface MatchedEditPlan {
+  edits: Map<number, StreamEdit[]>;
+  /** Advance of the new run (text space) and of the old span, and the adjustment written. */
+  newAdvance: number;
+  oldExtent: number;
+  adjustment: number;
+}
+
+/** Advance in text space of Identity-H codes in `info` drawn with `g`'s text state (Tw does not apply). */
+export function matchedAdvance(info: FontInfo, gids: number[], g: Glyph): number {
+  const t = g.state;
+  return gids.reduce((s, gid) => s + (codeWidth(info, gid) * t.Tfs + t.Tc) * t.Th, 0);
+}
+
+/**
+ * Splits the operator that draws `glyphs` (all in one operator) around them and draws `gids` in the
+ * matched font between two Tf, keeping every other glyph where it was. (Drawing the new run after
+ * the whole operator instead would keep the operator intact but put the new letters at the end of
+ * the line in extraction order: the text layer would not read true.)
+ */
+export function planMatchedEdits(
+  units: StreamUnit[],
+  glyphs: Glyph[],
+  gids: number[],
+  info: FontInfo,
+  newName: string,
+): MatchedEditPlan | null {
+  const first = glyphs[0];
+  const last = glyphs[glyphs.length - 1];
+  if (glyphs.some((g) => g.unit !== first.unit || g.opIndex !== first.opIndex)) return null;
+  const unit = units[first.unit];
+  const op: ContentOp = unit.ops[first.opIndex];
+  const t = first.state;
+  const scale = t.Tfs * t.Th;
+  if (scale === 0) return null;
+  // The old span's extent in text space: advances plus the TJ numbers between its glyphs.
+  let oldExtent = glyphs.reduce((s, g) => s + g.advance, 0);
+  const arr = op.operands[op.operands.length - 1];
+  if (first.element >= 0 && arr?.kind === 'array') {
+    for (let e = first.element + 1; e < last.element; e += 1) {
+      const it = arr.items[e];
+      if (it.kind === 'number') oldExtent -= (it.value / 1000) * scale;
+    }
+  }
+  const newAdvance = matchedAdvance(info, gids, first);
+  let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
+  if (Math.abs(adjustment) < 5e-5) adjustment = 0;
+  const hexRun = encodeString(Uint8Array.from(gids.flatMap((g) => [(g >> 8) & 0xff, g & 0xff])), true);
+  const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(adjustment)}] TJ`;
+  const size = exactNumber(t.Tfs);
+  const middle = `${nameToken(newName)} ${size} Tf ${run} ${nameToken(first.fontName)} ${size} Tf`;
+  const raw = (o: { start: number; end: number }) =>
+    Buffer.from(unit.bytes.subarray(o.start, o.end)).toString('latin1');
+  let text: string;
+  if (first.element >= 0 && arr?.kind === 'array') {
+    const s1 = arr.items[first.element] as Operand & { kind: 'string' };
+    const s2 = arr.items[last.element] as Operand & { kind: 'string' };
+    const head: string[] = arr.items.slice(0, first.element).map((it) => raw(it));
+    if (first.offset > 0) head.push(encodeString(s1.bytes.subarray(0, first.offset), s1.hex));
+    const tail: string[] = [];
+    const rest = s2.bytes.subarray(last.offset + last.length);
+    if (rest.length) tail.push(encodeString(rest, s2.hex));
+    tail.push(...arr.items.slice(last.element + 1).map((it) => raw(it)));
+    const parts: string[] = [];
+    if (head.length) parts.push(`[${head.join(' ')}] TJ`);
+    parts.push(middle);
+    if (tail.length) parts.push(`[${tail.join(' ')}] TJ`);
+    text = ` ${parts.join(' ')} `;
+  } else {
+    const s = (op.op === '"' ? op.operands[2] : op.operands[op.operands.length - 1]) as Operand & {
+      kind: 'string';
+    };
+    if (s?.kind !== 'string') return null;
+    const before = s.bytes.subarray(0, first.offset);
+    const after = s.bytes.subarray(last.offset + last.length);
+    const parts: string[] = [];
+    if (op.op === "'") parts.push('T*');
+    else if (op.op === '"') parts.push(`${raw(op.operands[0])} Tw ${raw(op.operands[1])} Tc T*`);
+    else if (op.op !== 'Tj') return null;
+    if (before.length) parts.push(`${encodeString(before, s.hex)} Tj`);
+    parts.push(middle);
+    if (after.length) parts.push(`${encodeString(after, s.hex)} Tj`);
+    text = ` ${parts.join(' ')} `;
+  }
+  return {
+    edits: new Map([[first.unit, [{ start: op.start, end: op.end, text }]]]),
+    newAdvance,
+    oldExtent,
+    adjustment,
+  };
+}
