@@ -9,6 +9,7 @@ import { mupdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { takeBytes } from '../src/corrections/pdf-bytes.ts';
 import { diffRenders } from '../src/corrections/render-diff.ts';
+import { runDerived, summarize } from '../test/src/corrections/derived-tasks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const corpus = (name: string) => `${root}../shared/corpus/pdf/${name}`;
@@ -92,6 +93,10 @@ export interface CorrectionBench {
   one_page_vs_render: number;
   /** Exact comparison of two 300 dpi renders of the page (a one-word change) vs copying the bytes. */
   compare: { diff_ms: number; memcpy_ms: number; ratio: number; target_ratio: number };
+  /** When the PDFium guard runs (it is part of the medians above). */
+  pdfium_guard: string;
+  /** Tasks derived from the corpus pages (test/src/corrections/derived-tasks.ts): per-file table. */
+  derived?: { table: string[]; summary: Record<string, unknown>; ms: number };
 }
 
 /** diffRenders on the one-page document before/after a one-word edit, against a plain copy. */
@@ -165,7 +170,7 @@ function mutoolBaseline(runs: number): number | null {
   return median(xs);
 }
 
-export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
+export async function benchCorrections(runs = 15, derived = true): Promise<CorrectionBench> {
   const one = new Uint8Array(readFileSync(corpus(ONE_PAGE)));
   const big = new Uint8Array(readFileSync(makeThreeHundredPages()));
   // Warm-up: WASM, fonts and the glyph cache, as a warm engine slot has them.
@@ -196,9 +201,19 @@ export async function benchCorrections(runs = 15): Promise<CorrectionBench> {
     },
     one_page_vs_render: Math.round((oneMs / render) * 10) / 10,
     compare: await compareBench(one, runs),
+    pdfium_guard: 'apply of every tier; proposals of tiers 3-4 only',
+    derived: derived ? await derivedTable() : undefined,
   };
 }
 
+async function derivedTable(): Promise<CorrectionBench['derived']> {
+  const t0 = performance.now();
+  const { table, summary } = summarize(await runDerived());
+  return { table: table.split('\n'), summary, ms: Math.round(performance.now() - t0) };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  console.log(JSON.stringify(await benchCorrections(Number(process.argv[2] ?? 15)), null, 2));
+  const result = await benchCorrections(Number(process.argv[2] ?? 15), process.argv[3] !== 'no-derived');
+  console.log(JSON.stringify({ ...result, derived: result.derived?.summary }, null, 2));
+  if (result.derived) console.log(result.derived.table.join('\n'));
 }

@@ -151,8 +151,10 @@ async function run(
     const candidate = attempt(input, forApply);
     const v = candidate.verify;
     // The second renderer (PDFium) checks the saved bytes at apply time, once MuPDF's own
-    // comparison has passed: a proposal is not re-rendered by PDFium (docs/engine.md, Verification).
-    if (forApply && v.passed)
+    // comparison has passed. A proposal of tier 1 or 2 is not re-rendered by PDFium (they never split
+    // an operator); a tier-4 proposal is, since splitting an operator can move the glyphs after it
+    // by a fraction of a pixel in PDFium's arithmetic (docs/engine.md, Verification).
+    if ((forApply || candidate.tier >= 3) && v.passed)
       await secondRendererGuard(input.pdf, candidate.output, input.password, pageIndex, v);
     const pageDiff: PageDiff = {
       page_index: pageIndex,
@@ -276,20 +278,34 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const page = doc.loadPage(pageIndex);
     const before = beforeState(input, pageIndex, page);
     const lines = before.lines;
-    const match = findMatch(lines, find, matchIndex);
+    let match: ReturnType<typeof findMatch>;
+    try {
+      match = findMatch(lines, find, matchIndex);
+    } catch (error) {
+      if (error instanceof Refusal && error.advice.code === 'text_not_found')
+        annotationRefusal(page, null, find);
+      throw error;
+    }
     const interp = interpretPage(page, page.getTransform() as Mat);
     const index = new GlyphIndex(interp.glyphs);
 
     const findCps = codePoints(find);
     const replCps = codePoints(replacement);
     const { prefix, suffix } = changedSpan(findCps, replCps);
-    const span = glyphsOfSpan(
-      match.line,
-      match.start + prefix,
-      match.start + findCps.length - suffix,
-      index,
-      interp,
-    );
+    let span: ReturnType<typeof glyphsOfSpan>;
+    try {
+      span = glyphsOfSpan(
+        match.line,
+        match.start + prefix,
+        match.start + findCps.length - suffix,
+        index,
+        interp,
+      );
+    } catch (error) {
+      if (error instanceof Refusal && error.advice.code === 'text_not_mapped')
+        annotationRefusal(page, match.line.chars[match.start].origin, find);
+      throw error;
+    }
     if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
       refuse(
         'partial_ligature',
@@ -349,6 +365,12 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     // Codes for the new characters: tier 1 (glyph reuse), then tier 2 (encoding extension).
     const rejected: TierRejection[] = [];
     const warnings: string[] = [];
+    const signed = signedFields(doc);
+    if (signed.names.length || signed.sigFlags & 1) {
+      warnings.push(
+        `The document is signed (${signed.names.length ? `signature field(s) ${signed.names.map((n) => `“${n}”`).join(', ')}` : 'AcroForm SigFlags'}): the correction is saved as an incremental update, so the signed revision stays byte-exact, but viewers will show the signature as covering an earlier revision — the document as modified after signing.`,
+      );
+    }
     const observed = observedCodes(lines, index).get(font) ?? new Map<string, Map<number, number>>();
     let program: mupdf.Font | null | undefined;
     const getProgram = () => {
@@ -723,6 +745,72 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     for (const p of programs) p.destroy();
     doc.destroy();
   }
+}
+
+/**
+ * Text drawn by an annotation or a form field's appearance is not page content: refuses with advice
+ * naming the annotation when the target lies in one (called when the target ties to no glyph).
+ */
+function annotationRefusal(page: mupdf.PDFPage, at: [number, number] | null, find: string): void {
+  const hits: string[] = [];
+  const inside = (r: number[]) =>
+    at !== null && at[0] >= r[0] - 1 && at[0] <= r[2] + 1 && at[1] >= r[1] - 1 && at[1] <= r[3] + 1;
+  // The text an annotation shows: its contents, a field's value, and what its appearance draws.
+  const shows = (a: mupdf.PDFAnnotation, extra = '') => {
+    let text = `${a.getContents()} ${extra}`;
+    try {
+      const st = a.toDisplayList().toStructuredText('preserve-whitespace');
+      try {
+        text += ` ${st.asText()}`;
+      } finally {
+        st.destroy();
+      }
+    } catch {
+      // no appearance
+    }
+    return text.includes(find);
+  };
+  for (const w of page.getWidgets()) {
+    if (inside(w.getBounds()) || shows(w, w.getValue()))
+      hits.push(`form field “${w.getName()}” (${w.getFieldType()})`);
+  }
+  for (const a of page.getAnnotations()) {
+    if (a.getType() !== 'Widget' && (inside(a.getBounds()) || shows(a)))
+      hits.push(`${a.getType()} annotation`);
+  }
+  if (!hits.length) return;
+  refuse(
+    'annotation_text',
+    `The target is drawn by ${hits.join(', ')}, not by the page's content.`,
+    "Annotation and form-field appearances are separate from the page text: the engine corrects page content only, and a viewer may regenerate a field's appearance from its value anyway.",
+    [
+      "Change the form field's value (or the annotation's contents) with a form-filling tool.",
+      'Correct text that is part of the page itself.',
+    ],
+    { evidence: { annotations: hits } },
+  );
+}
+
+/** Names of signed signature fields (FT /Sig with a value), read from the AcroForm field tree. */
+export function signedFields(doc: mupdf.PDFDocument): { names: string[]; sigFlags: number } {
+  const form = doc.getTrailer().get('Root').get('AcroForm');
+  if (!form.isDictionary()) return { names: [], sigFlags: 0 };
+  const names: string[] = [];
+  const sigFlags = form.get('SigFlags').isNumber() ? form.get('SigFlags').asNumber() : 0;
+  const walk = (fields: mupdf.PDFObject, inheritedType: string, prefix: string, depth: number) => {
+    if (!fields.isArray() || depth > 16) return;
+    for (let i = 0; i < fields.length && names.length < 20; i += 1) {
+      const f = fields.get(i);
+      if (!f.isDictionary()) continue;
+      const ft = f.get('FT').isName() ? f.get('FT').asName() : inheritedType;
+      const t = f.get('T').isString() ? f.get('T').asString() : '';
+      const name = prefix && t ? `${prefix}.${t}` : t || prefix;
+      if (ft === 'Sig' && !f.get('V').isNull()) names.push(name || '(unnamed)');
+      walk(f.get('Kids'), ft, name, depth + 1);
+    }
+  };
+  walk(form.get('Fields'), '', '', 0);
+  return { names, sigFlags };
 }
 
 interface BeforeState {

@@ -84,11 +84,12 @@ export function matchedFont(
   attempt: number,
 ): MatchedFont | MatchRefusal {
   const text = newChars.join('');
-  const { candidates, alternatives } = alternativesFor(font, text);
-  if (font.kind === 'Type3' || candidates.length === 0) {
+  const { candidates, alternatives } =
+    font.kind === 'Type3' ? { candidates: [], alternatives: [] } : alternativesFor(font, text);
+  if (candidates.length === 0) {
     return {
       code: 'no_matched_font',
-      what: `No bundled font stands in for ${font.baseFont}.`,
+      what: `No bundled font stands in for ${font.baseFont || `this ${font.kind} font`}.`,
       why:
         font.kind === 'Type3'
           ? 'Type3 fonts draw glyphs with their own procedures; no bundled font matches them.'

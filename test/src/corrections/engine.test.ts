@@ -320,4 +320,28 @@ test('tier 4: a character the subset lacks is drawn with the matched bundled fon
   assert.is(out.advice?.code, 'font_attempt_out_of_range');
 });
 
+test('text drawn by an annotation is refused as annotation_text, naming it', async () => {
+  const base = makePdf([{ content: 'BT /F1 12 Tf 20 150 Td (Body text) Tj ET' }]);
+  const pdf = withDoc(base, (doc) => {
+    const page = doc.loadPage(0);
+    const annot = page.createAnnotation('FreeText');
+    annot.setRect([20, 20, 200, 60]);
+    annot.setContents('Remark here');
+    annot.update();
+    return takeBytes(doc.saveToBuffer('incremental'));
+  });
+  const proposal = await proposeEdit(editInput(pdf, 'Remark', 'Remrak'));
+  assert.is(proposal.advice?.code, 'annotation_text');
+  assert.match(proposal.advice!.what, /FreeText annotation/);
+  assert.ok(proposal.advice!.do.length > 0);
+});
+
+test('a signed document: the proposal warns that the signature will show as modified', async () => {
+  const pdf = corpusPdf('signed-qualified.pdf');
+  const { proposal, output, verification } = await applyEdit(editInput(pdf, 'Testeingabe', 'Testeingbae'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.match((proposal.warnings ?? []).join(' '), /signed \(signature field\(s\) “Signature1”\)/);
+  assert.is(Buffer.compare(Buffer.from(output.subarray(0, pdf.length)), Buffer.from(pdf)), 0, 'incremental');
+});
+
 test.run();
