@@ -20,6 +20,7 @@ import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { loadOrCreateSecret } from './secret.ts';
 import { CertificateStore } from './certificate-store.ts';
+import { JOB_ROUTES, JobBoard } from './job-board.ts';
 import { loadOrCreateSigningKeys } from './signing-keys.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
 import { AuditLog } from './storage/audit-log.ts';
@@ -92,6 +93,7 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
       }),
     secret: await loadOrCreateSecret(layout.secretFile),
     certificates: new CertificateStore(config.dataDir),
+    jobs: new JobBoard(),
     signing: () => loadOrCreateSigningKeys(config.dataDir),
   };
   // The signing key pair is made at first start, not at the first certificate.
@@ -165,15 +167,38 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
           ? (request, reply) => authenticate(request, reply, route, services, limiter)
           : undefined,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const result = await handler({
-          params: request.params,
-          query: request.query ?? {},
-          body: request.body,
-          caller: request.caller,
-          services,
-          req: request,
-          reply,
-        } as HandlerInput<RouteId>);
+        const job =
+          JOB_ROUTES.has(id) && request.caller
+            ? services.jobs.begin(request.caller.tenant.tenant_id, id)
+            : null;
+        if (job) {
+          // The id is announced at once (103 Early Hints) so another client can follow the work
+          // while this request waits, and again on the final answer.
+          if (!request.raw.headers['user-agent']?.startsWith('lightMyRequest')) {
+            // Node sends early hints only with a Link header: it points at the job.
+            reply.writeEarlyHints({
+              link: `</v1/jobs/${job.job_id}>; rel="related"`,
+              'x-docfix-job': job.job_id,
+            });
+          }
+          reply.header('X-Docfix-Job', job.job_id);
+        }
+        let result: unknown;
+        try {
+          result = await handler({
+            params: request.params,
+            query: request.query ?? {},
+            body: request.body,
+            caller: request.caller,
+            services,
+            req: request,
+            reply,
+          } as HandlerInput<RouteId>);
+        } catch (error) {
+          if (job) services.jobs.fail(job, error);
+          throw error;
+        }
+        if (job) services.jobs.succeed(job, route.status, result);
         if (reply.sent) return reply;
         reply.code(route.status);
         if (route.media === 'empty') return reply.send();

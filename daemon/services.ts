@@ -12,6 +12,7 @@ import type { KeyRecord, TenantRecord } from './storage/records.ts';
 import type { DaemonConfig } from './config.ts';
 import type { CertificateStore } from './certificate-store.ts';
 import type { SigningKeys } from './signing-keys.ts';
+import type { JobBoard } from './job-board.ts';
 
 export interface Services {
   config: DaemonConfig;
@@ -22,6 +23,7 @@ export interface Services {
   usage: UsageStore;
   engine: EngineSlots;
   certificates: CertificateStore;
+  jobs: JobBoard;
   /** The certificate signing keys, read on each use so a rotation by an admin command counts at once. */
   signing: () => Promise<SigningKeys>;
   /** 32 random bytes kept in the data dir: HMAC for confirm tokens, sealing of stored passwords. */

@@ -6,6 +6,7 @@ import {
   plansDocument,
   CAPABILITIES,
 } from '../../src/plans.ts';
+import { DocfixError } from '../../src/errors.ts';
 import type { Handlers } from '../services.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 
@@ -75,4 +76,14 @@ export const platformHandlers: Handlers = {
     }),
 
   verifyAuditChain: async ({ caller, services }) => services.audit.verifyChain(caller.tenant.tenant_id),
+
+  getJob: async ({ caller, services, params }) => {
+    const job = services.jobs.get(caller.tenant.tenant_id, params.job_id);
+    if (!job)
+      throw new DocfixError(
+        'not_found',
+        `No job ${params.job_id} on this account (jobs are kept for an hour).`,
+      );
+    return job;
+  },
 };
