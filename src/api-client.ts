@@ -238,6 +238,21 @@ export class ApiClient {
     return withRetry(run, retry);
   }
 
+  /** Calls a JSON route and answers its body exactly as sent (e.g. the manifest, byte for byte). */
+  async text<R extends RouteId>(route: R, ...rest: CallArgs<R>): Promise<string> {
+    const input = (rest[0] ?? {}) as CallInput<R>;
+    const run = async () => {
+      const { body } = await this.#send(route, input);
+      try {
+        return await body.text();
+      } catch (error) {
+        throw this.#wrapNetwork(error, route);
+      }
+    };
+    const retry = this.#retryOf(input.retry);
+    return retry ? withRetry(run, retry) : run();
+  }
+
   #retryOf(retry: RetryOptions | boolean | undefined): RetryOptions | undefined {
     if (retry === undefined) return this.#defaultRetry;
     if (retry === false) return undefined;

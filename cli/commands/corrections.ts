@@ -151,8 +151,9 @@ export async function runRedo(o: DocOptions): Promise<void> {
 export async function runManifest(o: DocOptions): Promise<void> {
   const client = await getClient(o.globals);
   const id = await resolveDocumentId(client, o.document);
-  const manifest = await client.call('getManifest', { params: { document_id: id } });
-  printJson(manifest);
+  // Exactly the bytes embedded in the corrected file (it is JSON already, so --json changes nothing).
+  const manifest = await client.text('getManifest', { params: { document_id: id } });
+  process.stdout.write(process.stdout.isTTY && !manifest.endsWith('\n') ? `${manifest}\n` : manifest);
 }
 
 export async function sha256File(path: string): Promise<string> {

@@ -205,6 +205,11 @@ test('corrections workflow: every route of a document through its command', asyn
   const list = await json(['corrections', id]);
   assert.equal([list.length, list[0].text_before, list[0].text_after], [1, 'nonumy', 'nonmuy']);
   assert.ok((await json(['manifest', id])).schema);
+  const printed = await run(['manifest', id]);
+  const served = await fetch(`${d.url}/v1/documents/${id}/manifest`, {
+    headers: { authorization: `Bearer ${d.apiKey}` },
+  });
+  assert.is(printed.stdout, await served.text(), 'the manifest is printed byte for byte');
 
   const out = join(d.dir, 'exported.pdf');
   const exported = await json(['export', id, '-o', out]);
