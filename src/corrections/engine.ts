@@ -21,6 +21,8 @@ import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
 import { freshFontName, matchedFont, planMatchedEdits, type MatchedFont } from './tier4.ts';
+import { siblingSubset, type Sibling } from './tier3.ts';
+import { loadProgram as loadProgramOf } from './fonts.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -278,16 +280,28 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const page = doc.loadPage(pageIndex);
     const before = beforeState(input, pageIndex, page);
     const lines = before.lines;
+    const interp = interpretPage(page, page.getTransform() as Mat);
+    const index = new GlyphIndex(interp.glyphs);
+    const verticalRefusal = () => {
+      const vertical = [...interp.fonts.values()].filter((f) => f.wmode === 1).map((f) => f.baseFont);
+      if (!vertical.length) return;
+      refuse(
+        'vertical_text',
+        `The page draws vertical text (${vertical.slice(0, 3).join(', ')}, writing mode 1), which this engine does not rewrite.`,
+        'Vertical writing advances glyphs downwards with their own metrics (/W2); the engine measures and compensates horizontal advances only, so it cannot prove the rest of the column stays in place.',
+        ['Correct horizontal text only.', 'Report the file if vertical text correction is needed.'],
+        { worth_reporting: true, rejected: NOT_BUILT, evidence: { vertical_fonts: vertical } },
+      );
+    };
     let match: ReturnType<typeof findMatch>;
     try {
       match = findMatch(lines, find, matchIndex);
     } catch (error) {
       if (error instanceof Refusal && error.advice.code === 'text_not_found')
         annotationRefusal(page, null, find);
+      if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal();
       throw error;
     }
-    const interp = interpretPage(page, page.getTransform() as Mat);
-    const index = new GlyphIndex(interp.glyphs);
 
     const findCps = codePoints(find);
     const replCps = codePoints(replacement);
@@ -302,8 +316,10 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         interp,
       );
     } catch (error) {
-      if (error instanceof Refusal && error.advice.code === 'text_not_mapped')
+      if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
         annotationRefusal(page, match.line.chars[match.start].origin, find);
+        verticalRefusal();
+      }
       throw error;
     }
     if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
@@ -398,6 +414,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     let tier = 1;
     let extension: Extension | null = null;
     let matched: MatchedFont | null = null;
+    let sibling: Sibling | null = null;
     const measurements_extra: Record<string, unknown> = {};
     if (missing.length) {
       rejected.push({
@@ -414,7 +431,17 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         },
       });
       const ext = extendEncoding(doc, font, [...new Set(missing)], getProgram, interp);
-      if ('refused' in ext) {
+      if (!('refused' in ext)) {
+        extension = ext;
+        tier = 2;
+        measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
+        newChars.forEach((ch, i) => {
+          if (codes[i].code < 0) {
+            codes[i].code = ext.codes.get(ch)!;
+            sources[i] = 'encoding_extension';
+          }
+        });
+      } else {
         rejected.push({
           tier: 2,
           tier_name: TIER_NAMES[2],
@@ -422,7 +449,37 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
           reason: ext.refused,
           evidence: ext.evidence,
         });
-        rejected.push(...NOT_BUILT.filter((r) => r.tier === 3));
+        // Tier 3: another subset of the same font in the document.
+        const sib = siblingSubset(doc, font, newChars, (f, ch) => {
+          let p: mupdf.Font | null | undefined;
+          const found = tier1Code(f, ch, new Map(), () => {
+            if (p === undefined) {
+              p = loadProgramOf(f);
+              if (p) programs.push(p);
+            }
+            return p;
+          });
+          return found ? { code: found.code, length: f.composite ? codeLength : 1 } : null;
+        });
+        if (!('refused' in sib)) {
+          sibling = sib;
+          tier = 3;
+          measurements_extra.sibling_subset = { font: sib.info.baseFont, object: sib.info.objNum };
+          newChars.forEach((ch, i) => {
+            codes[i] = sib.codes[i];
+            sources[i] = 'sibling_subset';
+          });
+        } else {
+          rejected.push({
+            tier: 3,
+            tier_name: TIER_NAMES[3],
+            code: 'no_sibling',
+            reason: sib.refused,
+            evidence: sib.evidence,
+          });
+        }
+      }
+      if (!extension && !sibling) {
         const mf = matchedFont(doc, font, newChars, request.font_attempt ?? 0);
         if ('code' in mf) {
           const lacks = mf.alternatives.map(
@@ -447,7 +504,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
               ]),
             ],
             {
-              rejected: [...rejected, ...NOT_BUILT.filter((r) => r.tier === 5)],
+              rejected: [...rejected, ...NOT_BUILT],
               evidence: { font_alternatives: mf.alternatives.length, alternatives: mf.alternatives },
             },
           );
@@ -467,16 +524,6 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
           codes[i] = { code: mf.gids[i], length: 2 };
           sources[i] = 'matched_font';
         });
-      } else {
-        extension = ext;
-        tier = 2;
-        measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
-        newChars.forEach((ch, i) => {
-          if (codes[i].code < 0) {
-            codes[i].code = ext.codes.get(ch)!;
-            sources[i] = 'encoding_extension';
-          }
-        });
       }
     }
     if (!font.embedded && font.kind !== 'Type3') {
@@ -486,7 +533,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     }
 
     // Width: the new text starts where the old did; the pen after it is put back where it was.
-    const widthFont = matched?.info ?? extension?.font ?? font;
+    const widthFont = matched?.info ?? sibling?.info ?? extension?.font ?? font;
     const newAdvance = advanceOf(widthFont, codes, g0);
     const last = glyphs[glyphs.length - 1];
     const oldEnd = devicePoint(last, last.advance);
@@ -583,10 +630,11 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const overrides: ResourceOverrides = new Map();
     let edits: Map<number, StreamEdit[]>;
     let changes: OperandChange[];
-    if (matched) {
+    const inserted = matched ?? sibling;
+    if (inserted) {
       const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
       const newName = freshFontName(interp.units[g0.unit].resources);
-      const plan = planMatchedEdits(interp.units, glyphs, matched.gids, matched.info, newName);
+      const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName);
       if (!plan) {
         refuse(
           'split_drawing',
@@ -596,7 +644,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
           { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
         );
       }
-      overrides.set(owner, { XObject: new Map(), Font: new Map([[newName, matched.ref]]) });
+      overrides.set(owner, { XObject: new Map(), Font: new Map([[newName, inserted.ref]]) });
       edits = plan.edits;
       changes = [
         {
@@ -608,10 +656,11 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
           adjustment: plan.adjustment,
         },
       ];
-      measurements.matched_font_resource = newName;
-      warnings.push(
-        `${matched.face.family} ${matched.face.style} (${matched.face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${matched.reused ? '' : `; it is embedded whole (${Math.round(matched.font_file_bytes / 1024)} KB compressed)`}.`,
-      );
+      measurements.inserted_font_resource = newName;
+      if (matched)
+        warnings.push(
+          `${matched.face.family} ${matched.face.style} (${matched.face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${matched.reused ? '' : `; it is embedded whole (${Math.round(matched.font_file_bytes / 1024)} KB compressed)`}.`,
+        );
     } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
     if (extension) {
       const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
@@ -717,15 +766,17 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       textPlaceOk: textPlace,
     });
     const explanation =
-      tier === 4
-        ? `Tier 4 (matched font): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; “${measurements.new_text}” is drawn with the bundled ${matched!.face.family} ${matched!.face.style} (metric-compatible, mean width difference ${matched!.candidate.width_diff ?? '?'}/1000 em), ${matched!.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${rule}.`
-        : tier === 1
-          ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
-              changes.some((c) => c.adjustment !== 0)
-                ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
-                : 'The widths are equal, so nothing else moves.'
-            } Fit rule: ${rule}.`
-          : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
+      tier === 3
+        ? `Tier 3 (sibling subset): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; another embedded subset of the same font, ${sibling!.info.baseFont}, has it: “${measurements.new_text}” is drawn with that subset at the same size, colour and position, the original font is set again right after it, and every following glyph stays where it was. Fit rule: ${rule}.`
+        : tier === 4
+          ? `Tier 4 (matched font): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; “${measurements.new_text}” is drawn with the bundled ${matched!.face.family} ${matched!.face.style} (metric-compatible, mean width difference ${matched!.candidate.width_diff ?? '?'}/1000 em), ${matched!.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${rule}.`
+          : tier === 1
+            ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
+                changes.some((c) => c.adjustment !== 0)
+                  ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
+                  : 'The widths are equal, so nothing else moves.'
+              } Fit rule: ${rule}.`
+            : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
     return {
       tier,
       explanation,

@@ -13,12 +13,6 @@ export const TIER_NAMES: Record<number, string> = {
 /** Tiers not built in this engine: always listed in `rejected` when reached. */
 export const NOT_BUILT: TierRejection[] = [
   {
-    tier: 3,
-    tier_name: TIER_NAMES[3],
-    code: 'not_available',
-    reason: 'Drawing characters with another embedded subset of the same font is not built in this engine.',
-  },
-  {
     tier: 5,
     tier_name: TIER_NAMES[5],
     code: 'not_available',

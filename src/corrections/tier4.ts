@@ -12,8 +12,8 @@ import { loadFace, matchFont, missingGlyphs, type FontCandidate } from '../fonts
 import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
-import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
-import type { StreamEdit } from './rewrite.ts';
+import { loadFontInfo, type FontInfo } from './fonts.ts';
+import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
 
@@ -57,9 +57,15 @@ export function alternativesFor(
 ): { candidates: FontCandidate[]; alternatives: Alternative[] } {
   const facts = fontFactsFromPdf(font.dict);
   const m = matchFont(facts);
+  // A stand-in needs evidence: the font's name names its family, or its widths were measured
+  // against the document's (at least 3 characters). Flags alone would let any sans stand in for
+  // Computer Modern.
+  const candidates = m.candidates
+    .filter((c) => c.family_match || (c.width_diff !== null && c.width_chars >= 3))
+    .map((c, rank) => ({ ...c, rank }));
   return {
-    candidates: m.candidates,
-    alternatives: m.candidates.map((c) => ({
+    candidates,
+    alternatives: candidates.map((c) => ({
       font_attempt: c.rank,
       face: c.face.id,
       family: c.face.family,
@@ -199,22 +205,16 @@ export interface MatchedEditPlan {
   adjustment: number;
 }
 
-/** Advance in text space of Identity-H codes in `info` drawn with `g`'s text state (Tw does not apply). */
-export function matchedAdvance(info: FontInfo, gids: number[], g: Glyph): number {
-  const t = g.state;
-  return gids.reduce((s, gid) => s + (codeWidth(info, gid) * t.Tfs + t.Tc) * t.Th, 0);
-}
-
 /**
- * Splits the operator that draws `glyphs` (all in one operator) around them and draws `gids` in the
- * matched font between two Tf, keeping every other glyph where it was. (Drawing the new run after
+ * Splits the operator that draws `glyphs` (all in one operator) around them and draws `codes` in the
+ * matched (or sibling) font between two Tf, keeping every other glyph where it was. (Drawing the new run after
  * the whole operator instead would keep the operator intact but put the new letters at the end of
  * the line in extraction order: the text layer would not read true.)
  */
 export function planMatchedEdits(
   units: StreamUnit[],
   glyphs: Glyph[],
-  gids: number[],
+  codes: { code: number; length: number }[],
   info: FontInfo,
   newName: string,
 ): MatchedEditPlan | null {
@@ -235,10 +235,10 @@ export function planMatchedEdits(
       if (it.kind === 'number') oldExtent -= (it.value / 1000) * scale;
     }
   }
-  const newAdvance = matchedAdvance(info, gids, first);
+  const newAdvance = advanceOf(info, codes, first);
   let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
   if (Math.abs(adjustment) < 5e-5) adjustment = 0;
-  const hexRun = encodeString(Uint8Array.from(gids.flatMap((g) => [(g >> 8) & 0xff, g & 0xff])), true);
+  const hexRun = encodeString(Uint8Array.from(codes.flatMap((c) => codeToBytes(c.code, c.length))), true);
   const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(adjustment)}] TJ`;
   const size = exactNumber(t.Tfs);
   const middle = `${nameToken(newName)} ${size} Tf ${run} ${nameToken(first.fontName)} ${size} Tf`;

@@ -14,6 +14,9 @@ import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
+import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
+import { loadFace } from '../../../src/fonts/font-match.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
 function glyphs(bytes: Uint8Array, page = 0) {
@@ -342,6 +345,48 @@ test('a signed document: the proposal warns that the signature will show as modi
   assert.ok(verification.passed, verification.failure_reason ?? '');
   assert.match((proposal.warnings ?? []).join(' '), /signed \(signature field\(s\) “Signature1”\)/);
   assert.is(Buffer.compare(Buffer.from(output.subarray(0, pdf.length)), Buffer.from(pdf)), 0, 'incremental');
+});
+
+test('tier 3: a sibling subset of the same font draws the character the first subset lacks', async () => {
+  // Two subsets of Liberation Sans; the first is flagged symbolic, so no code of it can be proven
+  // to draw “é” (tiers 1 and 2 refuse), the second draws “é” already.
+  const face = BUNDLED_FACES.find((f) => f.id === 'liberation-sans-regular')!;
+  const doc = new mupdf.PDFDocument();
+  let pdf: Uint8Array;
+  try {
+    const f1 = doc.addSimpleFont(loadFace(face), 'Latin');
+    const d1 = f1.resolve();
+    const d2 = doc.newDictionary();
+    d1.forEach((v, k) => d2.put(String(k), v));
+    const f2 = doc.addObject(d2);
+    d1.put('BaseFont', doc.newName('AAAAAA+LiberationSans'));
+    d2.put('BaseFont', doc.newName('BBBBBB+LiberationSans'));
+    const fd1 = doc.newDictionary();
+    d1.get('FontDescriptor').forEach((v, k) => fd1.put(String(k), v));
+    fd1.put('Flags', 4);
+    d1.put('FontDescriptor', doc.addObject(fd1));
+    const res = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F1', f1);
+    fonts.put('F2', f2);
+    res.put('Font', fonts);
+    const content = 'BT /F1 12 Tf 20 100 Td (Hello World) Tj ET BT /F2 12 Tf 20 50 Td (Caf\\351) Tj ET';
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, res, content));
+    pdf = takeBytes(doc.saveToBuffer('compress'));
+  } finally {
+    doc.destroy();
+  }
+  const { proposal, output, verification } = await applyEdit(editInput(pdf, 'Hello', 'Héllo'));
+  assert.is(proposal.tier, 3);
+  assert.is(proposal.tier_name, 'sibling_subset');
+  assert.is(proposal.visibility_cost, 'none');
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.ok(verification.guards.some((g) => g.name === 'second_renderer_pdfium' && g.passed));
+  assert.ok(pageText(output).includes('Héllo World'));
+  const stream = withDoc(output, (d) =>
+    Buffer.from(streamBytes(d.loadPage(0).getObject().get('Contents'))).toString('latin1'),
+  );
+  assert.match(stream, /\(H\) Tj \/DFM1 12 Tf <E9> Tj \/F1 12 Tf \(llo World\) Tj/);
 });
 
 test.run();
