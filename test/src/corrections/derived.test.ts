@@ -20,6 +20,12 @@ test('derived corpus tasks: poppler agrees with every verified correction, every
     [],
   );
   assert.ok(results.length >= 60, `enough derived tasks (${results.length})`);
+  // Issue #5 target for same-character-set tasks (reached); the absent-character target (80 % at
+  // cost low or better) is not reached on this corpus and is reported, not asserted.
+  assert.ok(
+    Number(summary.same_pct) >= 95,
+    `same-character-set tasks verified at cost none: ${summary.same_pct} %`,
+  );
 });
 
 test.run();
