@@ -130,7 +130,9 @@ export async function confirmWithView(
         answer = yes;
       },
     }),
-    { stdout: io.stdout, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false },
+    // The view is shown only when a person is at a terminal, so it is interactive even where a CI
+    // variable is set (Ink would otherwise draw only the last frame).
+    { stdout: io.stdout, stdin: io.stdin, exitOnCtrlC: false, patchConsole: false, interactive: true },
   );
   await app.waitUntilExit();
   return answer;
