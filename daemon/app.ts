@@ -211,10 +211,32 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     });
   }
 
+  // Defence in depth: an answer to a key that names another tenant is stopped, whatever produced it.
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    const tenantId = request.caller?.tenant.tenant_id;
+    if (tenantId && namesOtherTenant(payload, tenantId)) {
+      request.log.error({ url: request.url }, 'an answer naming another tenant was stopped');
+      throw new DocfixError(
+        'tenant_isolation_violation',
+        'The answer was stopped: it would have crossed accounts. Nothing is shown.',
+      );
+    }
+    return payload;
+  });
+
   app.addHook('onClose', async () => {
     if (ownEngine) await services.engine.close();
   });
   return app;
+}
+
+/** Does a JSON answer carry a `tenant_id` other than the caller's (two levels deep, arrays included)? */
+function namesOtherTenant(value: unknown, tenantId: string, depth = 0): boolean {
+  if (depth > 3 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return false;
+  if (Array.isArray(value)) return value.some((item) => namesOtherTenant(item, tenantId, depth + 1));
+  const record = value as Record<string, unknown>;
+  if (typeof record.tenant_id === 'string' && record.tenant_id !== tenantId) return true;
+  return Object.values(record).some((item) => namesOtherTenant(item, tenantId, depth + 1));
 }
 
 /** API key → caller; rate limit per key; suspended tenants may read but start no new work. */

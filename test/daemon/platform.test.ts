@@ -190,6 +190,42 @@ test('malformed requests get 422 invalid_request naming each field, and the daem
   }
 });
 
+test('an answer that would name another tenant is stopped as tenant_isolation_violation', async () => {
+  const h = await makeHarness();
+  try {
+    const leaky = await (
+      await import('../../daemon/app.ts')
+    ).build({
+      config: { dataDir: h.dataDir, rateLimit: { perMinute: 1e6, burst: 1e6 } },
+      engine: (await import('./harness.ts')).sharedEngine(),
+      handlers: {
+        listDocuments: async () => [
+          {
+            document_id: 'doc_x',
+            tenant_id: 'tnt_someone_else',
+            state: 'uploaded',
+            page_count: 1,
+            original_sha256: '0'.repeat(64),
+            head_revision_id: null,
+            filename_hint: 'secret.pdf',
+            created_at: new Date().toISOString(),
+          },
+        ],
+      },
+    });
+    try {
+      const res = await leaky.inject({ method: 'GET', url: '/v1/documents', headers: h.account.headers });
+      assert.is(res.statusCode, 500);
+      assert.is(res.json().error, 'tenant_isolation_violation');
+      assert.not.match(res.body, /secret\.pdf|tnt_someone_else/);
+    } finally {
+      await leaky.close();
+    }
+  } finally {
+    await h.close();
+  }
+});
+
 test('unknown routes answer a JSON not_found', async () => {
   const h = await makeHarness();
   try {
