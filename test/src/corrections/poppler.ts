@@ -105,6 +105,19 @@ const SCALE = POPPLER_DPI / 300;
 /** Slack around the scaled declared box for poppler's own rounding and antialiasing. */
 const POPPLER_PAD = 2;
 
+/** poppler's view of the page before, shared by the tasks on one page (the last 4 pages kept). */
+const beforeCache = new Map<string, { text?: string; ppm?: Ppm; cairo?: Ppm }>();
+function beforeOf(path: string, page: number, password: string) {
+  const key = `${path}\u0000${page}\u0000${password}`;
+  let entry = beforeCache.get(key);
+  if (!entry) {
+    entry = {};
+    beforeCache.set(key, entry);
+    if (beforeCache.size > 4) beforeCache.delete(beforeCache.keys().next().value!);
+  }
+  return entry;
+}
+
 /** Occurrences, after NFKC (poppler may extract a ligature glyph as “ﬁ”). */
 const count = (hay: string, needle: string) =>
   hay.normalize('NFKC').split(needle.normalize('NFKC')).length - 1;
@@ -125,7 +138,8 @@ export function popplerCheck(
   work: string,
 ): { problems: string[]; note: string } {
   // poppler's text: the new word once more, the old once less.
-  const before = pdftotext(path, page, password);
+  const cached = beforeOf(path, page, password);
+  const before = (cached.text ??= pdftotext(path, page, password));
   const after = pdftotext(outPath, page, password);
   const problems: string[] = [];
   if (!replace.includes(find) && count(after, find) !== count(before, find) - 1) {
@@ -141,7 +155,7 @@ export function popplerCheck(
   // glyph look in its render; when that happens the page is checked with poppler's Cairo
   // backend, which draws each glyph where it is, and the note says so.
   let note = '';
-  const a = pdftoppm(path, page, password, join(work, 'before'));
+  const a = (cached.ppm ??= pdftoppm(path, page, password, join(work, 'before')));
   const b = pdftoppm(outPath, page, password, join(work, 'after'));
   if (a.width !== b.width || a.height !== b.height) problems.push('pdftoppm: page size changed');
   else {
@@ -154,7 +168,7 @@ export function popplerCheck(
     ];
     let { changed, outside } = compare(a, b, box);
     if (outside > 0) {
-      const ca = pdftocairo(path, page, password, join(work, 'cbefore'));
+      const ca = (cached.cairo ??= pdftocairo(path, page, password, join(work, 'cbefore')));
       const cb = pdftocairo(outPath, page, password, join(work, 'cafter'));
       const c = compare(ca, cb, box);
       note = ` (pdftoppm: ${outside} pixel(s) of other copies of the glyphs differ; pdftocairo: ${c.outside} outside)`;
