@@ -174,13 +174,11 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
         if (job) {
           // The id is announced at once (103 Early Hints) so another client can follow the work
           // while this request waits, and again on the final answer.
-          if (!request.raw.headers['user-agent']?.startsWith('lightMyRequest')) {
-            // Node sends early hints only with a Link header: it points at the job.
-            reply.writeEarlyHints({
-              link: `</v1/jobs/${job.job_id}>; rel="related"`,
-              'x-docfix-job': job.job_id,
-            });
-          }
+          // Node sends early hints only with a Link header: it points at the job.
+          reply.writeEarlyHints({
+            link: `</v1/jobs/${job.job_id}>; rel="related"`,
+            'x-docfix-job': job.job_id,
+          });
           reply.header('X-Docfix-Job', job.job_id);
         }
         let result: unknown;
