@@ -11,14 +11,8 @@ export async function loadOrCreateSecret(path: string): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // Only the daemon's app builder makes it, once per data directory, before it serves anything.
   const secret = randomBytes(32);
-  try {
-    await writeFileDurable(path, secret, 0o600);
-  } catch (error) {
-    // Another process made it first: use theirs.
-    const existing = await readFile(path).catch(() => null);
-    if (existing?.length === 32) return existing;
-    throw error;
-  }
-  return (await readFile(path)).length === 32 ? readFile(path) : secret;
+  await writeFileDurable(path, secret, 0o600);
+  return secret;
 }
