@@ -4,8 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
-import { verifyAuditChain, type StoredAuditEntry } from '../../src/audit-chain.ts';
-import { readFile } from 'node:fs/promises';
+import { verifyAuditChain } from '../../src/audit-chain.ts';
 import { canonicalize } from '../../src/canonical-json.ts';
 import { toBase64Url } from '../../src/certificates/crypto.ts';
 import {
@@ -26,7 +25,7 @@ import { certificateOut, type CertificateRecord, type CertificateStore } from '.
 import { passGate, standingCorrections } from '../export-gate.ts';
 import type { Handlers, Services } from '../services.ts';
 import { publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
-import { DataLayout } from '../storage/data-layout.ts';
+import { parseAuditLines } from '../storage/audit-log.ts';
 import { randomId } from '../storage/ids.ts';
 import type { CorrectionRecord, DocumentRecord } from '../storage/records.ts';
 
@@ -460,14 +459,8 @@ export const certificateHandlers: Handlers = {
       });
     }
     // The lines exactly as stored, and the verdict over exactly those lines.
-    const lines = await readAuditLines(new DataLayout(services.config.dataDir).auditFile(tenantId));
-    const entries = lines.map((line, i) => {
-      try {
-        return JSON.parse(line) as StoredAuditEntry;
-      } catch {
-        return { seq: -1 - i, entry_hash: '', prev_hash: '', payload: {} } as unknown as StoredAuditEntry;
-      }
-    });
+    const lines = await services.audit.readLines(tenantId);
+    const entries = parseAuditLines(lines);
     const verdict = verifyAuditChain(entries);
     lines.push(
       canonicalize({
@@ -482,12 +475,3 @@ export const certificateHandlers: Handlers = {
     return new TextEncoder().encode(`${lines.join('\n')}\n`);
   },
 };
-
-async function readAuditLines(path: string): Promise<string[]> {
-  try {
-    return (await readFile(path, 'utf8')).split('\n').filter((line) => line.length > 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}

@@ -67,25 +67,21 @@ export class AuditLog {
     });
   }
 
-  /** Every stored entry, oldest first (lines that do not parse are kept as broken entries). */
-  async readAll(tenantId: string): Promise<StoredAuditEntry[]> {
-    let text: string;
+  /** The record's lines exactly as stored, oldest first (the export hands them out unchanged). */
+  async readLines(tenantId: string): Promise<string[]> {
     try {
-      text = await readFile(this.layout.auditFile(tenantId), 'utf8');
+      return (await readFile(this.layout.auditFile(tenantId), 'utf8'))
+        .split('\n')
+        .filter((line) => line.length > 0);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    return text
-      .split('\n')
-      .filter((line) => line.length > 0)
-      .map((line, i) => {
-        try {
-          return JSON.parse(line) as StoredAuditEntry;
-        } catch {
-          return { seq: -1 - i, entry_hash: '', prev_hash: '', payload: {} } as unknown as StoredAuditEntry;
-        }
-      });
+  }
+
+  /** Every stored entry, oldest first (lines that do not parse are kept as broken entries). */
+  async readAll(tenantId: string): Promise<StoredAuditEntry[]> {
+    return parseAuditLines(await this.readLines(tenantId));
   }
 
   /** Newest first, optionally only entries about one subject. */
@@ -119,4 +115,15 @@ export class AuditLog {
 function toOut(entry: StoredAuditEntry): AuditEntryOut {
   const { seq, ts, actor_user_id, actor_kind, action, subject_type, subject_id, payload, entry_hash } = entry;
   return { seq, ts, actor_user_id, actor_kind, action, subject_type, subject_id, payload, entry_hash };
+}
+
+/** Parses stored lines; a line that does not parse stays in place as an entry that cannot verify. */
+export function parseAuditLines(lines: readonly string[]): StoredAuditEntry[] {
+  return lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as StoredAuditEntry;
+    } catch {
+      return { seq: -1 - i, entry_hash: '', prev_hash: '', payload: {} } as unknown as StoredAuditEntry;
+    }
+  });
 }
