@@ -33,13 +33,16 @@ const bucketOf = (d: number) => (d < 8 ? 0 : d < 32 ? 1 : d < 128 ? 2 : 3);
  * as changed.
  */
 export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): DiffResult {
-  const total = a.width * a.height;
   if (a.width !== b.width || a.height !== b.height) {
+    // Pages of different sizes: every pixel of the larger extent counts as changed.
+    const w = Math.max(a.width, b.width);
+    const h = Math.max(a.height, b.height);
+    const total = w * h;
     return {
       identical: false,
       changed_pixels: total,
       changed_fraction: 1,
-      bbox: [0, 0, a.width, a.height],
+      bbox: [0, 0, w, h],
       outside_pixels: total,
       max_delta: 255,
       histogram: { '1-7': 0, '8-31': 0, '32-127': 0, '128-255': total },
@@ -97,7 +100,7 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
   return {
     identical: changed === 0,
     changed_pixels: changed,
-    changed_fraction: total ? changed / total : 0,
+    changed_fraction: a.width * a.height ? changed / (a.width * a.height) : 0,
     bbox: changed ? [x0, y0, x1, y1] : null,
     outside_pixels: outside,
     max_delta: maxDelta,

@@ -5,7 +5,8 @@
 // Boxes are [x0, y0, x1, y1] in render pixels, top-left origin, page rotation applied, x1/y1
 // exclusive — the convention of the MuPDF render-diff. The declared box is given at 300 dpi (the
 // working resolution) and scaled outward to the render dpi when that differs.
-import { openWithPdfium, PDFIUM_RENDERER } from './pdfium-render.ts';
+import { diffRenders } from '../corrections/render-diff.ts';
+import { PDFIUM_RENDERER, renderPageWithPdfium } from './pdfium-render.ts';
 import type { RgbImage } from './pdfium-render.ts';
 
 /** [x0, y0, x1, y1] in render pixels, x1/y1 exclusive. */
@@ -56,48 +57,12 @@ export function scaleBox(box: Box, fromDpi: number, toDpi: number): Box {
 }
 
 /**
- * Exact comparison of two packed RGB renders. Rows are compared with Buffer.compare; per-pixel work
- * happens only in rows that differ. Pixels that differ outside `declared` (null: nothing may
- * change) count as `outside_pixels`. Renders of different sizes count every pixel as changed.
+ * Exact comparison of two packed RGB renders with the engine's own comparator (any channel
+ * difference counts; per-pixel work only in rows that differ): the counts the guard reports.
  */
 export function compareExact(a: RgbImage, b: RgbImage, declared: Box | null): ExactDiff {
-  if (a.width !== b.width || a.height !== b.height) {
-    const w = Math.max(a.width, b.width);
-    const h = Math.max(a.height, b.height);
-    return { changed_pixels: w * h, outside_pixels: w * h, bbox: [0, 0, w, h] };
-  }
-  const bufA = Buffer.from(a.pixels.buffer, a.pixels.byteOffset, a.pixels.byteLength);
-  const bufB = Buffer.from(b.pixels.buffer, b.pixels.byteOffset, b.pixels.byteLength);
-  const pa = a.pixels;
-  const pb = b.pixels;
-  const rowBytes = a.width * 3;
-  const [dx0, dy0, dx1, dy1] = declared ?? [0, 0, 0, 0];
-  let changed = 0;
-  let outside = 0;
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < a.height; y += 1) {
-    const rowA = y * a.stride;
-    const rowB = y * b.stride;
-    if (bufA.compare(bufB, rowB, rowB + rowBytes, rowA, rowA + rowBytes) === 0) continue;
-    const rowInside = y >= dy0 && y < dy1;
-    let rowChanged = 0;
-    for (let x = 0, i = rowA, j = rowB; x < a.width; x += 1, i += 3, j += 3) {
-      if (pa[i] === pb[j] && pa[i + 1] === pb[j + 1] && pa[i + 2] === pb[j + 2]) continue;
-      rowChanged += 1;
-      if (x < x0) x0 = x;
-      if (x >= x1) x1 = x + 1;
-      if (!(rowInside && x >= dx0 && x < dx1)) outside += 1;
-    }
-    if (rowChanged) {
-      changed += rowChanged;
-      if (y < y0) y0 = y;
-      y1 = y + 1;
-    }
-  }
-  return { changed_pixels: changed, outside_pixels: outside, bbox: changed ? [x0, y0, x1, y1] : null };
+  const { changed_pixels, outside_pixels, bbox } = diffRenders(a, b, declared);
+  return { changed_pixels, outside_pixels, bbox: bbox as Box | null };
 }
 
 /**
@@ -117,8 +82,8 @@ export async function secondOpinion(
   options: SecondOpinionOptions = {},
 ): Promise<SecondOpinion> {
   const margin = Math.max(0, Math.ceil(options.marginPx ?? 0));
-  const before = options.beforeRender ?? (await renderOne(beforeBytes, password, pageIndex, dpi));
-  const after = await renderOne(afterBytes, password, pageIndex, dpi);
+  const before = options.beforeRender ?? (await renderPageWithPdfium(beforeBytes, password, pageIndex, dpi));
+  const after = await renderPageWithPdfium(afterBytes, password, pageIndex, dpi);
   let declared: Box | null = null;
   if (declaredBox300) {
     const scaled = scaleBox(declaredBox300, WORKING_DPI, dpi);
@@ -135,18 +100,4 @@ export async function secondOpinion(
     ...diff,
     passed: diff.outside_pixels === 0,
   };
-}
-
-async function renderOne(
-  bytes: Uint8Array,
-  password: string,
-  pageIndex: number,
-  dpi: number,
-): Promise<RgbImage> {
-  const doc = await openWithPdfium(bytes, password);
-  try {
-    return doc.renderPage(pageIndex, dpi);
-  } finally {
-    doc.close();
-  }
 }
