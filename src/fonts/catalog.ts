@@ -3,6 +3,9 @@
 // does not have (tier 4, "matched font"): Liberation Sans/Serif/Mono have the advance widths of
 // Arial/Helvetica, Times New Roman/Times and Courier New/Courier; Carlito those of Calibri; Caladea
 // those of Cambria. DejaVu Sans matches nothing but itself (and Bitstream Vera): it is the last resort.
+// Since 2026-11: Latin Modern (LM Roman/Sans/Mono in the optical sizes TeX documents use) has the
+// advance widths of Computer Modern and stands in for CM, EC and cm-super fonts; Roboto and DejaVu
+// Sans Condensed stand in for themselves only (documents that embed a subset of them).
 import { fileURLToPath } from 'node:url';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
@@ -19,10 +22,10 @@ export interface BundledFace {
   class: FontClass;
   /** PostScript name of the face (what a PDF embedding it names as BaseFont, after a subset tag). */
   postscriptName: string;
-  /** Absolute path of the TTF file. */
+  /** Absolute path of the font file (TTF, or OTF with CFF outlines for Latin Modern). */
   file: string;
   /** SPDX-style licence id and the licence file beside the font. */
-  licence: 'OFL-1.1' | 'Bitstream-Vera';
+  licence: 'OFL-1.1' | 'Bitstream-Vera' | 'GFL' | 'Apache-2.0';
   licenceFile: string;
   /** Families whose advance widths this face reproduces (empty: none but its own). */
   metricCompatibleWith: string[];
@@ -30,6 +33,10 @@ export interface BundledFace {
   metricCompatible: boolean;
   /** Where the file came from. */
   source: string;
+  /** Optical (design) size in points for faces drawn per size (Latin Modern), else null. */
+  designSize: number | null;
+  /** A slanted roman (LM Roman Slanted): counted as italic by the matcher, upright letterforms. */
+  slanted: boolean;
 }
 
 const FONTS_DIR = new URL('../../fonts/', import.meta.url);
@@ -44,8 +51,12 @@ interface FamilyDef {
   metricCompatibleWith: string[];
   source: string;
   styles: FontStyle[];
-  /** File name (without .ttf) of each style. */
+  /** File name (with extension) of each style. */
   fileOf: (style: FontStyle) => string;
+  /** PostScript name of each style (default `${psFamily}-${PS_STYLE[style]}`). */
+  psNameOf?: (style: FontStyle) => string;
+  designSize?: number;
+  slanted?: boolean;
 }
 
 const PS_STYLE: Record<FontStyle, string> = {
@@ -67,7 +78,7 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: ['Arial', 'Helvetica', 'Arimo', 'Nimbus Sans'],
     source: LIBERATION,
     styles: ALL_STYLES,
-    fileOf: (s) => `LiberationSans-${PS_STYLE[s]}`,
+    fileOf: (s) => `LiberationSans-${PS_STYLE[s]}.ttf`,
   },
   {
     dir: 'liberation-serif',
@@ -78,7 +89,7 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: ['Times New Roman', 'Times', 'Tinos', 'Nimbus Roman'],
     source: LIBERATION,
     styles: ALL_STYLES,
-    fileOf: (s) => `LiberationSerif-${PS_STYLE[s]}`,
+    fileOf: (s) => `LiberationSerif-${PS_STYLE[s]}.ttf`,
   },
   {
     dir: 'liberation-mono',
@@ -89,7 +100,7 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: ['Courier New', 'Courier', 'Cousine', 'Nimbus Mono'],
     source: LIBERATION,
     styles: ALL_STYLES,
-    fileOf: (s) => `LiberationMono-${PS_STYLE[s]}`,
+    fileOf: (s) => `LiberationMono-${PS_STYLE[s]}.ttf`,
   },
   {
     dir: 'carlito',
@@ -100,7 +111,7 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: ['Calibri'],
     source: 'Debian fonts-crosextra-carlito 20220224-1',
     styles: ALL_STYLES,
-    fileOf: (s) => `Carlito-${PS_STYLE[s]}`,
+    fileOf: (s) => `Carlito-${PS_STYLE[s]}.ttf`,
   },
   {
     dir: 'caladea',
@@ -111,7 +122,7 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: ['Cambria'],
     source: 'Debian fonts-crosextra-caladea 20200211-1',
     styles: ALL_STYLES,
-    fileOf: (s) => `Caladea-${PS_STYLE[s]}`,
+    fileOf: (s) => `Caladea-${PS_STYLE[s]}.ttf`,
   },
   {
     dir: 'dejavu-sans',
@@ -122,25 +133,159 @@ const FAMILIES: FamilyDef[] = [
     metricCompatibleWith: [],
     source: 'Debian fonts-dejavu-core 2.37-6 (DejaVu 2.37)',
     styles: ['regular', 'bold'],
-    fileOf: (s) => (s === 'regular' ? 'DejaVuSans' : 'DejaVuSans-Bold'),
+    fileOf: (s) => (s === 'regular' ? 'DejaVuSans.ttf' : 'DejaVuSans-Bold.ttf'),
+    psNameOf: (s) => (s === 'regular' ? 'DejaVuSans' : 'DejaVuSans-Bold'),
   },
+  {
+    dir: 'dejavu-sans-condensed',
+    family: 'DejaVu Sans Condensed',
+    psFamily: 'DejaVuSansCondensed',
+    class: 'sans',
+    licence: 'Bitstream-Vera',
+    metricCompatibleWith: [],
+    source: 'Debian fonts-dejavu-extra 2.37-6 (DejaVu 2.37)',
+    styles: ['regular', 'bold'],
+    fileOf: (s) => (s === 'regular' ? 'DejaVuSansCondensed.ttf' : 'DejaVuSansCondensed-Bold.ttf'),
+    psNameOf: (s) => (s === 'regular' ? 'DejaVuSansCondensed' : 'DejaVuSansCondensed-Bold'),
+  },
+  {
+    dir: 'roboto',
+    family: 'Roboto',
+    psFamily: 'Roboto',
+    class: 'sans',
+    licence: 'Apache-2.0',
+    metricCompatibleWith: [],
+    source: 'Debian fonts-roboto-unhinted 2:0~20170802-3 (Roboto 2.137, unhinted TTF)',
+    styles: ['regular', 'bold', 'italic'],
+    fileOf: (s) => `Roboto-${PS_STYLE[s]}.ttf`,
+  },
+  ...latinModern(),
 ];
+
+/** Latin Modern 2.005: one family per optical size, as the fonts name themselves ("LM Roman 10"). */
+function latinModern(): FamilyDef[] {
+  const LM = 'Debian fonts-lmodern 2.005-1 (Latin Modern 2.005)';
+  const CM = ['Computer Modern', 'EC', 'cm-super', 'Latin Modern'];
+  const lmStyle: Record<FontStyle, string> = {
+    regular: 'regular',
+    bold: 'bold',
+    italic: 'italic',
+    'bold-italic': 'bolditalic',
+  };
+  const series: {
+    dir: string;
+    family: string;
+    ps: string;
+    file: string;
+    class: FontClass;
+    slanted?: boolean;
+    italicWord?: string;
+    sizes: [number, FontStyle[]][];
+  }[] = [
+    {
+      dir: 'lm-roman',
+      family: 'LM Roman',
+      ps: 'LMRoman',
+      file: 'lmroman',
+      class: 'serif',
+      sizes: [
+        [6, ['regular']],
+        [7, ['regular', 'bold', 'italic']],
+        [8, ['regular', 'bold', 'italic']],
+        [9, ['regular', 'bold', 'italic']],
+        [10, ['regular', 'bold', 'italic', 'bold-italic']],
+        [12, ['regular', 'bold', 'italic']],
+        [17, ['regular']],
+      ],
+    },
+    {
+      dir: 'lm-roman',
+      family: 'LM Roman Slanted',
+      ps: 'LMRomanSlant',
+      file: 'lmromanslant',
+      class: 'serif',
+      slanted: true,
+      sizes: [
+        [9, ['italic']],
+        [10, ['italic']],
+        [12, ['italic']],
+      ],
+    },
+    {
+      dir: 'lm-sans',
+      family: 'LM Sans',
+      ps: 'LMSans',
+      file: 'lmsans',
+      class: 'sans',
+      italicWord: 'oblique',
+      sizes: [
+        [8, ['regular']],
+        [9, ['regular']],
+        [10, ['regular', 'bold', 'italic']],
+        [12, ['regular']],
+        [17, ['regular']],
+      ],
+    },
+    {
+      dir: 'lm-mono',
+      family: 'LM Mono',
+      ps: 'LMMono',
+      file: 'lmmono',
+      class: 'mono',
+      sizes: [
+        [8, ['regular']],
+        [9, ['regular']],
+        [10, ['regular', 'italic']],
+        [12, ['regular']],
+      ],
+    },
+  ];
+  return series.flatMap((s) =>
+    s.sizes.map(([size, styles]): FamilyDef => {
+      // The slanted roman is "Regular" in its own names; the matcher counts it as italic.
+      const word = (st: FontStyle) =>
+        s.slanted ? 'regular' : st === 'italic' && s.italicWord ? s.italicWord : lmStyle[st];
+      const psWord = (st: FontStyle) => {
+        const w = word(st);
+        return w === 'bolditalic' ? 'BoldItalic' : w[0].toUpperCase() + w.slice(1);
+      };
+      return {
+        dir: s.dir,
+        family: `${s.family} ${size}`,
+        psFamily: `${s.ps}${size}`,
+        class: s.class,
+        licence: 'GFL',
+        metricCompatibleWith: CM,
+        source: LM,
+        styles,
+        fileOf: (st) => `${s.file}${size}-${word(st)}.otf`,
+        psNameOf: (st) => `${s.ps}${size}-${psWord(st)}`,
+        designSize: size,
+        slanted: s.slanted === true,
+      };
+    }),
+  );
+}
 
 export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
   f.styles.map((style): BundledFace => ({
-    id: `${f.dir}-${style}`,
+    id: f.designSize
+      ? `${f.family.toLowerCase().replace(/ /g, '-')}${f.slanted ? '' : `-${style}`}`
+      : `${f.dir}-${style}`,
     family: f.family,
     style,
     bold: style === 'bold' || style === 'bold-italic',
     italic: style === 'italic' || style === 'bold-italic',
     class: f.class,
-    postscriptName: f.psFamily === 'DejaVuSans' ? f.fileOf(style) : `${f.psFamily}-${PS_STYLE[style]}`,
-    file: pathOf(`${f.dir}/${f.fileOf(style)}.ttf`),
+    postscriptName: f.psNameOf ? f.psNameOf(style) : `${f.psFamily}-${PS_STYLE[style]}`,
+    file: pathOf(`${f.dir}/${f.fileOf(style)}`),
     licence: f.licence,
     licenceFile: pathOf(`${f.dir}/LICENSE`),
     metricCompatibleWith: f.metricCompatibleWith,
     metricCompatible: f.metricCompatibleWith.length > 0,
     source: f.source,
+    designSize: f.designSize ?? null,
+    slanted: f.slanted === true,
   })),
 );
 

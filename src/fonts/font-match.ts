@@ -178,12 +178,9 @@ const NAME_FAMILIES: NameFamily[] = (
       note: 'Liberation Sans Narrow is not bundled',
     },
     { prefix: 'dejavusansmono', family: null, class: 'mono', note: 'DejaVu Sans Mono is not bundled' },
-    {
-      prefix: 'dejavusanscondensed',
-      family: null,
-      class: 'sans',
-      note: 'DejaVu Sans Condensed is not bundled',
-    },
+    ...['robotocondensed', 'robotomono', 'robotoslab', 'robotoflex', 'robotoserif'].map(
+      (prefix): NameFamily => ({ prefix, family: null, class: null, note: `${prefix}: not bundled` }),
+    ),
     { prefix: 'dejavuserif', family: null, class: 'serif', note: 'DejaVu Serif is not bundled' },
     { prefix: 'cambriamath', family: null, class: 'serif', symbolic: true },
     // Symbol fonts: never substituted.
@@ -205,6 +202,8 @@ const NAME_FAMILIES: NameFamily[] = (
     ),
     ...['calibri', 'carlito'].map((prefix): NameFamily => ({ prefix, family: 'Carlito', class: 'sans' })),
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
+    { prefix: 'roboto', family: 'Roboto', class: 'sans' },
+    { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
     ...['dejavusans', 'bitstreamverasans'].map((prefix): NameFamily => ({
       prefix,
       family: 'DejaVu Sans',
@@ -222,6 +221,10 @@ export interface ParsedFontName {
   name: string;
   subset: boolean;
   family: string | null;
+  /** Every bundled family the name accepts, best first (one optical size after another for TeX fonts). */
+  families: string[];
+  /** Design size read from a TeX font name (CMR8 → 8, SFRM1095 → 10.95). */
+  design_size: number | null;
   class: FontClass | null;
   symbolic: boolean;
   bold: boolean | null;
@@ -246,6 +249,8 @@ const normalise = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 export function parseFontName(baseFont: string): ParsedFontName {
   const { name, subset } = cleanFontName(baseFont);
   const flat = normalise(name);
+  const tex = parseTexName(name, subset, flat);
+  if (tex) return tex;
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").
@@ -266,6 +271,8 @@ export function parseFontName(baseFont: string): ParsedFontName {
     name,
     subset,
     family,
+    families: family ? [family] : [],
+    design_size: null,
     class: known?.class ?? null,
     symbolic: known?.symbolic === true,
     // A bundled family's name without a style word is its regular face; elsewhere silence is unknown.
@@ -273,6 +280,139 @@ export function parseFontName(baseFont: string): ParsedFontName {
     italic: italicWord ? true : known ? false : null,
     variant,
     note: known?.note ?? (variant ? `${name}: the ${variant} variant is not bundled` : null),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// TeX font names: Computer Modern (CMR10, CMBX12, CMTT9 …), EC / cm-super (ECRM1000, SFRM1095 …)
+// and Latin Modern itself (LMRoman10-Regular). Latin Modern has CM's advance widths per optical size,
+// so the name picks a series (roman, slanted, sans, mono), a style and a design size; every bundled
+// size of the series is accepted, the nearest first (the widths, when measured, have the last word).
+
+type TexSeries = 'LM Roman' | 'LM Roman Slanted' | 'LM Sans' | 'LM Mono';
+interface TexDesign {
+  series: TexSeries | null;
+  bold: boolean;
+  italic: boolean;
+  class: FontClass;
+  note?: string;
+}
+
+const CM_SHAPES: Record<string, TexDesign> = {
+  r: { series: 'LM Roman', bold: false, italic: false, class: 'serif' },
+  bx: { series: 'LM Roman', bold: true, italic: false, class: 'serif' },
+  ti: { series: 'LM Roman', bold: false, italic: true, class: 'serif' },
+  bxti: { series: 'LM Roman', bold: true, italic: true, class: 'serif' },
+  sl: { series: 'LM Roman Slanted', bold: false, italic: true, class: 'serif' },
+  ss: { series: 'LM Sans', bold: false, italic: false, class: 'sans' },
+  ssbx: { series: 'LM Sans', bold: true, italic: false, class: 'sans' },
+  ssi: { series: 'LM Sans', bold: false, italic: true, class: 'sans' },
+  tt: { series: 'LM Mono', bold: false, italic: false, class: 'mono' },
+  itt: { series: 'LM Mono', bold: false, italic: true, class: 'mono' },
+  // Known CM designs without a bundled Latin Modern face.
+  b: { series: null, bold: true, italic: false, class: 'serif', note: 'CMB (bold, not extended)' },
+  bxsl: { series: null, bold: true, italic: true, class: 'serif', note: 'CMBXSL (bold slanted)' },
+  csc: { series: null, bold: false, italic: false, class: 'serif', note: 'CMCSC (small caps)' },
+  tcsc: { series: null, bold: false, italic: false, class: 'mono', note: 'CMTCSC (small caps)' },
+  u: { series: null, bold: false, italic: true, class: 'serif', note: 'CMU (unslanted italic)' },
+  sltt: { series: null, bold: false, italic: true, class: 'mono', note: 'CMSLTT (slanted typewriter)' },
+  vtt: { series: null, bold: false, italic: false, class: 'mono', note: 'CMVTT (variable typewriter)' },
+  ssdc: { series: null, bold: true, italic: false, class: 'sans', note: 'CMSSDC (sans demi condensed)' },
+  ssq: { series: null, bold: false, italic: false, class: 'sans', note: 'CMSSQ (sans quotation)' },
+  ssqi: { series: null, bold: false, italic: true, class: 'sans', note: 'CMSSQI (sans quotation)' },
+  dunh: { series: null, bold: false, italic: false, class: 'serif', note: 'CMDUNH (Dunhill)' },
+  fib: { series: null, bold: false, italic: false, class: 'serif', note: 'CMFIB (Fibonacci)' },
+  ff: { series: null, bold: false, italic: false, class: 'serif', note: 'CMFF (funny font)' },
+  fi: { series: null, bold: false, italic: true, class: 'serif', note: 'CMFI (funny italic)' },
+};
+// EC (ecrm1000) and cm-super (SFRM1000) two-letter shapes.
+const EC_SHAPES: Record<string, TexDesign> = {
+  rm: CM_SHAPES.r,
+  bx: CM_SHAPES.bx,
+  ti: CM_SHAPES.ti,
+  bi: CM_SHAPES.bxti,
+  sl: CM_SHAPES.sl,
+  ss: CM_SHAPES.ss,
+  sx: CM_SHAPES.ssbx,
+  si: CM_SHAPES.ssi,
+  tt: CM_SHAPES.tt,
+  it: CM_SHAPES.itt,
+  bl: CM_SHAPES.bxsl,
+  rb: CM_SHAPES.b,
+  cc: { series: null, bold: false, italic: false, class: 'serif', note: 'EC small caps' },
+  xc: { series: null, bold: true, italic: false, class: 'serif', note: 'EC bold small caps' },
+  tc: { series: null, bold: false, italic: false, class: 'mono', note: 'EC typewriter small caps' },
+  st: CM_SHAPES.sltt,
+  vt: CM_SHAPES.vtt,
+  dh: CM_SHAPES.dunh,
+};
+const LM_SERIES: Record<string, TexSeries> = {
+  lmroman: 'LM Roman',
+  lmromanslant: 'LM Roman Slanted',
+  lmsans: 'LM Sans',
+  lmmono: 'LM Mono',
+};
+
+/** Bundled families of a Latin Modern series that have the style, nearest design size first. */
+function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boolean): string[] {
+  const sized = new Map<string, number>();
+  for (const face of BUNDLED_FACES) {
+    if (face.designSize === null || !face.family.startsWith(`${series} `)) continue;
+    if (face.family !== `${series} ${face.designSize}`) continue; // "LM Roman" is not "LM Roman Slanted"
+    if (face.bold !== bold || face.italic !== italic) continue;
+    sized.set(face.family, face.designSize);
+  }
+  return [...sized]
+    .sort((a, b) => Math.abs(a[1] - size) - Math.abs(b[1] - size) || a[1] - b[1])
+    .map(([f]) => f);
+}
+
+function parseTexName(name: string, subset: boolean, flat: string): ParsedFontName | null {
+  let design: TexDesign | undefined;
+  let size = 10;
+  let m = /^cm([a-z]+?)(\d{1,2})$/.exec(flat);
+  if (m && m[1] in CM_SHAPES) {
+    design = CM_SHAPES[m[1]];
+    size = Number(m[2]);
+  } else if ((m = /^(?:ec|sf)([a-z]{2})(\d{4})$/.exec(flat)) && m[1] in EC_SHAPES) {
+    design = EC_SHAPES[m[1]];
+    size = Number(m[2]) / 100;
+  } else if (
+    (m =
+      /^(lmromanslant|lmroman|lmsans|lmmono)(\d{1,2})(regular|bold|italic|bolditalic|oblique|boldoblique)$/.exec(
+        flat,
+      ))
+  ) {
+    const bold = m[3].startsWith('bold');
+    const italic = /italic|oblique/.test(m[3]) || m[1] === 'lmromanslant';
+    const series = LM_SERIES[m[1]];
+    design = {
+      series,
+      bold,
+      italic,
+      class: series === 'LM Sans' ? 'sans' : series === 'LM Mono' ? 'mono' : 'serif',
+    };
+    size = Number(m[2]);
+  }
+  if (!design) return null;
+  const families = design.series ? texFamilies(design.series, size, design.bold, design.italic) : [];
+  const note = design.series
+    ? families.length
+      ? null
+      : `${name}: no bundled ${design.series} face in this style`
+    : `${name}: ${design.note} has no bundled Latin Modern face`;
+  return {
+    name,
+    subset,
+    family: families[0] ?? null,
+    families,
+    design_size: size,
+    class: design.class,
+    symbolic: false,
+    bold: design.bold,
+    italic: design.italic,
+    variant: null,
+    note,
   };
 }
 
@@ -372,7 +512,9 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     const styleMatch = style === 1;
     if (bold !== null || italic !== null) reasons.push(`style ${face.style} as the name/flags say`);
 
-    const familyMatch = parsed.family === face.family;
+    // For TeX names every optical size of the series is the family; the nearest size ranks first.
+    const familyRank = parsed.families.indexOf(face.family);
+    const familyMatch = familyRank >= 0;
     if (familyMatch) reasons.push(`${parsed.name} names ${face.family}'s family`);
     else if (parsed.note) reasons.push(parsed.note);
     const classMatch = fontClass !== null && fontClass === face.class;
@@ -433,7 +575,12 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     }
 
     // DejaVu Sans stands in for nothing but itself: last resort, after every metric-compatible face.
-    let score = 1000 * (familyMatch ? 1 : 0) + 100 * style + 20 * (classMatch ? 1 : 0) + widthScore;
+    let score =
+      1000 * (familyMatch ? 1 : 0) -
+      (familyMatch ? 15 * familyRank : 0) +
+      100 * style +
+      20 * (classMatch ? 1 : 0) +
+      widthScore;
     if (!face.metricCompatible && !familyMatch) {
       score -= 1000;
       reasons.push('last resort: not metric-compatible with any other family');

@@ -187,10 +187,10 @@ test('libreoffice-writer.pdf: its TrueType subset BAAAAA+DejaVuSans matches Deja
   assert.ok(m.candidates[0].family_match);
   assert.ok(m.candidates[0].width_diff! < 2, `${m.candidates[0].width_diff}`);
   // Every other face is rejected with a reason.
-  assert.is(m.candidates.length + m.rejected.length, 22);
+  assert.is(m.candidates.length + m.rejected.length, 60);
 });
 
-test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Liberation Serif, TeX fonts to none', () => {
+test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Liberation Serif, CM to Latin Modern', () => {
   const fonts = corpusFonts('tracemonkey-two-column.pdf');
   const byName = (suffix: string) => {
     const entry = [...fonts.entries()].find(([name]) => name.endsWith(`+${suffix}`));
@@ -206,12 +206,16 @@ test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Libera
   assert.is(top(byName('NimbusRomNo9L-MediItal')), 'liberation-serif-bold-italic');
   // A slanted upright Times: no bundled face has upright widths and a slant.
   assert.is(byName('NimbusRomNo9L-Regu-Slant_167').candidates.length, 0);
-  assert.is(byName('CMR8').candidates.length, 0);
-  assert.is(byName('CMTT9').candidates.length, 0);
+  // Computer Modern: Latin Modern of the same optical size, by name and (CMTT9) by 62 widths.
+  assert.is(top(byName('CMR8')), 'lm-roman-8-regular');
+  const tt = byName('CMTT9');
+  assert.is(top(tt), 'lm-mono-9-regular');
+  assert.is(tt.candidates[0].width_diff, 0);
+  assert.ok(tt.candidates[0].width_chars >= 60);
   assert.is(byName('CMSY9').symbolic, true);
 });
 
-test('other corpus fonts: Arial CID subsets (Google Docs), ArialMT WinAnsi, Roboto refused', () => {
+test('other corpus fonts: Arial CID subsets (Google Docs), ArialMT WinAnsi, Roboto, DejaVu Sans Condensed', () => {
   const gdocs = corpusFonts('google-docs.pdf');
   assert.is(top(matchFont(gdocs.get('AAAAAA+ArialMT')!)), 'liberation-sans-regular');
   assert.is(top(matchFont(gdocs.get('CAAAAA+Arial-BoldMT')!)), 'liberation-sans-bold');
@@ -220,11 +224,69 @@ test('other corpus fonts: Arial CID subsets (Google Docs), ArialMT WinAnsi, Robo
   assert.is(top(autocad), 'liberation-sans-regular');
   assert.ok(autocad.candidates[0].width_diff! < 3);
   const roboto = corpusFonts('reportlab-overlay.pdf').get('AAAAAA+Roboto-Regular')!;
-  const refused = matchFont(roboto);
-  assert.is(refused.candidates.length, 0);
-  assert.ok(refused.rejected.some((r) => /widths differ by/.test(r.reason)));
-  // A looser threshold lets Liberation Sans through.
-  assert.is(top(matchFont(roboto, { maxMeanWidthDiff: 40 })), 'liberation-sans-regular');
+  const m = matchFont(roboto);
+  assert.equal(
+    m.candidates.map((c) => c.face.id),
+    ['roboto-regular'],
+  );
+  assert.ok(m.candidates[0].width_diff! < 1);
+  // Liberation Sans is not Roboto: its widths differ by more than the threshold.
+  assert.ok(
+    m.rejected.some((r) => r.face_id === 'liberation-sans-regular' && /widths differ by/.test(r.reason)),
+  );
+  assert.is(top(matchFont(roboto, { maxMeanWidthDiff: 40 })), 'roboto-regular');
+  const condensed = corpusFonts('aes256-user-owner.pdf').get('ADRGBG+DejaVuSansCondensed');
+  if (condensed) {
+    const c = matchFont(condensed);
+    assert.is(top(c), 'dejavu-sans-condensed-regular');
+    assert.ok(c.candidates[0].width_diff! < 1);
+  }
+});
+
+test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest optical size', () => {
+  const cases: [string, string | null, boolean, boolean, number][] = [
+    ['IYCZZB+CMR10', 'LM Roman 10', false, false, 10],
+    ['CMR5', 'LM Roman 6', false, false, 5],
+    ['CMR12', 'LM Roman 12', false, false, 12],
+    ['CMR17', 'LM Roman 17', false, false, 17],
+    ['CMBX12', 'LM Roman 12', true, false, 12],
+    ['CMBX5', 'LM Roman 7', true, false, 5],
+    ['CMTI10', 'LM Roman 10', false, true, 10],
+    ['CMBXTI10', 'LM Roman 10', true, true, 10],
+    ['CMSL10', 'LM Roman Slanted 10', false, true, 10],
+    ['CMSS10', 'LM Sans 10', false, false, 10],
+    ['CMSSBX10', 'LM Sans 10', true, false, 10],
+    ['CMSSI10', 'LM Sans 10', false, true, 10],
+    ['CMTT9', 'LM Mono 9', false, false, 9],
+    ['CMITT10', 'LM Mono 10', false, true, 10],
+    ['SFRM1095', 'LM Roman 10', false, false, 10.95],
+    ['ECRM1200', 'LM Roman 12', false, false, 12],
+    ['SFTI1440', 'LM Roman 12', false, true, 14.4],
+    ['SFSX1440', 'LM Sans 10', true, false, 14.4],
+    ['LMRoman10-Regular', 'LM Roman 10', false, false, 10],
+    ['LMRomanSlant12-Regular', 'LM Roman Slanted 12', false, true, 12],
+    ['LMSans10-Oblique', 'LM Sans 10', false, true, 10],
+    ['CMCSC10', null, false, false, 10],
+  ];
+  for (const [name, family, bold, italic, size] of cases) {
+    const p = parseFontName(name);
+    assert.equal([p.family, p.bold, p.italic, p.design_size], [family, bold, italic, size], name);
+  }
+  // Every size of the series is accepted, nearest first.
+  assert.equal(parseFontName('CMR8').families.slice(0, 3), ['LM Roman 8', 'LM Roman 7', 'LM Roman 9']);
+  assert.match(parseFontName('CMCSC10').note ?? '', /small caps/);
+  assert.is(parseFontName('CMMI10').symbolic, true);
+  // CM's widths are Latin Modern's: CMR10 from its AFM (a 500, e 444.4, m 833.3, W 1027.8).
+  const cmr10 = { a: 500, e: 444.4, m: 833.3, W: 1027.8, o: 500, i: 277.8, n: 555.6 };
+  const m = matchFont({ baseFont: 'ABCDEF+CMR10', flags: 4, widths: cmr10 });
+  assert.is(top(m), 'lm-roman-10-regular');
+  assert.ok(m.candidates[0].width_diff! < 0.5);
+  // … and those of another size are rejected by the widths: CMR8's for LM Roman 10.
+  const asEight = matchFont({ baseFont: 'CMR8', widths: { a: 500, e: 444.4, m: 833.3, n: 555.6 } });
+  assert.is(top(asEight), 'lm-roman-10-regular');
+  assert.ok(
+    asEight.rejected.some((r) => r.face_id === 'lm-roman-8-regular' && /widths differ/.test(r.reason)),
+  );
 });
 
 test('ranking: scores descend, ranks count from 0, reasons given', () => {
@@ -235,10 +297,12 @@ test('ranking: scores descend, ranks count from 0, reasons given', () => {
     assert.ok(c.reasons.length > 0);
     if (k > 0) assert.ok(c.score <= m.candidates[k - 1].score);
   });
-  // Nonsymbolic without Serif or FixedPitch: sans; DejaVu Sans comes last.
+  // Nonsymbolic without Serif or FixedPitch: sans; the last resorts (DejaVu Sans, Roboto) come last.
   assert.is(m.class, 'sans');
   assert.ok(['liberation-sans-regular', 'carlito-regular'].includes(top(m)!));
-  assert.is(m.candidates.at(-1)!.face.family, 'DejaVu Sans');
+  assert.is(m.candidates.at(-1)!.face.metricCompatible, false);
+  const firstLastResort = m.candidates.findIndex((c) => !c.face.metricCompatible);
+  assert.ok(m.candidates.slice(firstLastResort).every((c) => !c.face.metricCompatible));
   assert.is(m.italic, false, 'flags without the Italic bit: upright');
   assert.ok(m.candidates.every((c) => !c.face.italic));
   // Flags: fixed pitch → mono; Italic flag → italic faces only.
