@@ -18,12 +18,13 @@ child.stdout.on('data', (chunk: Buffer) => {
 });
 child.on('close', (code) => {
   // uvu's summary reads "Total: N", "Passed: N", "Skipped: N"; ANSI colours are stripped first.
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+  const plain = out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
   const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
   const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
   const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
   let failed = total - passed - skipped;
   if (code !== 0 && failed === 0) failed = 1; // a crash before the summary still fails
-  console.log(`${passed} passed, ${failed} failed`);
+  // On a line of its own: a test may leave a terminal sequence (cursor show) without a newline.
+  console.log(`\n${passed} passed, ${failed} failed`);
   process.exit(code === 0 && failed === 0 ? 0 : 1);
 });
