@@ -4,8 +4,11 @@
 //   1. the name: BaseFont without its subset tag ("ABCDEF+"). Arial/ArialMT/Helvetica/Arimo/
 //      Liberation Sans/Nimbus Sans → Liberation Sans; Times/Times New Roman/Tinos/Nimbus Roman →
 //      Liberation Serif; Courier/Courier New/Cousine/Nimbus Mono → Liberation Mono; Calibri →
-//      Carlito; Cambria → Caladea; DejaVu Sans/Bitstream Vera Sans → DejaVu Sans. Style from the
-//      name's suffix (-Bold, ,Bold, BoldMT, -BoldItalic, -Italic, -Oblique, URW's Medi/Regu/Ital).
+//      Carlito; Cambria → Caladea; DejaVu Sans/Bitstream Vera Sans → DejaVu Sans; DejaVu Sans
+//      Condensed and Roboto → themselves. Style from the name's suffix (-Bold, ,Bold, BoldMT,
+//      -BoldItalic, -Italic, -Oblique, URW's Medi/Regu/Ital). TeX names (CMR10, CMBX12, CMTT9, ECRM1095,
+//      SFTI1200, LMRoman10-Regular) → Latin Modern of the same optical size, or one less than 1 pt
+//      away (parseTexName below).
 //   2. the FontDescriptor: Flags (FixedPitch → mono, Serif → serif, Nonsymbolic → sans; Italic,
 //      ForceBold), ItalicAngle, FontWeight, StemV (a weak hint of bold).
 //   3. the widths the document draws: mean absolute difference, in 1/1000 em, between each measured
@@ -286,8 +289,8 @@ export function parseFontName(baseFont: string): ParsedFontName {
 // ---------------------------------------------------------------------------------------------
 // TeX font names: Computer Modern (CMR10, CMBX12, CMTT9 …), EC / cm-super (ECRM1000, SFRM1095 …)
 // and Latin Modern itself (LMRoman10-Regular). Latin Modern has CM's advance widths per optical size,
-// so the name picks a series (roman, slanted, sans, mono), a style and a design size; every bundled
-// size of the series is accepted, the nearest first (the widths, when measured, have the last word).
+// so the name picks a series (roman, slanted, sans, mono), a style and a design size; a bundled size
+// less than 1 pt away is the family (10.95 → 10), a farther one is not (its widths differ by > 1 %).
 
 type TexSeries = 'LM Roman' | 'LM Roman Slanted' | 'LM Sans' | 'LM Mono';
 interface TexDesign {
@@ -362,7 +365,10 @@ function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boo
     if (face.bold !== bold || face.italic !== italic) continue;
     sized.set(face.family, face.designSize);
   }
+  // CM and EC widths change with the design size (CMR8's a is 531/1000 em, CMR10's 500, ECRM1095's
+  // 497, ECRM1440's 2 % narrower than 12 pt): only a size less than 1 pt away is the same design.
   return [...sized]
+    .filter(([, s]) => Math.abs(s - size) < 1)
     .sort((a, b) => Math.abs(a[1] - size) - Math.abs(b[1] - size) || a[1] - b[1])
     .map(([f]) => f);
 }
@@ -399,7 +405,7 @@ function parseTexName(name: string, subset: boolean, flat: string): ParsedFontNa
   const note = design.series
     ? families.length
       ? null
-      : `${name}: no bundled ${design.series} face in this style`
+      : `${name}: no bundled ${design.series} face of this style within 1 pt of ${size} pt`
     : `${name}: ${design.note} has no bundled Latin Modern face`;
   return {
     name,

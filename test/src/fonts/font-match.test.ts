@@ -246,11 +246,11 @@ test('other corpus fonts: Arial CID subsets (Google Docs), ArialMT WinAnsi, Robo
 test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest optical size', () => {
   const cases: [string, string | null, boolean, boolean, number][] = [
     ['IYCZZB+CMR10', 'LM Roman 10', false, false, 10],
-    ['CMR5', 'LM Roman 6', false, false, 5],
+    ['CMR5', null, false, false, 5],
     ['CMR12', 'LM Roman 12', false, false, 12],
     ['CMR17', 'LM Roman 17', false, false, 17],
     ['CMBX12', 'LM Roman 12', true, false, 12],
-    ['CMBX5', 'LM Roman 7', true, false, 5],
+    ['CMBX5', null, true, false, 5],
     ['CMTI10', 'LM Roman 10', false, true, 10],
     ['CMBXTI10', 'LM Roman 10', true, true, 10],
     ['CMSL10', 'LM Roman Slanted 10', false, true, 10],
@@ -261,8 +261,8 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
     ['CMITT10', 'LM Mono 10', false, true, 10],
     ['SFRM1095', 'LM Roman 10', false, false, 10.95],
     ['ECRM1200', 'LM Roman 12', false, false, 12],
-    ['SFTI1440', 'LM Roman 12', false, true, 14.4],
-    ['SFSX1440', 'LM Sans 10', true, false, 14.4],
+    ['SFTI1440', null, false, true, 14.4],
+    ['SFSX1440', null, true, false, 14.4],
     ['LMRoman10-Regular', 'LM Roman 10', false, false, 10],
     ['LMRomanSlant12-Regular', 'LM Roman Slanted 12', false, true, 12],
     ['LMSans10-Oblique', 'LM Sans 10', false, true, 10],
@@ -272,8 +272,10 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
     const p = parseFontName(name);
     assert.equal([p.family, p.bold, p.italic, p.design_size], [family, bold, italic, size], name);
   }
-  // Every size of the series is accepted, nearest first.
-  assert.equal(parseFontName('CMR8').families.slice(0, 3), ['LM Roman 8', 'LM Roman 7', 'LM Roman 9']);
+  // Only a size less than 1 pt away is the same design (CM's widths change with the size).
+  assert.equal(parseFontName('CMR8').families, ['LM Roman 8']);
+  assert.equal(parseFontName('SFRM1095').families, ['LM Roman 10']);
+  assert.match(parseFontName('SFTI1440').note ?? '', /within 1 pt of 14.4 pt/);
   assert.match(parseFontName('CMCSC10').note ?? '', /small caps/);
   assert.is(parseFontName('CMMI10').symbolic, true);
   // CM's widths are Latin Modern's: CMR10 from its AFM (a 500, e 444.4, m 833.3, W 1027.8).
