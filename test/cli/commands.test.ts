@@ -190,11 +190,24 @@ test('corrections workflow: every route of a document through its command', asyn
   assert.match(human.stderr, /tier 1 glyph_reuse · visibility cost none/);
   assert.is(human.stdout, '', 'a proposal for people goes to stderr');
 
-  const refused = await run(['propose', id, '--find', 'nonumy', '--replace', 'nonümy']);
+  // No font of the document nor any bundled one draws a CJK ideograph: refused with advice.
+  const refused = await run(['propose', id, '--find', 'nonumy', '--replace', 'non漢my']);
   assert.is(refused.code, 5);
   assert.match(refused.stderr, /Refused/);
   assert.match(refused.stderr, /do: /);
-  const over = await run(['apply', id, '--find', 'nonumy', '--replace', 'nonümy', '--yes', '--json']);
+  // "ü" needs a matched font (tier 4, cost low): over --max-cost none, so nothing is applied.
+  const over = await run([
+    'apply',
+    id,
+    '--find',
+    'nonumy',
+    '--replace',
+    'nonümy',
+    '--yes',
+    '--max-cost',
+    'none',
+    '--json',
+  ]);
   assert.is(over.code, 5);
   assert.is(JSON.parse(over.stdout).verification, null);
 
