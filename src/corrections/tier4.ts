@@ -5,7 +5,10 @@
 // /DocfixFace so later corrections find and reuse it instead of embedding it again. In the content
 // stream only the text-showing operator that holds the span changes: it is split around the span,
 // the new run is drawn between `/New size Tf` and `/Original size Tf` in the same text state, and a
-// TJ adjustment after the new run puts the pen exactly where the old span ended.
+// TJ adjustment after the new run puts the pen exactly where the old span ended. A face embedded by
+// this correction that draws as many glyphs as it replaces gets the old glyphs' widths in its W
+// instead (mirrorOldWidths), so no adjustment is needed and every renderer reads the new advance as
+// it read the old one.
 import { deflateSync } from 'node:zlib';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { loadFace, matchFont, missingGlyphs, type FontCandidate } from '../fonts/font-match.ts';
@@ -161,9 +164,55 @@ export function matchedFont(
     }
   }
   const info = loadFontInfo(ref);
+  if (!reused) freshlyEmbedded.set(info, doc);
   const program = loadFace(face);
   const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
   return { face, candidate, alternatives, ref, info, reused, gids, changed, font_file_bytes: fontFileBytes };
+}
+
+/** Matched faces embedded by the correction being built (not reused): their W may still be set. */
+const freshlyEmbedded = new WeakMap<FontInfo, mupdf.PDFDocument>();
+
+/**
+ * Gives each new glyph of a freshly embedded face the advance of the old glyph it replaces (same
+ * number of glyphs only), written in W as the original font writes its width (e.g. 555.6), so no TJ
+ * adjustment is needed for it. Renderers read a width the same way in Widths and in W (MuPDF as a
+ * real, PDFium as a whole number: 555.6 → 555), so the pen after the run lands where each renderer
+ * had it before. With the face's own width and an adjustment (556 then −0.4) it does in MuPDF, but
+ * in PDFium the tail moves by the truncated 0.6/1000 em and some glyphs round to the next pixel.
+ * Only the advances change: every glyph is drawn where it was, the new ones at the old ones' places.
+ */
+function mirrorOldWidths(glyphs: Glyph[], codes: { code: number; length: number }[], info: FontInfo): void {
+  const doc = freshlyEmbedded.get(info);
+  if (!doc || glyphs.length !== codes.length) return;
+  const want = new Map<number, number>();
+  for (let i = 0; i < glyphs.length; i += 1) {
+    const g = glyphs[i];
+    if (g.font.widthScale !== 0.001 || g.font.intWidths) return;
+    const w = g.font.widths.get(g.code);
+    if (w === undefined || !(w > 0)) return;
+    const prev = want.get(codes[i].code);
+    if (prev !== undefined && prev !== w) return;
+    want.set(codes[i].code, w);
+  }
+  if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
+  const W = info.dict.get('DescendantFonts').get(0).get('W');
+  if (!W.isArray()) return;
+  const all = new Map(info.widths);
+  for (const [gid, w] of want) all.set(gid, w);
+  for (let i = W.length - 1; i >= 0; i -= 1) W.delete(i);
+  let group: mupdf.PDFObject | null = null;
+  let last = -2;
+  for (const [gid, w] of [...all].sort((a, b) => a[0] - b[0])) {
+    if (!group || gid !== last + 1) {
+      W.push(doc.newInteger(gid));
+      group = doc.newArray();
+      W.push(group);
+    }
+    group.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
+    last = gid;
+  }
+  for (const [gid, w] of want) info.widths.set(gid, w);
 }
 
 /** A font object of the document that embeds bundled face `id` (added by an earlier correction). */
@@ -226,6 +275,7 @@ export function planMatchedEdits(
   const t = first.state;
   const scale = t.Tfs * t.Th;
   if (scale === 0) return null;
+  mirrorOldWidths(glyphs, codes, info);
   // The old span's extent in text space: advances plus the TJ numbers between its glyphs.
   let oldExtent = glyphs.reduce((s, g) => s + g.advance, 0);
   const arr = op.operands[op.operands.length - 1];
