@@ -107,15 +107,8 @@ const PLANS: Record<PlanId, PlanFacts> = {
     documents: null,
     corrections_per_day: null,
     unlimited_corrections_days: null,
-    capabilities: caps(
-      'corrections',
-      'downloads',
-      'unlimited_corrections',
-      'certificates',
-      'audit_export',
-      'api_keys',
-      'batch',
-    ),
+    // Business has every capability.
+    capabilities: caps(...CAPABILITIES),
     cancel_anytime: true,
     sign_in_required: false,
   },
