@@ -103,13 +103,13 @@ function applyExitOverride(cmd: Command): void {
   for (const sub of cmd.commands) applyExitOverride(sub);
 }
 
-const PASSWORD_TODO = 'give it with --password (prompt), --password - (stdin) or --password-file FILE';
+const PASSWORD_HINT = 'give it with --password (prompt), --password - (stdin) or --password-file FILE';
 /** What the CLI can add to an error's line. */
 const WHAT_TO_DO: Partial<Record<string, string>> = {
   invalid_api_key: 'check DOCFIX_API_KEY, --api-key or the profile (docfix config list)',
-  password_required: PASSWORD_TODO,
-  password_protected: PASSWORD_TODO,
-  password_incorrect: PASSWORD_TODO,
+  password_required: PASSWORD_HINT,
+  password_protected: PASSWORD_HINT,
+  password_incorrect: PASSWORD_HINT,
   stale_or_invalid_confirmation: 'propose again',
 };
 
