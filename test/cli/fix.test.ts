@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CORPUS, DOCFIX, serves, startDaemon, type TestDaemon } from './helpers.ts';
+import { CORPUS, DOCFIX, ROOT, serves, startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
 let ready = false;
@@ -116,6 +116,19 @@ test('a protected PDF with --password-file, beside an unprotected one', async ()
   });
   assert.is(without.code, 8, 'password_required');
   assert.match(without.stdout, /password/);
+});
+
+test("the README's first run works as written: the sample letter corrected, exit 0", async () => {
+  assert.ok(ready, 'the daemon serves the corrections routes');
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const line = /^npx docfix (fix .+)$/m.exec(readme)?.[1];
+  assert.ok(line, 'the README shows a first `npx docfix fix` run');
+  const args = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
+  const out = join(d.dir, 'out-readme');
+  args[args.indexOf('-o') + 1] = out;
+  const r = await d.run(args.map((a) => (a.startsWith('fixtures/') ? join(ROOT, a) : a)));
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.match(text(join(out, 'letter.pdf')), /Dear Mr John Smith/);
 });
 
 test('refusals and text not found: exit 5, advice reported, nothing written', async () => {
