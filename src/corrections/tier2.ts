@@ -66,6 +66,35 @@ function extendedToUnicode(
   );
 }
 
+/**
+ * Writes the font's ToUnicode (or a new one) extended with the new codes as a new stream and points
+ * `target` (the font's copy) at it: copy-on-write, the original stream stays for other users.
+ */
+function extendToUnicodeOf(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  target: mupdf.PDFObject,
+  codes: Map<string, number>,
+  codeBytes: 1 | 2,
+): ChangedObject {
+  const tu = font.dict.get('ToUnicode');
+  const old = tu.isStream() ? streamBytes(tu) : null;
+  const bytes = extendedToUnicode(
+    old,
+    [...codes].map(([ch, code]) => [code, ch]),
+    codeBytes,
+  );
+  const ref = doc.addStream(bytes, doc.newDictionary());
+  target.put('ToUnicode', ref);
+  return {
+    num: ref.asIndirect(),
+    kind: 'cmap',
+    replaces: tu.isStream() ? tu.asIndirect() : 0,
+    bytes_before: old?.length ?? 0,
+    bytes_after: bytes.length,
+  };
+}
+
 function copyDict(doc: mupdf.PDFDocument, src: mupdf.PDFObject): mupdf.PDFObject {
   const out = doc.newDictionary();
   src.forEach((value, key) => out.put(String(key), value));
@@ -243,24 +272,8 @@ function extendSimple(
   dict.put('Widths', arr);
 
   const changed: ChangedObject[] = [];
-  const tu = font.dict.get('ToUnicode');
-  if (tu.isStream()) {
-    const old = streamBytes(tu);
-    const bytes = extendedToUnicode(
-      old,
-      [...codes].map(([ch, code]) => [code, ch]),
-      1,
-    );
-    const ref = doc.addStream(bytes, doc.newDictionary());
-    dict.put('ToUnicode', ref);
-    changed.push({
-      num: ref.asIndirect(),
-      kind: 'cmap',
-      replaces: tu.asIndirect(),
-      bytes_before: old.length,
-      bytes_after: bytes.length,
-    });
-  }
+  // Without a ToUnicode, extraction reads the new codes through their Differences glyph names.
+  if (font.dict.get('ToUnicode').isStream()) changed.push(extendToUnicodeOf(doc, font, dict, codes, 1));
   const ref = doc.addObject(dict);
   changed.push({
     num: ref.asIndirect(),
@@ -360,22 +373,7 @@ function extendCid(
       bytes_after: 0,
     },
   ];
-  const tu = font.dict.get('ToUnicode');
-  const old = tu.isStream() ? streamBytes(tu) : null;
-  const bytes = extendedToUnicode(
-    old,
-    [...codes].map(([ch, code]) => [code, ch]),
-    2,
-  );
-  const tuRef = doc.addStream(bytes, doc.newDictionary());
-  type0.put('ToUnicode', tuRef);
-  changed.push({
-    num: tuRef.asIndirect(),
-    kind: 'cmap',
-    replaces: tu.isStream() ? tu.asIndirect() : 0,
-    bytes_before: old?.length ?? 0,
-    bytes_after: bytes.length,
-  });
+  changed.push(extendToUnicodeOf(doc, font, type0, codes, 2));
   const ref = doc.addObject(type0);
   changed.push({
     num: ref.asIndirect(),
