@@ -25,7 +25,7 @@ import type {
 } from '../../src/schemas.ts';
 import { checkTokenEngine, checkTokenHead, signConfirmToken, type TokenBinding } from '../confirm-token.ts';
 import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate.ts';
-import type { Handlers, Services } from '../services.ts';
+import type { Caller, Handlers, Services } from '../services.ts';
 import { currentRevision, documentPassword, loadDocument } from '../document-access.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 import { randomId } from '../storage/ids.ts';
@@ -246,6 +246,31 @@ function contentDisposition(filenameHint: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // Handlers.
+
+/** After an undo or a redo: the audit entry and the answer (the correction stepped over, and those standing). */
+async function stepAnswer(
+  services: Services,
+  caller: Caller,
+  documentId: string,
+  action: 'correction.undo' | 'correction.redo',
+  written: DocumentRecord | null,
+  stepped: CorrectionRecord | null,
+  extra: Record<string, unknown>,
+): Promise<UndoOut> {
+  if (!written || !stepped) throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+  const out = correctionOut(stepped);
+  await services.audit.append(caller.tenant.tenant_id, {
+    action,
+    subject_type: 'document',
+    subject_id: documentId,
+    payload: { seq: out.seq, revision_id: stepped.revision_id, ...extra, key_id: caller.key.key_id },
+  });
+  return {
+    document: written.document,
+    undone: out,
+    corrections: standingCorrections(written).map(correctionOut),
+  };
+}
 
 export const correctionHandlers: Handlers = {
   async createAttestation({ body, caller, services }) {
@@ -521,25 +546,9 @@ export const correctionHandlers: Handlers = {
       record.document.state = record.document.head_revision_id ? 'corrected' : 'uploaded';
       undone = last;
     });
-    if (!written || !undone)
-      throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
-    const out = correctionOut(undone);
-    await services.audit.append(tenantId, {
-      action: 'correction.undo',
-      subject_type: 'document',
-      subject_id: params.document_id,
-      payload: {
-        seq: out.seq,
-        revision_id: (undone as CorrectionRecord).revision_id,
-        head_revision_id: written.document.head_revision_id,
-        key_id: caller.key.key_id,
-      },
+    return stepAnswer(services, caller, params.document_id, 'correction.undo', written, undone, {
+      head_revision_id: written?.document.head_revision_id ?? null,
     });
-    return {
-      document: written.document,
-      undone: out,
-      corrections: standingCorrections(written).map(correctionOut),
-    } satisfies UndoOut;
   },
 
   async redo({ params, caller, services }) {
@@ -560,24 +569,7 @@ export const correctionHandlers: Handlers = {
       record.document.state = 'corrected';
       redone = next;
     });
-    if (!written || !redone)
-      throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
-    const out = correctionOut(redone);
-    await services.audit.append(tenantId, {
-      action: 'correction.redo',
-      subject_type: 'document',
-      subject_id: params.document_id,
-      payload: {
-        seq: out.seq,
-        revision_id: (redone as CorrectionRecord).revision_id,
-        key_id: caller.key.key_id,
-      },
-    });
-    return {
-      document: written.document,
-      undone: out,
-      corrections: standingCorrections(written).map(correctionOut),
-    } satisfies UndoOut;
+    return stepAnswer(services, caller, params.document_id, 'correction.redo', written, redone, {});
   },
 
   async getManifest({ params, caller, services, reply }) {
