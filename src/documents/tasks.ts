@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { inspectPdf, type InspectResult } from './inspect.ts';
 import { type CropPicture, type CropRequest, type Picture, cropPdf, previewPdf } from './render.ts';
-import { searchPdf } from './search.ts';
+import { searchFile } from './search.ts';
 import type { SearchOut } from '../schemas.ts';
 
 export interface InspectTaskInput {
@@ -39,7 +39,7 @@ export const documentTasks = {
   'documents.inspect': (input: InspectTaskInput): InspectResult =>
     inspectPdf(readPdf(input.path), { password: input.password, maxPages: input.max_pages }),
   'documents.search': (input: SearchTaskInput): SearchOut =>
-    searchPdf(readPdf(input.path), input.q, { password: input.password, kinds: input.kinds }),
+    searchFile(input.path, input.q, { password: input.password, kinds: input.kinds }),
   'documents.preview': (input: PreviewTaskInput): Picture =>
     previewPdf(readPdf(input.path), input.password, input.page_index, input.thumb),
   'documents.crop': (input: CropTaskInput): CropPicture => {

@@ -139,8 +139,10 @@ interface Unit {
   soft: boolean;
 }
 
+type LineChar = Pick<PageChar, 'c' | 'line'>;
+
 /** Builds the folded code-unit stream of a page, with white space collapsed and line ends marked. */
-function unitsOf(chars: PageChar[]): Unit[] {
+function unitsOf(chars: LineChar[]): Unit[] {
   const units: Unit[] = [];
   const pushSpace = (src: number) => {
     if (units.length > 0 && units[units.length - 1].u !== ' ') units.push({ u: ' ', src, soft: false });
@@ -172,11 +174,71 @@ function unitsOf(chars: PageChar[]): Unit[] {
   return units;
 }
 
+/** What search keeps of a page's text (in the revision's text index, text-index.ts). */
+export interface SearchableText {
+  /** The folded code-unit stream the matcher walks, with the soft hyphens (line-end joins) left out. */
+  text: string;
+  /** The page has soft hyphens: a match may also use them, so the looser check applies. */
+  soft: boolean;
+}
+
+/**
+ * A page's searchable text from its plain text (MuPDF's `asText`: each line's characters, then a
+ * line break). The same units as the matcher builds from the page's characters, without reading them
+ * one by one (test/src/documents/text-index.test.ts checks both agree on the corpus).
+ */
+export function searchableText(plain: string): SearchableText {
+  const chars: LineChar[] = [];
+  let line = 0;
+  for (const text of plain.split('\n')) {
+    if (text === '') continue;
+    for (const c of text) {
+      // MuPDF.js hands characters beyond the BMP to onChar cut to 16 bits (String.fromCharCode of
+      // the rune): the matcher sees them so, and so must the index built from the plain text.
+      const cp = c.codePointAt(0)!;
+      chars.push({ c: cp > 0xffff ? String.fromCharCode(cp & 0xffff) : c, line });
+    }
+    line++;
+  }
+  return searchableUnits(unitsOf(chars));
+}
+
+/** searchableText from the characters already read. */
+export function searchableTextOf(text: PageText): SearchableText {
+  return searchableUnits(unitsOf(text.chars));
+}
+
+function searchableUnits(units: Unit[]): SearchableText {
+  let text = '';
+  let soft = false;
+  for (const unit of units) {
+    if (unit.soft) soft = true;
+    else text += unit.u;
+  }
+  return { text, soft };
+}
+
+const stripJoins = (s: string) => s.replace(/[\s\u00ad\u2010\u2011-]+/gu, '');
+
+/**
+ * Could `needle` match on a page with this searchable text? Never false for a page where
+ * findMatches finds it: a match that skips every soft hyphen is a substring of `text`; one that keeps
+ * one has a hyphen in the needle and is caught by the looser check without spaces and hyphens.
+ */
+export function mayMatch(page: SearchableText, needle: string): boolean {
+  const want = foldNeedle(needle);
+  if (want === '') return false;
+  if (page.text.includes(want)) return true;
+  // A soft unit is a hyphen: only a needle with a hyphen can match one instead of skipping it.
+  if (!page.soft || !/[\u00ad\u2010\u2011-]/u.test(want)) return false;
+  const n = stripJoins(want);
+  return n.length > 0 && stripJoins(page.text).includes(n);
+}
+
 /** Cheap page pre-filter: could the needle occur in this text at all (hyphens and spaces ignored)? */
 export function mayContain(pageText: string, needle: string): boolean {
-  const strip = (s: string) => foldText(s).replace(/[\s\u00ad\u2010\u2011-]+/gu, '');
-  const n = strip(needle);
-  return n.length > 0 && strip(pageText).includes(n);
+  const n = stripJoins(foldText(needle));
+  return n.length > 0 && stripJoins(foldText(pageText)).includes(n);
 }
 
 /** Every match of `needle` on the page, in text-layer order (at most `max`). */
