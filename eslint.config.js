@@ -13,7 +13,7 @@ const room = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'fixtures/generated/**', 'bench/out/**', 'completions/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'fixtures/generated/**', 'bench/out/**', 'completions/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
