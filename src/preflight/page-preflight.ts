@@ -1,17 +1,19 @@
 // Preflight of a page: names the words that are known to refuse correction, whatever the
-// replacement. Each word (of the region asked for, up to a cap) is put through the engine's own
-// proposal with a replacement that reuses only its own glyphs (two letters swapped); a refusal whose
-// reason lies in the word itself (invisible text layer, text the engine cannot map to its drawing,
-// split drawing, …) names the word. Refusals that depend on the replacement (missing glyphs, width)
-// say nothing about the word and are not listed. The check is one-sided: absence from the list is
-// no promise that a correction will work.
+// replacement. Every word of the region asked for (the whole page by default) is put through the
+// engine's dry run (dry-run.ts) with a replacement that reuses only its own glyphs (two letters
+// swapped); a refusal whose reason lies in the word itself (invisible text layer, text the engine
+// cannot map to its drawing, split drawing, …) names the word. Refusals that depend on the
+// replacement (missing glyphs, width) say nothing about the word and are not listed. Words the dry
+// run cannot settle go through the engine's full proposal, up to a cap (the rest are `skipped`). The
+// check is one-sided: absence from the list is no promise that a correction will work.
 import { readFileSync } from 'node:fs';
 import { classifyPage } from '../documents/classify.ts';
 import { loadPageChecked } from '../documents/render.ts';
 import { proposeEdit } from '../corrections/engine.ts';
 import { readPageText, quadBox, type TextLine } from '../corrections/page-text.ts';
 import { openPdf } from '../pdf/mupdf-adapter.ts';
-import type { PreflightOut } from '../schemas.ts';
+import type { PreflightOut, RefusalAdvice } from '../schemas.ts';
+import { PageDryRun } from './dry-run.ts';
 
 type Box = [number, number, number, number];
 
@@ -24,11 +26,14 @@ export interface PreflightTaskInput {
   render_dpi: number | null;
 }
 
-/** Words checked per call; the rest are counted as skipped (ask for a region to check others). */
-export const PREFLIGHT_WORD_CAP = 30;
+/**
+ * Full proposals per call for words the dry run cannot settle (rare: a letter drawn only inside a
+ * ligature, a character not at its glyph origin); further such words are counted as skipped.
+ */
+export const PREFLIGHT_PROPOSAL_CAP = 30;
 
 /** Refusal codes that depend on the replacement asked for, not on the word: never listed. */
-const REPLACEMENT_CODES = new Set([
+export const REPLACEMENT_CODES = new Set([
   'glyph_not_available',
   'glyph_not_in_font',
   'replacement_too_wide',
@@ -39,34 +44,25 @@ const REPLACEMENT_CODES = new Set([
   'would_not_verify',
 ]);
 
-interface PageWord {
+export interface PageWord {
   text: string;
   matchIndex: number;
   box: Box;
 }
 
 /** Words of the lines (split at white space) with the engine's match index for each. */
-function wordsOf(lines: TextLine[], dpi: number): PageWord[] {
-  const words: PageWord[] = [];
-  const s = dpi / 72;
-  for (const line of lines) {
+export function pageWords(lines: TextLine[], dpi: number): PageWord[] {
+  const found: { line: number; start: number; end: number; text: string }[] = [];
+  lines.forEach((line, l) => {
     let start = -1;
     const flush = (end: number) => {
-      if (start < 0) return;
-      const chars = line.chars.slice(start, end);
-      const text = chars.map((c) => c.c).join('');
-      const boxes = chars.map((c) => quadBox(c.quad));
-      words.push({
-        text,
-        // Occurrences of the word as a substring before this place, in the engine's reading order.
-        matchIndex: countBefore(lines, line, start, text),
-        box: [
-          Math.floor(Math.min(...boxes.map((b) => b[0])) * s),
-          Math.floor(Math.min(...boxes.map((b) => b[1])) * s),
-          Math.ceil(Math.max(...boxes.map((b) => b[2])) * s),
-          Math.ceil(Math.max(...boxes.map((b) => b[3])) * s),
-        ],
-      });
+      if (start >= 0) {
+        const text = line.chars
+          .slice(start, end)
+          .map((c) => c.c)
+          .join('');
+        found.push({ line: l, start, end, text });
+      }
       start = -1;
     };
     line.chars.forEach((c, i) => {
@@ -74,28 +70,36 @@ function wordsOf(lines: TextLine[], dpi: number): PageWord[] {
       else if (start < 0) start = i;
     });
     flush(line.chars.length);
-  }
-  return words;
-}
-
-function occurrences(chars: string[], needle: string[], limit: number): number {
-  let n = 0;
-  outer: for (let i = 0; i + needle.length <= limit; i++) {
-    for (let k = 0; k < needle.length; k++) if (chars[i + k] !== needle[k]) continue outer;
-    n++;
-  }
-  return n;
-}
-
-function countBefore(lines: TextLine[], line: TextLine, start: number, text: string): number {
-  const needle = Array.from(text);
-  let n = 0;
-  for (const l of lines) {
-    const chars = l.chars.map((c) => c.c);
-    if (l === line) return n + occurrences(chars, needle, start + needle.length - 1);
-    n += occurrences(chars, needle, chars.length);
-  }
-  return n;
+  });
+  // The engine counts occurrences of `find` as a substring of each line, in reading order.
+  const occurrences = new Map<string, string[]>();
+  const lineChars = lines.map((l) => l.chars.map((c) => c.c));
+  const s = dpi / 72;
+  return found.map((w) => {
+    let places = occurrences.get(w.text);
+    if (!places) {
+      places = [];
+      const needle = Array.from(w.text);
+      lineChars.forEach((chars, l) => {
+        outer: for (let i = 0; i + needle.length <= chars.length; i++) {
+          for (let k = 0; k < needle.length; k++) if (chars[i + k] !== needle[k]) continue outer;
+          places!.push(`${l}:${i}`);
+        }
+      });
+      occurrences.set(w.text, places);
+    }
+    const boxes = lines[w.line].chars.slice(w.start, w.end).map((c) => quadBox(c.quad));
+    return {
+      text: w.text,
+      matchIndex: places.indexOf(`${w.line}:${w.start}`),
+      box: [
+        Math.floor(Math.min(...boxes.map((b) => b[0])) * s),
+        Math.floor(Math.min(...boxes.map((b) => b[1])) * s),
+        Math.ceil(Math.max(...boxes.map((b) => b[2])) * s),
+        Math.ceil(Math.max(...boxes.map((b) => b[3])) * s),
+      ] as Box,
+    };
+  });
 }
 
 /**
@@ -122,16 +126,49 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
   const dpi = input.render_dpi ?? 300;
   const bytes = input.pdf ?? new Uint8Array(readFileSync(input.path!));
   const { doc } = openPdf(bytes, input.password);
-  let lines: TextLine[];
   let kind: string;
   let pageBox: Box;
+  let words: PageWord[] = [];
+  const regions: NonNullable<PreflightOut['regions']> = [];
+  const undecided: PageWord[] = [];
+  const name = (word: PageWord, advice: RefusalAdvice) => {
+    if (!REPLACEMENT_CODES.has(advice.code)) {
+      regions.push({
+        box_render: word.box,
+        code: advice.code,
+        what: advice.what,
+        why: advice.why ?? '',
+        do: advice.do ?? [],
+        evidence: { word: word.text, match_index: word.matchIndex },
+        worth_reporting: advice.worth_reporting ?? false,
+      });
+    }
+  };
   try {
     const page = loadPageChecked(doc, input.page_index);
     try {
       kind = classifyPage(page, input.page_index).info.kind;
-      lines = readPageText(page);
       const b = page.getBounds();
       pageBox = [0, 0, Math.ceil((b[2] - b[0]) * (dpi / 72)), Math.ceil((b[3] - b[1]) * (dpi / 72))];
+      if (kind !== 'scanned' && kind !== 'scanned_with_text_layer') {
+        const lines = readPageText(page);
+        const region = input.box_render ?? pageBox;
+        words = pageWords(lines, dpi).filter((w) => overlaps(w.box, region));
+        const dry = new PageDryRun(page, lines);
+        try {
+          for (const word of words) {
+            const answer = dry.check({
+              find: word.text,
+              matchIndex: word.matchIndex,
+              replacement: sameGlyphReplacement(word.text),
+            });
+            if (answer.verdict === 'refuses') name(word, answer.advice);
+            else if (answer.verdict === 'unknown') undecided.push(word);
+          }
+        } finally {
+          dry.destroy();
+        }
+      }
     } finally {
       page.destroy();
     }
@@ -164,10 +201,9 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
       ],
     };
   }
-  const words = wordsOf(lines, dpi).filter((w) => overlaps(w.box, region));
-  const toCheck = words.slice(0, PREFLIGHT_WORD_CAP);
-  const regions: NonNullable<PreflightOut['regions']> = [];
-  for (const word of toCheck) {
+  // Words the dry run could not settle: the engine's full proposal, up to the cap.
+  const proposed = undecided.slice(0, PREFLIGHT_PROPOSAL_CAP);
+  for (const word of proposed) {
     const proposal = await proposeEdit({
       pdf: bytes,
       password: input.password,
@@ -187,29 +223,22 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
         dpi: 300,
       },
     });
-    const code = proposal.advice?.code;
-    if (proposal.refusal && code && !REPLACEMENT_CODES.has(code)) {
-      regions.push({
-        box_render: word.box,
-        code,
-        what: proposal.advice?.what || proposal.refusal,
-        why: proposal.advice?.why ?? '',
-        do: proposal.advice?.do ?? [],
-        evidence: { word: word.text, match_index: word.matchIndex },
-        worth_reporting: proposal.advice?.worth_reporting ?? false,
-      });
-    }
+    if (proposal.refusal && proposal.advice) name(word, proposal.advice);
   }
+  regions.sort(
+    (a, b) => words.findIndex((w) => w.box === a.box_render) - words.findIndex((w) => w.box === b.box_render),
+  );
+  const skipped = undecided.length - proposed.length;
   return {
     page_index: input.page_index,
     render_dpi: dpi,
     word_source: 'text_layer',
-    checked: toCheck.length,
-    skipped: words.length - toCheck.length,
+    checked: words.length - skipped,
+    skipped,
     applicable: true,
     message:
-      words.length > toCheck.length
-        ? `Checked the first ${toCheck.length} of ${words.length} words; ask for a region (box_render) to check others. Words not listed are not promised to work.`
+      skipped > 0
+        ? `Checked ${words.length - skipped} of ${words.length} words; ${skipped} need a full proposal each, beyond this call's ${PREFLIGHT_PROPOSAL_CAP}: ask for a smaller region (box_render) to check them. Words not listed are not promised to work.`
         : 'Words not listed are not promised to work: the check is one-sided.',
     regions,
   };

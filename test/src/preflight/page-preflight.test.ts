@@ -1,13 +1,10 @@
 // Preflight on real pages: scans and invisible OCR layers refuse as a whole; words the engine cannot
-// map to their drawing are named; correctable words are not; the word cap is counted as skipped.
+// map to their drawing are named; correctable words are not; every word of a page is checked (the
+// engine's dry run, no word cap).
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  PREFLIGHT_WORD_CAP,
-  preflightPage,
-  sameGlyphReplacement,
-} from '../../../src/preflight/page-preflight.ts';
+import { preflightPage, sameGlyphReplacement } from '../../../src/preflight/page-preflight.ts';
 import { CORPUS_DIR } from '../../daemon/harness.ts';
 
 const run = (file: string, box: [number, number, number, number] | null = null, page = 0) =>
@@ -51,12 +48,12 @@ test('words the engine cannot map are named with its advice', async () => {
   }
 });
 
-test('correctable words are not listed; a region limits the check; the cap is counted', async () => {
+test('correctable words are not listed; a region limits the check; every word is checked', async () => {
   // manifest: libreoffice-writer.pdf page 0 "dolore" verifies at tier 1.
   const s = 300 / 72;
   const whole = await run('libreoffice-writer.pdf');
-  assert.is(whole.checked, PREFLIGHT_WORD_CAP);
-  assert.ok((whole.skipped ?? 0) > 0);
+  assert.is(whole.checked, 100, 'every word of the page (pdftotext counts 100)');
+  assert.is(whole.skipped, 0);
   assert.equal(whole.regions, []);
   const region = await run('libreoffice-writer.pdf', [
     0,
@@ -65,6 +62,14 @@ test('correctable words are not listed; a region limits the check; the cap is co
     Math.ceil(100 * s),
   ]);
   assert.ok((region.checked ?? 0) > 0 && (region.checked ?? 0) < (whole.checked ?? 0) + (whole.skipped ?? 0));
+});
+
+test('a dense page: every word checked, the refusing ones named with the engine’s codes', async () => {
+  const out = await run('tax-form-incremental.pdf');
+  assert.ok((out.checked ?? 0) > 400, `${out.checked} words checked`);
+  assert.is(out.skipped, 0);
+  assert.ok(out.regions!.length > 0);
+  assert.ok(out.regions!.every((r) => r.code === 'split_drawing' && r.evidence?.word));
 });
 
 test.run();
