@@ -69,7 +69,7 @@ test('a dense page: every word checked, the refusing ones named with the engineâ
   assert.ok((out.checked ?? 0) > 400, `${out.checked} words checked`);
   assert.is(out.skipped, 0);
   assert.ok(out.regions!.length > 0);
-  assert.ok(out.regions!.every((r) => r.code === 'split_drawing' && r.evidence?.word));
+  assert.ok(out.regions!.every((r) => r.code === 'split_drawing' && (r.evidence as { word?: string }).word));
 });
 
 test.run();
