@@ -10,6 +10,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { BlockList, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ConnectionError } from '../src/api-client.ts';
@@ -26,6 +27,8 @@ export interface GlobalOptions {
   color: boolean;
   autostart: boolean;
   profile?: string;
+  /** Send an API key over plain HTTP to another machine all the same (--insecure). */
+  insecure?: boolean;
 }
 
 /** The global options as given to a command (flags, then environment). */
@@ -42,6 +45,7 @@ export function globalOptions(command: Command, env: NodeJS.ProcessEnv = process
     color: o.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== ''),
     autostart: o.autostart !== false && env.DOCFIX_NO_AUTOSTART !== '1',
     ...(profile ? { profile } : {}),
+    ...(o.insecure ? { insecure: true } : {}),
   };
 }
 
@@ -54,7 +58,8 @@ export function addGlobalOptions(program: Command): Command {
     .option('--json', 'print the API objects as one JSON document on stdout')
     .option('--verbose', 'say more on stderr')
     .option('--no-color', 'no colour (also: NO_COLOR)')
-    .option('--no-autostart', 'never start a local daemon');
+    .option('--no-autostart', 'never start a local daemon')
+    .option('--insecure', 'send the API key over plain http:// to another machine all the same');
 }
 
 // ───────────────────────────── exit codes ─────────────────────────────
@@ -207,6 +212,46 @@ export function runDaemonCommand(
   });
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether a URL's host is this machine (a key sent there over plain HTTP never crosses a network). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  // "Any address": a client connecting to it reaches this machine.
+  if (host === '0.0.0.0' || host === '::') return true;
+  try {
+    return LOOPBACK.check(host, isIPv6(host) ? 'ipv6' : 'ipv4');
+  } catch {
+    return false; // a name: it may resolve anywhere
+  }
+}
+
+/**
+ * Refuses, before any connection, to send an API key in clear (http://) to another machine unless
+ * --insecure was given: a key is a bearer secret, and anyone on the path could replay it.
+ */
+export function checkTransport(target: Target, globals: Pick<GlobalOptions, 'insecure'>): void {
+  if (!target.apiKey || globals.insecure) return;
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    return; // the client reports a malformed address
+  }
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return;
+  throw new ConnectionError(
+    `refusing to send the API key over plain HTTP to ${url.host}: use an https:// address ` +
+      '(docs/deploy.md), or --insecure if every network between here and there is trusted',
+    target.url,
+  );
+}
+
 /** Starts the local daemon in the background when nothing answers at the local address. */
 async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promise<Target> {
   if (await answers(target.url)) return target;
@@ -255,7 +300,9 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
   if (cached) return cached;
   const made = (async () => {
     let target = resolveTarget(globals);
+    checkTransport(target, globals);
     if (target.source === 'local') target = await ensureLocalDaemon(target, globals);
+    checkTransport(target, globals);
     if (globals.verbose) info(`Using ${target.url} (${target.source})`);
     const timeoutS = Number(process.env.DOCFIX_TIMEOUT);
     return new ApiClient({

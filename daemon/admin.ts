@@ -94,9 +94,20 @@ export function program(): Command {
     .option('--host <host>', 'address to listen on', DEFAULT_HOST)
     .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
     .addOption(dataDirOption())
-    .action(async (opts: { host: string; port: number; dataDir?: string }) => {
-      await serve({ host: opts.host, port: opts.port, dataDir: opts.dataDir ?? defaultDataDir() });
-    });
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) ($DOCFIX_TLS_CERT)')
+    .option('--tls-key <file>', 'and this PEM private key ($DOCFIX_TLS_KEY)')
+    .action(
+      async (opts: { host: string; port: number; dataDir?: string; tlsCert?: string; tlsKey?: string }) => {
+        if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
+          throw new UsageError('--tls-cert and --tls-key go together');
+        await serve({
+          host: opts.host,
+          port: opts.port,
+          dataDir: opts.dataDir ?? defaultDataDir(),
+          ...(opts.tlsCert && opts.tlsKey ? { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } } : {}),
+        });
+      },
+    );
 
   daemon
     .command('start')

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { fastifyPath, ROUTES, type RouteDef, type RouteId } from '../src/api-routes.ts';
 import { DocfixError } from '../src/errors.ts';
 import { buildOpenApi, plainSchema } from '../src/openapi.ts';
-import { resolveConfig, type DaemonConfig } from './config.ts';
+import { readTls, resolveConfig, type DaemonConfig } from './config.ts';
 import { EngineSlots } from './engine-slots.ts';
 import { handleError, sendDocfixError } from './http-errors.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -99,7 +99,10 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
   // The signing key pair is made at first start, not at the first certificate.
   await services.signing();
 
+  // HTTPS when given a certificate and key (daemon serve --tls-cert/--tls-key); the instance is
+  // typed as the HTTP one: routes and hooks do not depend on which.
   const app = Fastify({
+    ...(config.tls ? { https: readTls(config.tls) } : {}),
     logger: options.logger ?? false,
     bodyLimit: config.jsonBodyLimit,
     return503OnClosing: true,

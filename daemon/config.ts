@@ -16,6 +16,8 @@ export interface DaemonConfig {
   /** Largest JSON body accepted (uploads are limited by plan instead). */
   jsonBodyLimit: number;
   version: string;
+  /** HTTPS with this certificate and key (PEM files; --tls-cert/--tls-key, DOCFIX_TLS_CERT/KEY), else HTTP. */
+  tls: { certFile: string; keyFile: string } | null;
 }
 
 export const VERSION = (
@@ -49,5 +51,28 @@ export function resolveConfig(
     },
     jsonBodyLimit: overrides.jsonBodyLimit ?? 1024 * 1024,
     version: VERSION,
+    tls: overrides.tls !== undefined ? overrides.tls : tlsFromEnv(env),
   };
+}
+
+function tlsFromEnv(env: NodeJS.ProcessEnv): DaemonConfig['tls'] {
+  const certFile = env.DOCFIX_TLS_CERT || undefined;
+  const keyFile = env.DOCFIX_TLS_KEY || undefined;
+  if (!certFile && !keyFile) return null;
+  if (!certFile || !keyFile) throw new Error('DOCFIX_TLS_CERT and DOCFIX_TLS_KEY go together');
+  return { certFile, keyFile };
+}
+
+/** The certificate and key for fastify's `https` option, read now (a clear error when unreadable). */
+export function readTls(tls: NonNullable<DaemonConfig['tls']>): { cert: Buffer; key: Buffer } {
+  const read = (what: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(
+        `cannot read the TLS ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      );
+    }
+  };
+  return { cert: read('certificate', tls.certFile), key: read('key', tls.keyFile) };
 }
