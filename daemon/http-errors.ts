@@ -68,7 +68,14 @@ export function handleError(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  if (error instanceof DocfixError) return sendDocfixError(reply, error);
+  if (error instanceof DocfixError) {
+    // A service-side failure answers with its code and a message written for the client; what
+    // caused it (the exception and its stack) goes to the log only.
+    if (error.status >= 500 && error.code !== 'busy') {
+      request.log.error({ err: error.cause ?? error, code: error.code }, error.message);
+    }
+    return sendDocfixError(reply, error);
+  }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {
     const problems = problemsOf(fastifyError.validation, fastifyError.validationContext ?? 'body');
