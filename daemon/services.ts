@@ -2,6 +2,7 @@
 // Built once by app.ts (build(opts)) and decorated onto the fastify instance as `docfix`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyOf, ParamsOf, QueryOf, ResponseOf, RouteId } from '../src/api-routes.ts';
+import type { AuditedChanges } from './storage/audited-changes.ts';
 import type { AuditLog } from './storage/audit-log.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import type { DocumentStore } from './storage/document-store.ts';
@@ -20,6 +21,8 @@ export interface Services {
   documents: DocumentStore;
   blobs: BlobStore;
   audit: AuditLog;
+  /** Audited changes of documents: the change and its audit entry, atomic in effect. */
+  changes: AuditedChanges;
   usage: UsageStore;
   engine: EngineSlots;
   certificates: CertificateStore;

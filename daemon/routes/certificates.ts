@@ -337,22 +337,23 @@ export const certificateHandlers: Handlers = {
     };
     await certificateStore(services).put(certificate);
     const out = certificateOut(certificate, true);
-    await services.documents.update(tenantId, record.document.document_id, (r) => {
+    // The record lists the certificate and owes its audit entry in one write (audited-changes.ts).
+    await services.changes.update(tenantId, record.document.document_id, (r) => {
       r.certificates = [...(r.certificates ?? []), out];
-    });
-    await services.audit.append(tenantId, {
-      action: 'certificate.issue',
-      subject_type: 'document',
-      subject_id: record.document.document_id,
-      payload: {
-        certificate_id: certificateId,
-        certificate_sha256: certificate.certificate_sha256,
-        corrected_sha256: certificate.corrected_sha256,
-        corrections: certificate.corrections,
-        key_id: certificate.key_id,
-        audit_head_hash: chain.head_hash,
-        api_key_id: caller.key.key_id,
-      },
+      return {
+        action: 'certificate.issue',
+        subject_type: 'document',
+        subject_id: record.document.document_id,
+        payload: {
+          certificate_id: certificateId,
+          certificate_sha256: certificate.certificate_sha256,
+          corrected_sha256: certificate.corrected_sha256,
+          corrections: certificate.corrections,
+          key_id: certificate.key_id,
+          audit_head_hash: chain.head_hash,
+          api_key_id: caller.key.key_id,
+        },
+      };
     });
     return out;
   },

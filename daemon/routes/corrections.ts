@@ -27,6 +27,7 @@ import { checkTokenEngine, checkTokenHead, signConfirmToken, type TokenBinding }
 import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import { currentRevision, documentPassword, loadDocument } from '../document-access.ts';
+import type { OwedEvent } from '../storage/audited-changes.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 import { randomId } from '../storage/ids.ts';
 import type {
@@ -247,27 +248,32 @@ function contentDisposition(filenameHint: string): string {
 // ---------------------------------------------------------------------------------------------
 // Handlers.
 
-/** After an undo or a redo: the audit entry and the answer (the correction stepped over, and those standing). */
-async function stepAnswer(
-  services: Services,
+/** The audit event of an undo or a redo, owed by the record's change. */
+function stepEvent(
   caller: Caller,
   documentId: string,
   action: 'correction.undo' | 'correction.redo',
-  written: DocumentRecord | null,
-  stepped: CorrectionRecord | null,
+  stepped: CorrectionRecord,
   extra: Record<string, unknown>,
-): Promise<UndoOut> {
-  if (!written || !stepped) throw new DocfixError('not_found', `No document ${documentId} on this account.`);
-  const out = correctionOut(stepped);
-  await services.audit.append(caller.tenant.tenant_id, {
+): OwedEvent {
+  return {
     action,
     subject_type: 'document',
     subject_id: documentId,
-    payload: { seq: out.seq, revision_id: stepped.revision_id, ...extra, key_id: caller.key.key_id },
-  });
+    payload: { seq: stepped.seq, revision_id: stepped.revision_id, ...extra, key_id: caller.key.key_id },
+  };
+}
+
+/** After an undo or a redo: the answer (the correction stepped over, and those standing). */
+function stepAnswer(
+  documentId: string,
+  written: DocumentRecord | null,
+  stepped: CorrectionRecord | null,
+): UndoOut {
+  if (!written || !stepped) throw new DocfixError('not_found', `No document ${documentId} on this account.`);
   return {
     document: written.document,
-    undone: out,
+    undone: correctionOut(stepped),
     corrections: standingCorrections(written).map(correctionOut),
   };
 }
@@ -293,24 +299,24 @@ export const correctionHandlers: Handlers = {
       statement_text: text,
       created_at: new Date().toISOString(),
     };
-    const written = await services.documents.update(tenantId, body.document_id, (record) => {
+    const written = await services.changes.update(tenantId, body.document_id, (record) => {
       if (record.document.tenant_id !== tenantId)
         throw new DocfixError('not_found', `No document ${body.document_id} on this account.`);
       record.attestations.push(attestation);
+      return {
+        action: 'attestation.create',
+        subject_type: 'document',
+        subject_id: body.document_id,
+        payload: {
+          attestation_id: attestation.attestation_id,
+          statement_version: version,
+          statement_text: text,
+          statement_sha256: sha256(new TextEncoder().encode(text)),
+          key_id: caller.key.key_id,
+        },
+      };
     });
     if (!written) throw new DocfixError('not_found', `No document ${body.document_id} on this account.`);
-    await services.audit.append(tenantId, {
-      action: 'attestation.create',
-      subject_type: 'document',
-      subject_id: body.document_id,
-      payload: {
-        attestation_id: attestation.attestation_id,
-        statement_version: version,
-        statement_text: text,
-        statement_sha256: sha256(new TextEncoder().encode(text)),
-        key_id: caller.key.key_id,
-      },
-    });
     return attestation;
   },
 
@@ -419,7 +425,7 @@ export const correctionHandlers: Handlers = {
       // 1. The new revision, durable before any record points to it.
       const blobSha = await services.blobs.putBytes(tenantId, documentId, output);
 
-      // 2. The records, under the document's lock; the head must still be the one corrected.
+      // 2. Under the document's lock, the head must still be the one corrected.
       const now = new Date().toISOString();
       const revisionId = randomId('rev');
       const verificationId = randomId('ver');
@@ -432,7 +438,8 @@ export const correctionHandlers: Handlers = {
       };
       const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
       let correction: CorrectionRecord | null = null;
-      const written = await services.documents.update(tenantId, documentId, (current) => {
+      // 3. The records and the audit entry they owe, in one write (storage/audited-changes.ts).
+      const written = await services.changes.update(tenantId, documentId, (current) => {
         const currentHead = current.document.head_revision_id ?? current.original_revision_id;
         if (currentHead !== head.revision_id) {
           throw stale(
@@ -479,6 +486,29 @@ export const correctionHandlers: Handlers = {
         current.verification_by_revision[revisionId] = verificationId;
         current.document.head_revision_id = revisionId;
         current.document.state = 'corrected';
+        const made: CorrectionRecord = correction;
+        return {
+          action: 'correction.apply',
+          subject_type: 'document',
+          subject_id: documentId,
+          payload: {
+            seq: made.seq,
+            page_index: made.page_index,
+            revision_id: revisionId,
+            parent_revision_id: head.revision_id,
+            verification_id: verificationId,
+            output_sha256: outputSha,
+            passed: verification.passed,
+            tier: made.tier,
+            tier_name: made.tier_name,
+            text_before: made.text_before,
+            text_after: made.text_after,
+            box_render: made.box_render,
+            attestation_id: attestation.attestation_id,
+            proposal_id: body.apply.proposal_id,
+            key_id: caller.key.key_id,
+          },
+        };
       });
       if (!written || !correction) {
         // Deleted while the engine worked: the blob just written must not outlive its document.
@@ -487,31 +517,7 @@ export const correctionHandlers: Handlers = {
         }
         throw new DocfixError('not_found', `No document ${documentId} on this account.`);
       }
-      const made = correction as CorrectionRecord;
-
-      // 3. The audit entry, then the usage count.
-      await services.audit.append(tenantId, {
-        action: 'correction.apply',
-        subject_type: 'document',
-        subject_id: documentId,
-        payload: {
-          seq: made.seq,
-          page_index: made.page_index,
-          revision_id: revisionId,
-          parent_revision_id: head.revision_id,
-          verification_id: verificationId,
-          output_sha256: outputSha,
-          passed: verification.passed,
-          tier: made.tier,
-          tier_name: made.tier_name,
-          text_before: made.text_before,
-          text_after: made.text_after,
-          box_render: made.box_render,
-          attestation_id: attestation.attestation_id,
-          proposal_id: body.apply.proposal_id,
-          key_id: caller.key.key_id,
-        },
-      });
+      // 4. The usage count.
       await services.usage.countCorrection(tenantId);
       return verification;
     }
@@ -536,7 +542,7 @@ export const correctionHandlers: Handlers = {
   async undo({ params, caller, services }) {
     const tenantId = caller.tenant.tenant_id;
     let undone: CorrectionRecord | null = null;
-    const written = await services.documents.update(tenantId, params.document_id, (record) => {
+    const written = await services.changes.update(tenantId, params.document_id, (record) => {
       const standing = standingCorrections(record);
       const last = standing[standing.length - 1];
       if (!last) throw new DocfixError('nothing_to_undo', 'No correction stands on this document.');
@@ -545,16 +551,17 @@ export const correctionHandlers: Handlers = {
         last.parent_revision_id === record.original_revision_id ? null : last.parent_revision_id;
       record.document.state = record.document.head_revision_id ? 'corrected' : 'uploaded';
       undone = last;
+      return stepEvent(caller, params.document_id, 'correction.undo', last, {
+        head_revision_id: record.document.head_revision_id,
+      });
     });
-    return stepAnswer(services, caller, params.document_id, 'correction.undo', written, undone, {
-      head_revision_id: written?.document.head_revision_id ?? null,
-    });
+    return stepAnswer(params.document_id, written?.record ?? null, undone);
   },
 
   async redo({ params, caller, services }) {
     const tenantId = caller.tenant.tenant_id;
     let redone: CorrectionRecord | null = null;
-    const written = await services.documents.update(tenantId, params.document_id, (record) => {
+    const written = await services.changes.update(tenantId, params.document_id, (record) => {
       const headId = record.document.head_revision_id ?? record.original_revision_id;
       const next = record.corrections
         .filter((c) => c.status === 'undone' && c.parent_revision_id === headId)
@@ -568,8 +575,9 @@ export const correctionHandlers: Handlers = {
       record.document.head_revision_id = next.revision_id;
       record.document.state = 'corrected';
       redone = next;
+      return stepEvent(caller, params.document_id, 'correction.redo', next, {});
     });
-    return stepAnswer(services, caller, params.document_id, 'correction.redo', written, redone, {});
+    return stepAnswer(params.document_id, written?.record ?? null, redone);
   },
 
   async getManifest({ params, caller, services, reply }) {

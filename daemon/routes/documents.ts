@@ -91,8 +91,7 @@ export const documentHandlers: Handlers = {
         served_regions: [],
         inspection: { day: '', pixels: 0 },
       };
-      await services.documents.create(tenantId, record);
-      await services.audit.append(tenantId, {
+      await services.changes.create(tenantId, record, {
         action: 'document.upload',
         subject_type: 'document',
         subject_id: documentId,
@@ -121,10 +120,8 @@ export const documentHandlers: Handlers = {
 
   deleteDocument: async ({ caller, services, params }) => {
     const tenantId = caller.tenant.tenant_id;
-    const record = await loadDocument(services, caller, params.document_id);
-    const removed = await services.documents.remove(tenantId, params.document_id);
-    if (!removed) throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
-    await services.audit.append(tenantId, {
+    await loadDocument(services, caller, params.document_id);
+    const removed = await services.changes.remove(tenantId, params.document_id, (record) => ({
       action: 'document.delete',
       subject_type: 'document',
       subject_id: params.document_id,
@@ -135,7 +132,8 @@ export const documentHandlers: Handlers = {
         certificates: record.certificates.map((c) => c.certificate_id),
         filename_hint: record.document.filename_hint,
       },
-    });
+    }));
+    if (!removed) throw new DocfixError('not_found', `No document ${params.document_id} on this account.`);
     return undefined;
   },
 

@@ -99,6 +99,47 @@ export class AuditLog {
     return out;
   }
 
+  /**
+   * Start-up only (the data dir's lock held): removes a last line cut short by a crash during its
+   * append. Such a line was never acknowledged (an append answers after fsync of the whole line).
+   * Returns the bytes removed.
+   */
+  async repairTail(tenantId: string): Promise<number> {
+    const file = this.layout.auditFile(tenantId);
+    let handle;
+    try {
+      handle = await open(file, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size === 0) return 0;
+      // Look back from the end for the last newline, a block at a time.
+      const block = Buffer.alloc(64 * 1024);
+      let end = size;
+      let keep = 0;
+      while (end > 0) {
+        const start = Math.max(0, end - block.length);
+        const { bytesRead } = await handle.read(block, 0, end - start, start);
+        const at = block.subarray(0, bytesRead).lastIndexOf(0x0a);
+        if (at >= 0) {
+          keep = start + at + 1;
+          break;
+        }
+        end = start;
+      }
+      if (keep === size) return 0;
+      await handle.truncate(keep);
+      await handle.sync();
+      this.heads.delete(tenantId);
+      return size - keep;
+    } finally {
+      await handle.close();
+    }
+  }
+
   async verifyChain(tenantId: string): Promise<AuditChainOut> {
     return verifyAuditChain(await this.readAll(tenantId));
   }

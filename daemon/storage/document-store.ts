@@ -1,10 +1,12 @@
 // Per-document records (lowdb over a durable JSON adapter): one small file per document, so the cost
 // of a write follows that document, never the tenant's history. Updates of one document are
 // serialised; a record is written only after the blobs it points to are durable (callers' order).
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Adapter } from 'lowdb';
-import { KeyedLock, writeFileDurable } from './atomic-file.ts';
+import { fsyncDir, KeyedLock, writeFileDurable } from './atomic-file.ts';
 import type { DataLayout } from './data-layout.ts';
 import { isSafeId } from './data-layout.ts';
 import type { DocumentRecord } from './records.ts';
@@ -30,6 +32,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     await writeFileDurable(this.path, JSON.stringify(data));
   }
 }
+
+/** Name prefix of a deleted document's folder until it is removed. */
+export const RETIRED_PREFIX = '.deleted-';
 
 export class DocumentStore {
   private layout: DataLayout;
@@ -103,6 +108,32 @@ export class DocumentStore {
     }
     records.sort((a, b) => b.document.created_at.localeCompare(a.document.created_at));
     return records.slice(0, limit);
+  }
+
+  /**
+   * Deletes a document in one atomic step: `change` may mark the record (the audit entry it owes),
+   * the record is written, then the folder is renamed out of the documents folder (`.deleted-…`,
+   * invisible to every lookup). Returns that folder, for the caller to remove after its audit entry;
+   * start-up removes any left (daemon/storage/recovery.ts). Null when there is no such document.
+   */
+  async retire(
+    tenantId: string,
+    documentId: string,
+    change: (record: DocumentRecord) => void,
+  ): Promise<string | null> {
+    if (!isSafeId(documentId) || !isSafeId(tenantId)) return null;
+    return this.lock.run(`${tenantId}/${documentId}`, async () => {
+      const db = this.db(tenantId, documentId);
+      await db.read();
+      if (!db.data) return null;
+      change(db.data);
+      await db.write();
+      const parent = this.layout.documentsDir(tenantId);
+      const retired = join(parent, `${RETIRED_PREFIX}${documentId}-${randomBytes(4).toString('hex')}`);
+      await rename(this.dir(tenantId, documentId), retired);
+      await fsyncDir(parent);
+      return retired;
+    });
   }
 
   /** Deletes the document's folder: its record, every revision and every file made from it. */

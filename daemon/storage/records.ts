@@ -79,4 +79,23 @@ export interface DocumentRecord {
   served_regions: ServedRegion[];
   /** Native pixels inside corrections served today (Free plan inspection budget). */
   inspection: { day: string; pixels: number };
+  /**
+   * Audit entries owed by changes of this record, written in the same atomic write as the change
+   * (daemon/storage/audited-changes.ts); start-up appends any the audit log lacks.
+   */
+  pending_audit?: PendingAudit[];
+}
+
+/** An audit entry a change owes until it is in the audit log (matched by `op_id`). */
+export interface PendingAudit {
+  op_id: string;
+  at: string;
+  /** 'present': owed when the record exists; 'deleted': owed when the document was deleted. */
+  when: 'present' | 'deleted';
+  event: {
+    action: string;
+    subject_type: string;
+    subject_id: string;
+    payload: Record<string, unknown>;
+  };
 }
