@@ -23,6 +23,7 @@ import { CertificateStore } from './certificate-store.ts';
 import { JOB_ROUTES, JobBoard } from './job-board.ts';
 import { loadOrCreateSigningKeys } from './signing-keys.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
+import { AuditedChanges } from './storage/audited-changes.ts';
 import { AuditLog } from './storage/audit-log.ts';
 import { BlobStore } from './storage/blob-store.ts';
 import { DataLayout } from './storage/data-layout.ts';
@@ -41,7 +42,8 @@ declare module 'fastify' {
 
 export interface BuildOptions {
   config?: Partial<DaemonConfig>;
-  logger?: boolean;
+  /** Fastify's logger: false (tests), true (everything), or options such as `{ level: 'error' }`. */
+  logger?: boolean | { level: string };
   /** Extra or replacement handlers (tests). */
   handlers?: Handlers;
   /** An engine pool to share (tests build many apps over one pool). */
@@ -77,12 +79,15 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
   const layout = new DataLayout(config.dataDir);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const ownEngine = !options.engine;
+  const documents = new DocumentStore(layout);
+  const audit = new AuditLog(layout);
   const services: Services = {
     config,
     tenants: new TenantStore(layout),
-    documents: new DocumentStore(layout),
+    documents,
     blobs: new BlobStore(layout),
-    audit: new AuditLog(layout),
+    audit,
+    changes: new AuditedChanges(documents, audit),
     usage: new UsageStore(layout),
     engine:
       options.engine ??

@@ -2,11 +2,14 @@
 // (written to the CLI's configuration so a new user's first command just works), listens, prints the
 // ready line, and shuts down gracefully on SIGINT/SIGTERM (in-flight work finishes; new requests get 503).
 import { rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { openLocalConfig } from '../src/local-config.ts';
 import { build } from './app.ts';
-import type { DaemonConfig } from './config.ts';
+import { resolveConfig, type DaemonConfig } from './config.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { writeFileDurable } from './storage/atomic-file.ts';
 import { DataLayout } from './storage/data-layout.ts';
+import { recoverDataDir } from './storage/recovery.ts';
 import { TenantStore } from './storage/tenant-store.ts';
 
 export const DEFAULT_TENANT = 'default';
@@ -35,13 +38,26 @@ export async function ensureDefaultKey(dataDir: string, url: string): Promise<{ 
 }
 
 export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
-  const app = await build({ config: overrides, logger: process.env.DOCFIX_LOG === '1' });
+  // One daemon per data directory: the lock first (a second daemon stops here, naming the first),
+  // then the recovery of what a killed daemon left, then the app.
+  const lock = await lockDataDir(resolveConfig(overrides).dataDir);
+  const recovered = await recoverDataDir(resolveConfig(overrides).dataDir, (line) =>
+    process.stderr.write(`docfix daemon: ${line}\n`),
+  );
+  if (recovered.temp_files_removed || recovered.deleted_folders_removed || recovered.audit_bytes_truncated)
+    process.stderr.write(`docfix daemon: start-up recovery ${JSON.stringify(recovered)}\n`);
+  // Errors (with their stacks) are logged always; every request with DOCFIX_LOG=1.
+  const app = await build({
+    config: overrides,
+    logger: process.env.DOCFIX_LOG === '1' ? true : { level: 'error' },
+  });
   const { config } = app.docfix;
   const layout = new DataLayout(config.dataDir);
   const address = await app.listen({ host: config.host, port: config.port });
   const port = new URL(address).port;
   const scheme = config.tls ? 'https' : 'http';
   const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  lock.setUrl(url);
   const { created } = await ensureDefaultKey(config.dataDir, url);
   await writeFileDurable(layout.pidFile, `${process.pid}\n`);
   await writeFileDurable(layout.runFile, JSON.stringify({ pid: process.pid, url, data_dir: config.dataDir }));
@@ -59,9 +75,32 @@ export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
     } finally {
       await rm(layout.pidFile, { force: true });
       await rm(layout.runFile, { force: true });
+      await lock.release();
       process.exit(0);
     }
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  watchParent(() => void stop('its parent process exited'));
+}
+
+/**
+ * `docfix daemon serve` runs this daemon as its child and passes a pipe as fd 3 with
+ * DOCFIX_PARENT_PIPE=3. The kernel closes the pipe when the parent dies, however it dies (kill -9
+ * included), so the daemon stops with it rather than running on orphaned.
+ */
+function watchParent(onGone: () => void): void {
+  const fd = Number(process.env.DOCFIX_PARENT_PIPE);
+  if (!Number.isInteger(fd) || fd < 3) return;
+  let pipe: Socket;
+  try {
+    pipe = new Socket({ fd, readable: true, writable: false });
+  } catch {
+    return;
+  }
+  pipe.on('data', () => {});
+  pipe.on('error', onGone);
+  pipe.on('close', onGone);
+  // The pipe alone must not keep the daemon alive once it stops listening.
+  pipe.unref();
 }

@@ -2,7 +2,42 @@
 // as a process with inherited stdio and its exit code (the CLI never imports daemon code). The flags
 // are declared here for help and completions; the words after the group are forwarded as typed.
 import type { Command } from 'commander';
-import { CliExit, rawArgs, runDaemonCommand } from '../context.ts';
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { CliExit, daemonBin, rawArgs, runDaemonCommand } from '../context.ts';
+
+/** The exit code that names how a child ended: its own code, or 128 + the number of its signal. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const number = signal ? constants.signals[signal] : undefined;
+  return number ? 128 + number : 1;
+}
+
+/**
+ * `docfix daemon serve`: the daemon runs as this process's child, tied to it both ways. SIGINT,
+ * SIGTERM and SIGHUP sent to this process are passed on (the daemon stops gracefully); the daemon
+ * holds the read end of a pipe whose write end only this process has (fd 3, DOCFIX_PARENT_PIPE), so
+ * when this process dies in any way — kill -9 included — the kernel closes it and the daemon stops
+ * too instead of running on orphaned. The exit code is the daemon's, or 128 + its signal's number.
+ */
+function serveInForeground(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [daemonBin, ...args], {
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      // Its own process group: a Ctrl-C on the terminal reaches it once, through us.
+      detached: true,
+      env: { ...process.env, DOCFIX_PARENT_PIPE: '3' },
+    });
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const signal of signals) process.on(signal, forward);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      for (const s of signals) process.off(s, forward);
+      resolve(exitCodeOf(code, signal));
+    });
+  });
+}
 
 /** The words after the first `group` token of the command line, forwarded as typed. */
 export function forwardedArgs(args: string[], group: string): string[] {
@@ -10,14 +45,14 @@ export function forwardedArgs(args: string[], group: string): string[] {
   return at < 0 ? [] : args.slice(at + 1);
 }
 
-async function forward(group: string, prefix: string[], forwardSignals = false): Promise<void> {
+async function forward(group: string, prefix: string[]): Promise<void> {
   const raw = rawArgs();
   const args = [...prefix, ...forwardedArgs(raw, group)];
   // `docfix --json keys list`: the global flag, typed before the group, still applies.
   if (raw.indexOf('--json') >= 0 && raw.indexOf('--json') < raw.indexOf(group) && !args.includes('--json')) {
     args.push('--json');
   }
-  const { code } = await runDaemonCommand(args, { stdio: 'inherit', forwardSignals });
+  const { code } = await runDaemonCommand(args, { stdio: 'inherit' });
   if (code !== 0) throw new CliExit(code);
 }
 
@@ -43,7 +78,10 @@ Examples:
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '7341')
     .option(dataDir, dataDirHelp)
-    .action(() => forward('daemon', [], true));
+    .action(async () => {
+      const code = await serveInForeground(forwardedArgs(rawArgs(), 'daemon'));
+      if (code !== 0) throw new CliExit(code);
+    });
   leaf(daemon, 'start', 'Start the daemon in the background and wait until it answers')
     .option('--host <host>', 'address to listen on')
     .option('--port <port>', 'port')
