@@ -18,6 +18,7 @@ import { register as documents } from './commands/documents.ts';
 import { register as edits } from './commands/edits.ts';
 import { register as fix } from './commands/fix.ts';
 import { register as pages } from './commands/pages.ts';
+import { register as review } from './commands/review.ts';
 
 /** Every command file's register, in the order help lists them. */
 const COMMANDS: ((program: Command) => void)[] = [
@@ -25,6 +26,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   edits,
   corrections,
   pages,
+  review,
   fix,
   cert,
   certCheck, // after cert: it adds `check` under `cert`
@@ -40,7 +42,7 @@ export const VERSION = '0.1.0';
 /** How `docfix --help` groups the commands, by resource. */
 const HELP_GROUPS: Record<string, string[]> = {
   'Documents:': ['upload', 'ls', 'show', 'rm', 'classify', 'search', 'attest'],
-  'Corrections:': ['propose', 'apply', 'verify', 'corrections', 'undo', 'redo', 'manifest', 'export'],
+  'Corrections:': ['review', 'propose', 'apply', 'verify', 'corrections', 'undo', 'redo', 'manifest', 'export'],
   'Pages:': ['preview', 'crop', 'ocr', 'preflight'],
   'Batch:': ['fix'],
   'Certificates and audit:': ['cert', 'audit'],
