@@ -6,6 +6,13 @@
 // check and still made the engine fail is the service's fault (edit_failed, logged with its stack).
 import { mupdf, messageOf } from '../pdf/mupdf-adapter.ts';
 
+/** MuPDF's own words for a syntax or format error; a JavaScript fault inside MuPDF.js says nothing useful. */
+function reasonOf(error: unknown): string {
+  if (error instanceof TypeError || error instanceof ReferenceError || error instanceof RangeError)
+    return 'MuPDF cannot read it';
+  return messageOf(error);
+}
+
 export interface Damage {
   /** One line a person can act on, e.g. "object 12 0 does not parse (expected 'R' keyword)". */
   finding: string;
@@ -40,7 +47,7 @@ export function findDamage(pdf: Uint8Array, password: string, pageIndex: number)
       note('its cross-reference table is broken (the file had to be rebuilt by scanning it)');
     }
   } catch (error) {
-    note(`it does not open cleanly (${messageOf(error)})`);
+    note(`it does not open cleanly (${reasonOf(error)})`);
   } finally {
     doc?.destroy();
   }
@@ -54,7 +61,7 @@ function examinePage(doc: mupdf.PDFDocument, pageIndex: number, note: (f: string
     if (pageIndex >= doc.countPages()) return;
     page = doc.findPage(pageIndex);
   } catch (error) {
-    note(`page ${pageIndex + 1} cannot be found in the page tree (${messageOf(error)})`);
+    note(`page ${pageIndex + 1} cannot be found in the page tree (${reasonOf(error)})`);
     return;
   }
   if (!page || !page.isDictionary()) {
@@ -75,7 +82,7 @@ function examinePage(doc: mupdf.PDFDocument, pageIndex: number, note: (f: string
       part.readStream();
     }
   } catch (error) {
-    note(`the contents of page ${pageIndex + 1} cannot be read (${messageOf(error)})`);
+    note(`the contents of page ${pageIndex + 1} cannot be read (${reasonOf(error)})`);
   }
   try {
     const fonts = page.get('Resources').get('Font');
@@ -100,7 +107,7 @@ function examinePage(doc: mupdf.PDFDocument, pageIndex: number, note: (f: string
       });
     }
   } catch (error) {
-    note(`a font of page ${pageIndex + 1} cannot be read (${messageOf(error)})`);
+    note(`a font of page ${pageIndex + 1} cannot be read (${reasonOf(error)})`);
   }
 }
 
@@ -117,7 +124,7 @@ function examineObjects(doc: mupdf.PDFDocument, fileBytes: number, note: (f: str
       }
       ref.readRawStream();
     } catch (error) {
-      note(`object ${num} 0 does not parse (${messageOf(error)})`);
+      note(`object ${num} 0 does not parse (${reasonOf(error)})`);
     }
   }
 }
