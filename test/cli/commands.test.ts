@@ -306,19 +306,27 @@ test('keys and tenants are forwarded to the daemon executable', async () => {
   assert.is(bad.code, 2, 'the daemon executable exit code is kept');
 });
 
-test('no daemon configured and --no-autostart: exit 3 with what to do', async () => {
-  const dir = join(d.dir, 'empty-config');
+test('no daemon answering and --no-autostart: exit 3 with what to do', async () => {
+  // The local daemon's address is a port just freed here, not the default one: whatever runs on
+  // this machine (a daemon on 7341 included), nothing answers there.
+  const free = await listen(() => {});
+  const port = (free.server.address() as AddressInfo).port;
+  await new Promise((r) => free.server.close(r));
+  const dir = join(d.dir, 'no-daemon-config');
   await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'config.json'),
+    JSON.stringify({ local: { url: `http://127.0.0.1:${port}`, data_dir: join(d.dir, 'no-daemon-data') } }),
+  );
   const r = await runNode(DOCFIX, ['--no-autostart', 'usage'], {
     DOCFIX_URL: '',
     DOCFIX_API_KEY: '',
     DOCFIX_CONFIG_DIR: dir,
+    DOCFIX_DATA_DIR: join(d.dir, 'no-daemon-data'),
   });
-  // Either a daemon already runs on the default port of this machine, or the CLI says how to start one.
-  if (r.code !== 0) {
-    assert.is(r.code, 3);
-    assert.match(r.stderr, /docfix daemon start/);
-  }
+  assert.is(r.code, 3, r.stderr);
+  assert.match(r.stderr, /docfix daemon start/);
+  assert.ok(r.stderr.includes(`127.0.0.1:${port}`), `names the address tried: ${r.stderr}`);
 });
 
 test('autostart: starts the local daemon where the config says, then uses its default key', async () => {
