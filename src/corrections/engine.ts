@@ -17,7 +17,18 @@ import { advanceOf, planEdits, type OperandChange, type StreamEdit } from './rew
 import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
 import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
-import { boxesAt, sha256, toRender, verifyOutput, WORKING_DPI, type VerifyOutput } from './verify.ts';
+import {
+  boxesAt,
+  sha256,
+  streamDecoder,
+  toRender,
+  verifyOutput,
+  WORKING_DPI,
+  type VerifyOutput,
+} from './verify.ts';
+import type { DeclaredObject } from './object-guard.ts';
+import { keepOriginalNumbers } from '../pdf/exact-save.ts';
+import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
 import { freshFontName, matchedFont, planMatchedEdits, type MatchedFont } from './tier4.ts';
@@ -716,6 +727,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       .digest('hex');
 
     const rewrittenExisting = [page.getObject().asIndirect()];
+    const manifestObjects: DeclaredObject[] = [];
     if (forApply) {
       const box = unionBox(oldBoxes) ?? [0, 0, 0, 0];
       const manifest = buildManifest(input.manifest, {
@@ -729,11 +741,44 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         visibility_cost: tier === 4 ? 'low' : 'none',
         created_at: new Date().toISOString(),
       });
-      embedManifest(doc, manifest);
+      // The manifest rewrites the catalog, its /Names dictionary and the embedded-files tree: each is
+      // declared (before the embedding, since it may replace the tree) for the structural guard.
       const root = doc.getTrailer().get('Root');
-      if (root.isIndirect()) rewrittenExisting.push(root.asIndirect());
+      const names = root.get('Names');
+      if (names.isIndirect()) manifestObjects.push({ num: names.asIndirect(), kind: 'names' });
+      const tree = names.isDictionary() ? names.get('EmbeddedFiles') : null;
+      if (tree?.isIndirect()) manifestObjects.push({ num: tree.asIndirect(), kind: 'name tree' });
+      embedManifest(doc, manifest);
+      if (root.isIndirect()) {
+        rewrittenExisting.push(root.asIndirect());
+        manifestObjects.push({ num: root.asIndirect(), kind: 'catalog' });
+      }
     }
-    const output = save(doc);
+    // Every existing object rewritten, and every new object copied from an existing one, is
+    // declared with its kind: the structural guard allows changes only at that kind's keys.
+    const declared: DeclaredObject[] = [{ num: rewrittenExisting[0], kind: 'page' }, ...manifestObjects];
+    for (const c of changedObjects) {
+      if (c.num === c.replaces || declared.some((d) => d.num === c.num)) continue;
+      const copy =
+        c.replaces > 0 && (c.kind === 'font' || c.kind === 'form xobject' || c.kind === 'resources');
+      declared.push(copy ? { num: c.num, kind: c.kind, from: c.replaces } : { num: c.num, kind: c.kind });
+    }
+    const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
+    const saved = save(doc);
+    let output = saved;
+    let numbersKept = 0;
+    try {
+      const exact = keepOriginalNumbers(
+        input.pdf,
+        saved,
+        inputIndex,
+        new Map(declared.filter((d) => d.from !== undefined).map((d) => [d.num, d.from!])),
+      );
+      output = exact.bytes;
+      numbersKept = exact.restored;
+    } catch {
+      // MuPDF's bytes stand; the structural guard then names every number it re-printed.
+    }
     const verify = verifyOutput({
       output,
       input: input.pdf,
@@ -764,6 +809,10 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       changedObjects,
       rewrittenExisting,
       textPlaceOk: textPlace,
+      inputIndex,
+      declared,
+      numbersKept,
+      encrypted: opened.encrypted,
     });
     const explanation =
       tier === 3

@@ -6,6 +6,9 @@ import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from 
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
 import { quadBox, readPageText, type TextLine } from './page-text.ts';
 import type { ChangedObject } from './write.ts';
+import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
+import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
+import { streamBytes } from './pdf-bytes.ts';
 import { glyphInkBoxes } from './ink.ts';
 
 export const WORKING_DPI = 300;
@@ -132,6 +135,26 @@ export interface VerifyInput {
   /** Object numbers of existing objects rewritten (page dictionary, catalog …). */
   rewrittenExisting: number[];
   textPlaceOk: { passed: boolean; detail: string };
+  /** The input's objects as its bytes write them (for the structural guard). */
+  inputIndex: ObjectIndex;
+  /** Existing objects the correction rewrote and new objects copied from existing ones. */
+  declared: DeclaredObject[];
+  /** Number tokens MuPDF re-printed that the save put back as the input wrote them. */
+  numbersKept: number;
+  /** The document is encrypted (strings are re-encrypted when an object is written again). */
+  encrypted: boolean;
+}
+
+/** Decoded stream data by object number, through an open document (decryption and filters applied). */
+export function streamDecoder(doc: mupdf.PDFDocument): StreamDecoder {
+  return (num) => {
+    try {
+      const obj = doc.newIndirect(num);
+      return obj.isStream() ? streamBytes(obj) : null;
+    } catch {
+      return null;
+    }
+  };
 }
 
 export interface VerifyOutput {
@@ -265,6 +288,17 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     });
     guards.push({ name: 'output_reopens', passed: reopenOk, detail: reopenDetail });
 
+    // The proof: every object compared token for token with the input; only declared keys differ.
+    const structure = objectsUntouched(
+      v.input,
+      v.output,
+      v.inputIndex,
+      new ObjectIndex(v.output, streamDecoder(doc)),
+      v.declared,
+      { encrypted: v.encrypted },
+    );
+    guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
+
     // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
     // the only existing objects rewritten are listed; no other page's closure reaches them.
     const prefixKept =
@@ -328,6 +362,10 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       bytes_before: v.input.length,
       bytes_after: v.output.length,
       pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
+      objects_compared: structure.compared,
+      objects_changed_as_declared: structure.rewritten,
+      objects_changed_undeclared: structure.undeclared,
+      numbers_kept_as_written: v.numbersKept,
     };
     return {
       passed: failures.length === 0,

@@ -86,7 +86,7 @@ for (const entry of manifest.files) {
       const outPath = join(work, `${entry.file}.${t.kind}.${t.page}.out.pdf`);
       writeFileSync(outPath, output);
 
-      const { problems, note } = popplerCheck(
+      const { problems, note, splashBucketFlip } = popplerCheck(
         path,
         outPath,
         t.page,
@@ -96,6 +96,8 @@ for (const entry of manifest.files) {
         verification.declared_box,
         work,
       );
+      // The manifest's tasks are the fidelity harness's: pdftoppm alone decides, as it does there.
+      if (splashBucketFlip) problems.push(splashBucketFlip);
       if (problems.length) failures.push(`${entry.file} ${label}: ${problems.join('; ')}`);
       rows.push({
         file: entry.file,

@@ -45,6 +45,8 @@ export interface DerivedResult extends DerivedTask {
   cost: string;
   code: string | null;
   poppler_problems: string[];
+  /** pdftoppm alone saw pixels outside (a Splash bucket flip; pdftocairo agrees with the engine). */
+  splash_bucket_flip: string | null;
   advice_ok: boolean;
 }
 
@@ -178,7 +180,12 @@ export async function runTask(t: DerivedTask, work: string): Promise<DerivedResu
     },
     manifest: manifestInput,
   };
-  const base = { ...t, poppler_problems: [] as string[], advice_ok: true };
+  const base = {
+    ...t,
+    poppler_problems: [] as string[],
+    splash_bucket_flip: null as string | null,
+    advice_ok: true,
+  };
   const proposal = await proposeEdit(input);
   if (proposal.tier < 0) {
     const code = proposal.advice?.code ?? null;
@@ -231,6 +238,7 @@ export async function runTask(t: DerivedTask, work: string): Promise<DerivedResu
     cost: proposal.visibility_cost,
     code: null,
     poppler_problems: problems,
+    splash_bucket_flip: check.splashBucketFlip,
   };
 }
 
@@ -289,6 +297,7 @@ export function summarize(results: DerivedResult[]): { table: string; summary: R
       [1, 2, 3, 4].map((k) => [`tier${k}`, absent.filter((r) => r.tier === k).length]),
     ),
     poppler_failures: results.filter((r) => r.poppler_problems.length).length,
+    splash_bucket_flips: results.filter((r) => r.splash_bucket_flip).length,
     refusals_without_advice: results.filter((r) => r.tier < 0 && !r.advice_ok).length,
   };
   return { table: lines.join('\n'), summary };
