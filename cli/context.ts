@@ -11,6 +11,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { BlockList, isIPv6 } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ConnectionError } from '../src/api-client.ts';
@@ -207,7 +208,9 @@ export function runDaemonCommand(
     child.on('close', (code, signal) => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
-      resolve({ code: code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1), stdout, stderr });
+      // A child ended by a signal: 128 + that signal's number (SIGKILL 137, SIGTERM 143).
+      const bySignal = signal ? osConstants.signals[signal] : undefined;
+      resolve({ code: code ?? (bySignal ? 128 + bySignal : 1), stdout, stderr });
     });
   });
 }
