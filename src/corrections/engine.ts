@@ -163,12 +163,10 @@ async function run(
   try {
     const candidate = attempt(input, forApply);
     const v = candidate.verify;
-    // The second renderer (PDFium) checks the saved bytes at apply time, once MuPDF's own
-    // comparison has passed. A proposal of tier 1 or 2 is not re-rendered by PDFium (they never split
-    // an operator); a tier-4 proposal is, since splitting an operator can move the glyphs after it
-    // by a fraction of a pixel in PDFium's arithmetic (docs/engine.md, Verification).
-    if ((forApply || candidate.tier >= 3) && v.passed)
-      await secondRendererGuard(input.pdf, candidate.output, input.password, pageIndex, v);
+    // A proposal runs the same verification as its apply (the second renderer included), so a
+    // proposal that says it can be made is made: the only difference at apply is the manifest, whose
+    // objects the structural guard proves are outside every page (docs/engine.md, Verification).
+    if (v.passed) await secondRendererGuard(input.pdf, candidate.output, input.password, pageIndex, v);
     const pageDiff: PageDiff = {
       page_index: pageIndex,
       identical: v.diff.identical,
