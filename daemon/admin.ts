@@ -91,18 +91,20 @@ export function program(): Command {
   daemon
     .command('serve')
     .description('run the daemon in the foreground until SIGINT/SIGTERM')
-    .option('--host <host>', 'address to listen on', DEFAULT_HOST)
-    .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
+    // No commander defaults: an unset flag leaves the DOCFIX_* variable (a service's environment
+    // file), then the default, to daemon/config.ts.
+    .option('--host <host>', `address to listen on ($DOCFIX_HOST, default ${DEFAULT_HOST})`)
+    .option('--port <port>', `port, 0 picks a free one ($DOCFIX_PORT, default ${DEFAULT_PORT})`, port)
     .addOption(dataDirOption())
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) ($DOCFIX_TLS_CERT)')
     .option('--tls-key <file>', 'and this PEM private key ($DOCFIX_TLS_KEY)')
     .action(
-      async (opts: { host: string; port: number; dataDir?: string; tlsCert?: string; tlsKey?: string }) => {
+      async (opts: { host?: string; port?: number; dataDir?: string; tlsCert?: string; tlsKey?: string }) => {
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
           throw new UsageError('--tls-cert and --tls-key go together');
         await serve({
-          host: opts.host,
-          port: opts.port,
+          ...(opts.host !== undefined ? { host: opts.host } : {}),
+          ...(opts.port !== undefined ? { port: opts.port } : {}),
           dataDir: opts.dataDir ?? defaultDataDir(),
           ...(opts.tlsCert && opts.tlsKey ? { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } } : {}),
         });
