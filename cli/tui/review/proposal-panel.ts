@@ -12,7 +12,8 @@ import type { GraphicsKind } from './terminal-graphics.ts';
 
 const h = React.createElement;
 
-type Line = { text: string; color?: string; bold?: boolean; dim?: boolean; wrap?: boolean };
+/** A line of the panel; `label` lines wrap with a hanging indent under their text. */
+type Line = { text: string; color?: string; bold?: boolean; dim?: boolean; label?: string };
 
 /** The line's words before and as predicted after, each cut to `width` around the change. */
 export function lineAfter(
@@ -46,11 +47,10 @@ export function proposalText(m: ReviewMatch, p: ProposalState, width = 80): Line
   const q = p.proposal;
   if (q.refusal) {
     lines.push({ text: `✗ Refused ${what}`, color: 'red', bold: true });
-    lines.push({ text: `  ${q.refusal}`, wrap: true });
-    if (q.advice?.what && q.advice.what !== q.refusal)
-      lines.push({ text: `  what: ${q.advice.what}`, wrap: true });
-    if (q.advice?.why) lines.push({ text: `  why:  ${q.advice.why}`, wrap: true });
-    for (const step of q.advice?.do ?? []) lines.push({ text: `  do:   ${step}`, color: 'cyan', wrap: true });
+    lines.push({ label: '  ', text: q.refusal });
+    if (q.advice?.what && q.advice.what !== q.refusal) lines.push({ label: '  what: ', text: q.advice.what });
+    if (q.advice?.why) lines.push({ label: '  why:  ', text: q.advice.why });
+    for (const step of q.advice?.do ?? []) lines.push({ label: '  do:   ', text: step, color: 'cyan' });
     if (q.advice?.worth_reporting)
       lines.push({ text: '  This refusal looks like a gap in docfix: worth reporting.', dim: true });
   } else {
@@ -89,19 +89,17 @@ export interface ProposalPanelProps {
 }
 
 function lineNodes(lines: Line[], colour: boolean, keyPrefix: string) {
-  return lines.map((l, i) =>
-    h(
-      Text,
-      {
-        key: `${keyPrefix}${i}`,
-        wrap: l.wrap ? 'wrap' : 'truncate-end',
-        bold: l.bold,
-        dimColor: l.dim,
-        ...(colour && l.color ? { color: l.color } : {}),
-      },
-      l.text,
-    ),
-  );
+  return lines.map((l, i) => {
+    const style = { bold: l.bold, dimColor: l.dim, ...(colour && l.color ? { color: l.color } : {}) };
+    if (l.label === undefined)
+      return h(Text, { key: `${keyPrefix}${i}`, wrap: 'truncate-end', ...style }, l.text);
+    return h(
+      Box,
+      { key: `${keyPrefix}${i}`, flexDirection: 'row' },
+      h(Text, { bold: true }, l.label),
+      h(Box, { flexGrow: 1, flexShrink: 1 }, h(Text, { wrap: 'wrap', ...style }, l.text)),
+    );
+  });
 }
 
 export function ProposalPanel(props: ProposalPanelProps) {

@@ -1,0 +1,271 @@
+// Frames of every review screen at 80×24 (and one wider), rendered with ink-testing-library from states
+// the reducer made, compared whole against test/cli/tui/frames/*.txt. Regenerate them on purpose only:
+// UPDATE_FRAMES=1 node test/run.ts review-screen
+import { render } from 'ink-testing-library';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PNG } from 'pngjs';
+import React from 'react';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ReviewScreen, helpLine, screenLayout } from '../../../cli/tui/review/review-screen.ts';
+import {
+  initialState,
+  lineRegion,
+  selectedMatch,
+  type ReviewMatch,
+  type ReviewState,
+} from '../../../cli/tui/review/review-state.ts';
+import {
+  correction,
+  enter,
+  key,
+  ocrMatch,
+  proposal,
+  run,
+  take,
+  textMatch,
+  type,
+  verification,
+} from './review-fixtures.ts';
+
+const FRAMES = fileURLToPath(new URL('./frames/', import.meta.url));
+
+/** A page crop: white, with dark bars where the line's words are and a darker block on the match. */
+export function linePng(m: Pick<ReviewMatch, 'box' | 'line'>, region: number[], dpi: number): Uint8Array {
+  const s = dpi / 300;
+  const width = Math.round((region[2] - region[0]) * s);
+  const height = Math.round((region[3] - region[1]) * s);
+  const png = new PNG({ width, height });
+  png.data.fill(255);
+  const fill = (box: number[], v: number, step: number) => {
+    for (let y = Math.round((box[1] - region[1]) * s); y < Math.round((box[3] - region[1]) * s); y++)
+      for (let x = Math.round((box[0] - region[0]) * s); x < Math.round((box[2] - region[0]) * s); x++) {
+        if (x < 0 || y < 0 || x >= width || y >= height || Math.floor(x / (step * s)) % 2) continue;
+        png.data.set([v, v, v, 255], (y * width + x) * 4);
+      }
+  };
+  if (m.line) fill(m.line.box, 96, 12);
+  fill(m.box, 0, 6);
+  return new Uint8Array(PNG.sync.write(png));
+}
+
+const strip = (frame: string) =>
+  frame
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+
+function frameOf(state: ReviewState): string {
+  const app = render(React.createElement(ReviewScreen, { state }));
+  const frame = strip(app.lastFrame() ?? '');
+  app.unmount();
+  return frame;
+}
+
+function checkFrame(name: string, state: ReviewState): string {
+  const frame = frameOf(state);
+  const file = `${FRAMES}${name}.txt`;
+  if (process.env.UPDATE_FRAMES === '1' || !existsSync(file)) {
+    mkdirSync(FRAMES, { recursive: true });
+    writeFileSync(file, `${frame}\n`);
+  }
+  assert.fixture(frame, readFileSync(file, 'utf8').replace(/\n$/, ''), name);
+  const width = Math.max(...frame.split('\n').map((l) => [...l].length));
+  assert.ok(width <= state.columns, `${name}: ${width} columns in a ${state.columns}-column terminal`);
+  assert.ok(frame.split('\n').length <= state.rows, `${name}: taller than ${state.rows} rows`);
+  return frame;
+}
+
+const doc = { id: 'doc_1', name: 'letter.pdf', pageCount: 2, kinds: ['text', 'scanned'] };
+
+/** A screen with matches found and the first one's crop shown. */
+function looking(over: { columns?: number; rows?: number } = {}): ReviewState {
+  let [s] = take(
+    initialState({ documentRef: 'doc_1', find: 'Jonh', colour: false, graphics: 'grey', ...over }),
+  );
+  s = run(
+    s,
+    { type: 'document', doc, corrections: [] },
+    {
+      type: 'matches',
+      generation: 1,
+      matches: [
+        textMatch(),
+        textMatch({
+          matchIndex: 1,
+          box: [600, 900, 720, 950],
+          line: { text: 'Kind regards to Mr Jonh and family', box: [200, 900, 1400, 950] },
+        }),
+      ],
+    },
+    { type: 'search-done', generation: 1, note: 'text layer: 2 on 1 page(s)' },
+  );
+  [s] = take(s);
+  const m = selectedMatch(s)!;
+  const region = lineRegion(m, 600);
+  return run(s, { type: 'crop', matchId: m.id, dpi: 600, png: linePng(m, region, 600) });
+}
+
+test('no search yet', () => {
+  let [s] = take(initialState({ documentRef: 'doc_1', colour: false, graphics: 'grey' }));
+  s = run(s, { type: 'document', doc, corrections: [] });
+  const frame = checkFrame('empty', s);
+  assert.match(frame, /No search yet: press \/ to find text/);
+  assert.match(frame, /\? keys/);
+});
+
+test('searching, with a search typed', () => {
+  let [s] = take(initialState({ documentRef: 'doc_1', colour: false, graphics: 'grey' }));
+  s = run(s, { type: 'document', doc, corrections: [] }, key('/'), ...type('Jonh'));
+  const frame = checkFrame('search-input', s);
+  assert.match(frame, /Find: Jonh█/);
+  s = run(s, enter, { type: 'search-progress', generation: 1, note: 'recognising page 1 (1 of 1)…' });
+  assert.match(checkFrame('searching', s), /… recognising page 1 \(1 of 1\)…/);
+});
+
+test('look: the match list and the magnified line', () => {
+  const frame = checkFrame('look', looking());
+  assert.match(frame, /▸ · p0 {3}text {2}100 {2}0 {2}Dear Mr \[Jonh\] Smith,/);
+  assert.match(frame, /Crop of page 0 at 600 dpi \(2×\): "Jonh" at \[400, 300, 520, 350\] \(text layer\)/);
+  assert.match(frame, /@@/, 'the match is drawn dark');
+  assert.match(frame, /Corrections standing: 0/);
+});
+
+test('help: every key', () => {
+  const frame = checkFrame('help', run(looking(), key('?')));
+  for (const k of ['/', 'j k ↓ ↑', 'g', '+ -', '⏎', 'y', 'n', 'u r', 'e', '?', 'q Ctrl-C'])
+    assert.ok(frame.includes(`\n${k} `), k);
+  assert.match(frame, /any key closes the help/);
+});
+
+test('propose: tier, cost, explanation, and the line before and after', () => {
+  let s = run(looking(), enter, key('u', { ctrl: true }), ...type('John'));
+  assert.match(checkFrame('replace-input', s), /Replace "Jonh" with: John█/);
+  s = run(s, enter);
+  [s] = take(s);
+  assert.match(checkFrame('proposing', s), /… Proposing "Jonh" → "John" on page 0/);
+  const m = selectedMatch(s)!;
+  const region = lineRegion(m, 300);
+  const before = linePng(m, region, 300);
+  s = run(s, {
+    type: 'proposed',
+    matchId: m.id,
+    proposal: proposal({ warnings: ['kerning kept as it was'] }),
+    lineBefore: before,
+    lineAfter: before,
+    lineMatchBox: [m.box[0] - region[0], m.box[1] - region[1], m.box[2] - region[0], m.box[3] - region[1]],
+  });
+  const frame = checkFrame('proposal', s);
+  assert.match(frame, /● Proposal "Jonh" → "John" on page 0/);
+  assert.match(frame, /tier 1 glyph_reuse · visibility cost none/);
+  assert.match(frame, /! kerning kept as it was/);
+  assert.match(frame, /page 0: 640 pixels would change, 0 outside/);
+  assert.match(frame, /before: Dear Mr \[Jonh\] Smith,/);
+  assert.match(frame, /after: {2}Dear Mr \[John\] Smith,/);
+  assert.match(frame, /before:.*after \(predicted\):/);
+  assert.match(frame, /y apply · n skip/);
+});
+
+test('apply: applying, then the verification in place and the side panel', () => {
+  let s = run(looking(), enter, key('u', { ctrl: true }), ...type('John'), enter);
+  [s] = take(s);
+  const m = selectedMatch(s)!;
+  s = run(s, { type: 'proposed', matchId: m.id, proposal: proposal() }, key('y'));
+  [s] = take(s);
+  assert.match(checkFrame('applying', s), /… Applying and verifying "Jonh" on page 0/);
+  s = run(s, { type: 'applied', matchId: m.id, verification: verification(), corrections: [correction()] });
+  [s] = take(s);
+  const frame = checkFrame('applied', s);
+  assert.match(frame, /✓ Verified at 300 dpi: 1 page\(s\) compared, 1 changed, 0 pixels outside the edit/);
+  assert.match(frame, /page 0: 640 pixels changed in \[420, 305, 510, 345\], 0 outside \(render\)/);
+  assert.match(frame, /✓ #1 p0 Jonh→John 0 out/);
+  assert.match(frame, /▸ ✓ p0/);
+  assert.match(frame, /✓ Applied and verified\./);
+  s = run(s, key('u'));
+  [s] = take(s);
+  s = run(s, { type: 'stepped', direction: 'undo', correction: correction(), corrections: [] });
+  const undone = checkFrame('undone', s);
+  assert.match(undone, /1 stepped back \(r redo\)/);
+  assert.match(undone, /✓ Undone: "Jonh" → "John" \(r redoes it\)\./);
+});
+
+test('a scanned page: an uncertain reading, its confirmation, and a refusal with advice', () => {
+  let [s] = take(initialState({ documentRef: 'doc_1', find: 'This', colour: false, graphics: 'grey' }));
+  s = run(
+    s,
+    { type: 'document', doc, corrections: [] },
+    { type: 'matches', generation: 1, matches: [ocrMatch({ page: 1 })] },
+    { type: 'search-done', generation: 1, note: 'text layer: none · recognised 1 scanned page(s)' },
+  );
+  [s] = take(s);
+  const m = selectedMatch(s)!;
+  assert.match(checkFrame('ocr-loading', s), /… fetching the magnified crop/);
+  s = run(s, { type: 'crop', matchId: m.id, dpi: 600, png: linePng(m, lineRegion(m, 600), 600) });
+  const look = checkFrame('ocr-look', s);
+  assert.match(look, /▸ \? p1 {3}ocr {4}72 {2}1 {2}\[This\] is quite a simple exa/);
+  assert.match(look, /\? needs confirmation \(confidence 72, 1 competing\): ⏎ to confirm the reading/);
+  s = run(s, enter);
+  assert.match(checkFrame('ocr-confirm', s), /Does the magnified crop read "This"\? y yes · n no/);
+  s = run(s, key('y'), key('u', { ctrl: true }), ...type('Tihs'), enter);
+  [s] = take(s);
+  s = run(s, {
+    type: 'proposed',
+    matchId: m.id,
+    proposal: proposal({
+      tier: 0,
+      tier_name: '',
+      refusal: 'Target method “ocr” is not available in this engine.',
+      advice: {
+        code: 'ocr_not_available',
+        what: 'Target method “ocr” is not available in this engine.',
+        why: 'Corrections on scanned pages need a pixel patch (tier 5), which is not built yet.',
+        do: ['Use method "text_layer" with the exact text the page extracts.'],
+        worth_reporting: false,
+      },
+      predicted_diff: [],
+    }),
+  });
+  const refused = checkFrame('ocr-refused', s);
+  assert.match(refused, /✗ Refused "This" → "Tihs" on page 1/);
+  assert.match(refused, /why: {2}Corrections on scanned pages need a pixel patch \(tier 5\)/);
+  assert.match(refused, /do: {3}Use method "text_layer"/);
+  assert.match(refused, /▸ ✔ p1/);
+  assert.match(refused, /! Refused: the advice says what would make it work\. n skips\./);
+});
+
+test('export: the path, a progress bar, the result', () => {
+  let s = run(looking(), key('e'));
+  assert.match(checkFrame('export-input', s), /Export to: letter-corrected\.pdf█/);
+  s = run(s, enter, { type: 'export-progress', stage: 'downloading', fraction: 0.4 });
+  [s] = take(s);
+  assert.match(checkFrame('exporting', s), /Exporting ████████░░░░░░░░░░░░ 40% downloading/);
+  s = run(s, {
+    type: 'exported',
+    path: 'letter-corrected.pdf',
+    bytes: 12609,
+    result: {
+      revision_id: 'r',
+      output_sha256: 'x',
+      verification_id: 'ver_1',
+      marking_applied: null,
+      bytes_available: true,
+    },
+  });
+  assert.match(
+    checkFrame('exported', s),
+    /✓ Exported letter-corrected\.pdf \(12609 bytes, verification ver_1\)\./,
+  );
+});
+
+test('a wider terminal: more of the line, a wider side panel; a narrow one still fits', () => {
+  const wide = checkFrame('look-120x32', run(looking(), { type: 'resize', columns: 120, rows: 32 }));
+  assert.match(wide, /q quit/);
+  const narrow = frameOf(run(looking(), { type: 'resize', columns: 60, rows: 20 }));
+  assert.ok(Math.max(...narrow.split('\n').map((l) => [...l].length)) <= 60);
+  assert.is(screenLayout(60, 20).sideWidth, 0, 'no side panel under 70 columns');
+  assert.ok(helpLine(looking()).length <= 80, 'the help line fits 80 columns');
+});
+
+test.run();
