@@ -1,5 +1,6 @@
 // Reading a page's words: OCR (text layer or recognition, and the matches of a string) and the
 // preflight that names the words known to refuse correction.
+import { DocfixError } from '../../src/errors.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import {
   checkPageIndex,
@@ -29,27 +30,55 @@ async function pageRegion(
   };
 }
 
-export const pageWordHandlers: Handlers = {
-  ocrPage: async ({ params, body, caller, services }) =>
-    services.engine.run(
-      'ocr.page',
-      {
-        ...(await pageRegion(services, caller, params, body)),
-        find: body.find ?? '',
-        lang: body.lang ?? null,
-        turn: body.turn ?? 0,
-      },
-      {
-        timeoutMs: 240_000,
-        timeoutCode: 'internal_error',
-        timeoutMessage: 'Recognition took too long; try a smaller region.',
-      },
-    ),
+/**
+ * Runs a reader of the page; when it fails unexpectedly, the file is examined (the corrections'
+ * damage check): a damaged document answers `unreadable_pdf` naming the damage and how to repair
+ * it, anything else stays the service's `internal_error` (logged by the engine slot).
+ */
+async function readingPage<T>(
+  services: Services,
+  region: { path: string; password: string; page_index: number },
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof DocfixError) || error.code !== 'internal_error') throw error;
+    let advice: Awaited<ReturnType<typeof services.engine.run<'corrections.damage'>>> = null;
+    try {
+      advice = await services.engine.run('corrections.damage', region, { timeoutMs: 30_000 });
+    } catch {
+      throw error;
+    }
+    if (!advice) throw error;
+    throw new DocfixError('unreadable_pdf', `This page cannot be read. ${advice.what}`, { advice });
+  }
+}
 
-  preflightPage: async ({ params, body, caller, services }) =>
-    services.engine.run('preflight.page', await pageRegion(services, caller, params, body), {
-      timeoutMs: 120_000,
-      timeoutCode: 'internal_error',
-      timeoutMessage: 'The preflight took too long; ask for a smaller region.',
-    }),
+export const pageWordHandlers: Handlers = {
+  ocrPage: async ({ params, body, caller, services }) => {
+    const region = await pageRegion(services, caller, params, body);
+    return readingPage(services, region, () =>
+      services.engine.run(
+        'ocr.page',
+        { ...region, find: body.find ?? '', lang: body.lang ?? null, turn: body.turn ?? 0 },
+        {
+          timeoutMs: 240_000,
+          timeoutCode: 'internal_error',
+          timeoutMessage: 'Recognition took too long; try a smaller region.',
+        },
+      ),
+    );
+  },
+
+  preflightPage: async ({ params, body, caller, services }) => {
+    const region = await pageRegion(services, caller, params, body);
+    return readingPage(services, region, () =>
+      services.engine.run('preflight.page', region, {
+        timeoutMs: 120_000,
+        timeoutCode: 'internal_error',
+        timeoutMessage: 'The preflight took too long; ask for a smaller region.',
+      }),
+    );
+  },
 };

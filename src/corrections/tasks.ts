@@ -8,6 +8,7 @@
 // is the service's: the original exception is rethrown with its stack, which the engine slot logs,
 // and the client gets a generic `edit_failed` (daemon/routes/corrections.ts), never the raw text.
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { DocfixError } from '../errors.ts';
 import { damageAdvice, findDamage } from './damage.ts';
 import { applyEdit, proposeEdit, type EditTaskInput, type EngineProposal } from './engine.ts';
@@ -77,4 +78,21 @@ async function applyTask(input: EditTaskInput): ReturnType<typeof applyEdit> {
   }
 }
 
-export const correctionTasks = { proposeEdit: proposeTask, applyEdit: applyTask };
+/**
+ * The same examination for the other readers of a page (OCR, preflight): the daemon asks it when
+ * one of them failed unexpectedly, to answer a damaged file's failure as the file's, not its own.
+ */
+async function damageTask(input: {
+  path: string;
+  password: string;
+  page_index: number;
+}): Promise<ReturnType<typeof damageAdvice> | null> {
+  const damage = findDamage(new Uint8Array(await readFile(input.path)), input.password, input.page_index);
+  return damage ? damageAdvice(damage) : null;
+}
+
+export const correctionTasks = {
+  proposeEdit: proposeTask,
+  applyEdit: applyTask,
+  'corrections.damage': damageTask,
+};
