@@ -21,8 +21,10 @@ import {
   success,
   table,
   withSpinner,
+  warn,
   type GlobalOptions,
 } from '../context.ts';
+import { writeDiffPictures } from '../diff-picture.ts';
 import { CORRECTION_HEADERS, correctionRow, verificationLines } from '../render.ts';
 import { resolveDocumentId } from '../shared.ts';
 
@@ -32,6 +34,10 @@ export interface DocOptions {
 }
 export interface ExportOptions extends DocOptions {
   output?: string;
+}
+export interface VerifyOptions extends DocOptions {
+  /** Write a picture of the changed pixels (cli/diff-picture.ts) here. */
+  diffPng?: string;
 }
 
 const docArg = ['<document>', 'document id, or a unique prefix of it'] as const;
@@ -52,12 +58,33 @@ export function register(program: Command): void {
         await dispatch(name, { globals: globalOptions(cmd), document } satisfies DocOptions, run);
       });
 
-  simple(
-    'verify',
-    'Show the verification of the document as it now stands (exit 6 if it did not pass)',
-    runVerify,
-    '  $ docfix verify 3f2a',
-  );
+  program
+    .command('verify')
+    .description('Show the verification of the document as it now stands (exit 6 if it did not pass)')
+    .argument(...docArg)
+    .option(
+      '--diff-png <file>',
+      'also write a picture of the latest correction: changed pixels in red over the page, the declared box in blue',
+    )
+    .addHelpText(
+      'after',
+      `
+The picture is made from the page previews (low resolution) of the revision before and after the
+latest correction; pixels changed outside the declared box show in magenta. With several changed
+pages, FILE-pN.png for each. The verification itself compares every pixel at 300 dpi.
+
+Examples:
+  $ docfix verify 3f2a
+  $ docfix verify 3f2a --diff-png change.png`,
+    )
+    .action(async (document: string, o: { diffPng?: string }, cmd: Command) => {
+      const options: VerifyOptions = {
+        globals: globalOptions(cmd),
+        document,
+        ...(o.diffPng ? { diffPng: o.diffPng } : {}),
+      };
+      await dispatch('verify', options, runVerify);
+    });
   simple(
     'corrections',
     'List the corrections standing, oldest first',
@@ -102,7 +129,7 @@ Examples:
     });
 }
 
-export async function runVerify(o: DocOptions): Promise<void> {
+export async function runVerify(o: VerifyOptions): Promise<void> {
   const client = await getClient(o.globals);
   const id = await resolveDocumentId(client, o.document);
   const v = await withSpinner(
@@ -111,6 +138,16 @@ export async function runVerify(o: DocOptions): Promise<void> {
   );
   if (o.globals.json) printJson(v);
   else for (const line of verificationLines(v)) info(line);
+  if (o.diffPng) {
+    const document = await client.call('getDocument', { params: { document_id: id } });
+    const written = await withSpinner('Drawing', writeDiffPictures(client, document, v, o.diffPng));
+    if (written.length === 0) warn('no page changed: no picture written');
+    for (const w of written)
+      success(
+        `Wrote ${w.file}: page ${w.page_index}, ${w.changed_pixels} preview pixel(s) changed` +
+          (w.outside_pixels ? `, ${w.outside_pixels} outside the declared box (magenta)` : ''),
+      );
+  }
   if (!v.passed) throw new CliExit(EXIT.verification);
 }
 
