@@ -3,7 +3,7 @@
 
 _docfix_subcommands() {
   case "$1" in
-    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight fix cert plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
+    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight review fix cert plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
     'cert') echo 'issue ls list get pdf key verify check' ;;
     'audit') echo 'export' ;;
     'config') echo 'set use rm list ls show path' ;;
@@ -15,7 +15,7 @@ _docfix_subcommands() {
 
 _docfix_flags() {
   case "$1" in
-    '') echo '--url --api-key --profile --json --verbose --no-color --no-autostart --version --help -h' ;;
+    '') echo '--url --api-key --profile --json --verbose --no-color --no-autostart --insecure --version --help -h' ;;
     'upload') echo '--password --password-file --help -h' ;;
     'ls') echo '--limit -L --help -h' ;;
     'show') echo '--help -h' ;;
@@ -25,7 +25,7 @@ _docfix_flags() {
     'attest') echo '--help -h' ;;
     'propose') echo '--find --replace --page --match --font-attempt --ocr --attestation --help -h' ;;
     'apply') echo '--find --replace --page --match --font-attempt --ocr --attestation --yes -y --max-cost --no-interactive --help -h' ;;
-    'verify') echo '--help -h' ;;
+    'verify') echo '--diff-png --help -h' ;;
     'corrections') echo '--help -h' ;;
     'undo') echo '--help -h' ;;
     'redo') echo '--help -h' ;;
@@ -35,6 +35,7 @@ _docfix_flags() {
     'crop') echo '--page -p --box --dpi --output -o --revision --help -h' ;;
     'ocr') echo '--page -p --find --box --dpi --lang --turn --words --help -h' ;;
     'preflight') echo '--page -p --box --dpi --lang --turn --help -h' ;;
+    'review') echo '--page -p --find --help -h' ;;
     'fix') echo '--replace -r --edits --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
     'cert') echo '--help -h' ;;
     'cert issue') echo '--name --help -h' ;;
@@ -97,7 +98,7 @@ _docfix() {
     fi
   done
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_docfix_flags "$cmdpath") --url --api-key --profile --json --verbose --no-color --no-autostart --version --help -h" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_docfix_flags "$cmdpath") --url --api-key --profile --json --verbose --no-color --no-autostart --insecure --version --help -h" -- "$cur"))
   else
     subs="$(_docfix_subcommands "$cmdpath")"
     if [[ -n "$subs" ]]; then
