@@ -4,7 +4,6 @@
 import { render } from 'ink-testing-library';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PNG } from 'pngjs';
 import React from 'react';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,6 +19,7 @@ import {
   correction,
   enter,
   key,
+  linePng,
   ocrMatch,
   proposal,
   run,
@@ -30,25 +30,6 @@ import {
 } from './review-fixtures.ts';
 
 const FRAMES = fileURLToPath(new URL('./frames/', import.meta.url));
-
-/** A page crop: white, with dark bars where the line's words are and a darker block on the match. */
-export function linePng(m: Pick<ReviewMatch, 'box' | 'line'>, region: number[], dpi: number): Uint8Array {
-  const s = dpi / 300;
-  const width = Math.round((region[2] - region[0]) * s);
-  const height = Math.round((region[3] - region[1]) * s);
-  const png = new PNG({ width, height });
-  png.data.fill(255);
-  const fill = (box: number[], v: number, step: number) => {
-    for (let y = Math.round((box[1] - region[1]) * s); y < Math.round((box[3] - region[1]) * s); y++)
-      for (let x = Math.round((box[0] - region[0]) * s); x < Math.round((box[2] - region[0]) * s); x++) {
-        if (x < 0 || y < 0 || x >= width || y >= height || Math.floor(x / (step * s)) % 2) continue;
-        png.data.set([v, v, v, 255], (y * width + x) * 4);
-      }
-  };
-  if (m.line) fill(m.line.box, 96, 12);
-  fill(m.box, 0, 6);
-  return new Uint8Array(PNG.sync.write(png));
-}
 
 const strip = (frame: string) =>
   frame
