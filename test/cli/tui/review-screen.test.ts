@@ -12,7 +12,6 @@ import {
   initialState,
   lineRegion,
   selectedMatch,
-  type ReviewMatch,
   type ReviewState,
 } from '../../../cli/tui/review/review-state.ts';
 import {
