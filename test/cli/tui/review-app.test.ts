@@ -152,14 +152,13 @@ function fakeClient(options: { corrections?: () => any[] } = {}): ReviewClient &
 }
 
 function start(client: ReviewClient, options: { find?: string; cwd?: string } = {}) {
-  let store: ReturnType<typeof createReviewStore>;
   const effects = new ReviewEffects({
     client,
     documentId: 'doc_1',
     dispatch: (a) => store.dispatch(a),
     cwd: options.cwd,
   });
-  store = createReviewStore(
+  const store = createReviewStore(
     initialState({
       documentRef: 'doc_1',
       find: options.find,
