@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT } from '../src/errors.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
 import { isPlanId, PLAN_IDS, type PlanId } from '../src/plans.ts';
+import { askHolder, lockAddress } from './data-dir-lock.ts';
 import { serve } from './server.ts';
 import { loadOrCreateSigningKeys, publishedKeyDocument, rotateSigningKey } from './signing-keys.ts';
 import { DataLayout } from './storage/data-layout.ts';
@@ -52,10 +53,20 @@ interface RunInfo {
 
 async function readRunInfo(dataDir: string): Promise<RunInfo | null> {
   try {
-    return JSON.parse(await readFile(new DataLayout(dataDir).runFile, 'utf8')) as RunInfo;
+    const info = JSON.parse(await readFile(new DataLayout(dataDir).runFile, 'utf8')) as RunInfo;
+    if (alive(info.pid)) return info;
   } catch {
-    return null;
+    // no run file: ask the lock
   }
+  // The holder of the data directory's lock says who it is, run file or not.
+  try {
+    const holder = await askHolder((await lockAddress(dataDir)).address);
+    if (holder && holder !== 'no-answer' && holder.url)
+      return { pid: holder.pid, url: holder.url, data_dir: dataDir };
+  } catch {
+    // no such directory
+  }
+  return null;
 }
 
 function alive(pid: number): boolean {
@@ -152,7 +163,16 @@ export function program(): Command {
         if (child.exitCode !== null) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`the daemon did not start; see ${join(dataDir, 'daemon.log')}`);
+      // Say why when it said so (e.g. another daemon holds the data directory).
+      const logFile = join(dataDir, 'daemon.log');
+      const last = (await readFile(logFile, 'utf8').catch(() => ''))
+        .trim()
+        .split('\n')
+        .pop()
+        ?.replace(/^docfix: /, '');
+      throw new Error(
+        `the daemon did not start${child.exitCode !== null && last ? `: ${last}` : ''} (see ${logFile})`,
+      );
     });
 
   daemon
