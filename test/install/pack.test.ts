@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { BUNDLED_FACES } from '../../src/fonts/catalog.ts';
 import { ROOT } from '../cli/helpers.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -91,7 +92,10 @@ test.before(async () => {
     cwd: ROOT,
   });
   assert.is(packed.code, 0, `npm pack failed:\n${packed.stderr}`);
-  const facts = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+  // npm's JSON report (after anything the prepack build printed).
+  const report = /^\[\s*\{\s*"id"/m.exec(packed.stdout);
+  assert.ok(report, `npm pack --json printed no report:\n${packed.stdout}`);
+  const facts = JSON.parse(packed.stdout.slice(report.index)) as {
     filename: string;
     size: number;
     unpackedSize: number;
@@ -140,6 +144,17 @@ test('the tarball carries what runs: compiled JavaScript with source maps, no Ty
       /^fixtures\/(?!sample\/)/.test(f),
   );
   assert.equal(unwanted, [], 'no sources, tests, benches or other fixtures');
+});
+
+test('fonts/ holds only faces the engine uses (src/fonts/catalog.ts), each family with its licence', () => {
+  const used = new Set(BUNDLED_FACES.map((face) => face.file));
+  const files = readdirSync(join(ROOT, 'fonts'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+    statSync(join(ROOT, 'fonts', f)).isFile(),
+  );
+  const unused = files.filter(
+    (f) => !/(^|\/)(LICENSE|README\.md)$/.test(f) && !used.has(join(ROOT, 'fonts', f)),
+  );
+  assert.equal(unused, [], 'font files no face of the catalog uses');
 });
 
 test('docfix --version and docfix help, from the global install', async () => {
