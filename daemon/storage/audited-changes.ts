@@ -23,6 +23,12 @@ import { rm } from 'node:fs/promises';
 
 export type OwedEvent = Omit<AuditEvent, 'payload'> & { payload: Record<string, unknown> };
 
+/**
+ * Fault injection for the kill -9 test (test/daemon/crash.test.ts): a pause between a change and
+ * its entry, so that kills land in that window often. Unset (0) everywhere else.
+ */
+const PAUSE_BEFORE_ENTRY_MS = Number(process.env.DOCFIX_FAULT_AUDIT_PAUSE_MS ?? 0) || 0;
+
 export class AuditedChanges {
   private documents: DocumentStore;
   private audit: AuditLog;
@@ -53,6 +59,7 @@ export class AuditedChanges {
   }
 
   private async settle(tenantId: string, item: PendingAudit): Promise<AuditEntryOut> {
+    if (PAUSE_BEFORE_ENTRY_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_BEFORE_ENTRY_MS));
     const entry = await this.audit.append(tenantId, item.event);
     this.settled.add(item.op_id);
     return entry;
