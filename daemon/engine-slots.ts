@@ -1,7 +1,11 @@
 // Engine slots: a fixed pool of worker threads that run engine tasks (src/engine-tasks.ts), each
 // kept warm (MuPDF loaded once). A watchdog stops a task that runs too long by terminating its
 // worker and starting a fresh one; when every slot is taken and the short queue is full the caller
-// gets `busy` (503, Retry-After) before anything was done.
+// gets `busy` (503, Retry-After) before anything was done. Memory is bounded per worker: a small
+// young generation; a garbage collection after a task when external memory is high (dead renders);
+// and a worker whose footprint after a task (V8 heap plus external memory: the WASM heaps of MuPDF and
+// PDFium, which never shrink, and kept renders) passes `recycleMb` is replaced by a fresh one once the
+// task is answered.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DocfixError, type ErrorCode } from '../src/errors.ts';
@@ -12,8 +16,14 @@ export interface EngineSlotsOptions {
   /** Tasks that may wait for a slot before callers are told `busy`. */
   queue?: number;
   timeoutMs?: number;
-  /** V8 heap cap per worker (MiB); WASM memory is bounded by MuPDF's own allocator. */
+  /** V8 old-generation cap per worker (MiB). */
   maxHeapMb?: number;
+  /** V8 young-generation size per worker (MiB): short-lived objects (text walks) stay in a small space. */
+  maxYoungMb?: number;
+  /** A worker whose footprint (V8 heap + external memory, MiB) passes this after a task is replaced. */
+  recycleMb?: number;
+  /** A worker collects garbage after a task when its ArrayBuffers (MiB) pass this. */
+  collectAboveMb?: number;
   log?: (message: string) => void;
   /** The worker's module (tests give a deliberately slow one). */
   workerUrl?: URL;
@@ -41,9 +51,14 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-type WorkerReply =
-  | { id: number; ok: true; output: unknown }
-  | { id: number; ok: false; error: Record<string, unknown>; internal?: string };
+interface Footprint {
+  heap_mb: number;
+  external_mb: number;
+}
+
+type WorkerReply = { id: number; footprint?: Footprint } & (
+  { ok: true; output: unknown } | { ok: false; error: Record<string, unknown>; internal?: string }
+);
 
 const WORKER_URL = new URL('./engine-worker.ts', import.meta.url);
 
@@ -56,6 +71,11 @@ export class EngineSlots {
   private queueLimit: number;
   private timeoutMs: number;
   private maxHeapMb: number;
+  private maxYoungMb: number;
+  private recycleMb: number;
+  private collectAboveMb: number;
+  /** Workers replaced because of their footprint (for the log and tests). */
+  recycled = 0;
   private log: (message: string) => void;
   private workerUrl: URL;
   private slots: Slot[] = [];
@@ -68,6 +88,9 @@ export class EngineSlots {
     this.queueLimit = options.queue ?? this.size * 2;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxHeapMb = options.maxHeapMb ?? 1536;
+    this.maxYoungMb = options.maxYoungMb ?? 16;
+    this.recycleMb = options.recycleMb ?? 448;
+    this.collectAboveMb = options.collectAboveMb ?? 160;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
     this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
@@ -128,7 +151,10 @@ export class EngineSlots {
 
   /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
   private attach(slot: Slot): void {
-    const worker = new Worker(this.workerUrl, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
+    const worker = new Worker(this.workerUrl, {
+      workerData: { collectAboveMb: this.collectAboveMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: this.maxYoungMb },
+    });
     worker.on('message', (reply: WorkerReply) => {
       if (slot.worker === worker) this.finish(slot, reply);
     });
@@ -154,6 +180,15 @@ export class EngineSlots {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     this.release(slot);
+    const held = reply.footprint ? reply.footprint.heap_mb + reply.footprint.external_mb : 0;
+    if (held > this.recycleMb && !this.closed) {
+      // Answered first; the next task waits for the fresh worker to load (a few hundred ms).
+      this.recycled++;
+      this.log(
+        `engine worker recycled after ${job.name}: ${held} MiB held (heap ${reply.footprint!.heap_mb}, external ${reply.footprint!.external_mb}) > ${this.recycleMb}`,
+      );
+      this.replace(slot);
+    }
     if (reply.ok) job.resolve(reply.output);
     else {
       if (reply.internal) this.log(`engine task ${job.name} failed: ${reply.internal}`);

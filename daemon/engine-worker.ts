@@ -1,6 +1,9 @@
 // The body of one engine slot: runs engine tasks by name and answers with plain data. Errors cross
 // back as DocfixError JSON; anything unexpected becomes internal_error (details go to the log only).
-import { parentPort } from 'node:worker_threads';
+// Every answer carries the thread's memory footprint, so the slots can recycle a worker that holds
+// too much (engine-slots.ts).
+import { parentPort, workerData } from 'node:worker_threads';
+import { collectGarbage, emptyResourceStore, engineFootprint } from '../src/engine-memory.ts';
 import { ENGINE_TASKS, type EngineTaskName } from '../src/engine-tasks.ts';
 import { DocfixError } from '../src/errors.ts';
 
@@ -26,16 +29,32 @@ function transferables(value: unknown): ArrayBuffer[] {
 
 const port = parentPort;
 if (!port) throw new Error('engine-worker runs only as a worker thread');
+/** ArrayBuffer memory (MiB) past which the thread collects garbage once a task is answered. */
+const collectAboveMb = (workerData as { collectAboveMb?: number } | null)?.collectAboveMb ?? 160;
+
+/**
+ * After the answer is posted (off the request's path): when the thread's buffers pass the mark (the
+ * renders kept for the next proposal take about 100 MiB), dead renders are collected and MuPDF's
+ * resource store emptied before the next task, so neither the allocator nor the WASM heap has to grow.
+ */
+function settle(): void {
+  if (process.memoryUsage().arrayBuffers / 1048576 > collectAboveMb) {
+    emptyResourceStore();
+    collectGarbage();
+  }
+}
 
 port.on('message', async ({ id, name, input }: Request) => {
   try {
     const task = ENGINE_TASKS[name] as ((input: unknown) => unknown) | undefined;
     if (!task) throw new Error(`unknown engine task ${name}`);
     const output = await task(input);
-    port.postMessage({ id, ok: true, output }, transferables(output));
+    port.postMessage({ id, ok: true, output, footprint: engineFootprint() }, transferables(output));
+    settle();
   } catch (error) {
     if (error instanceof DocfixError) {
-      port.postMessage({ id, ok: false, error: error.toJSON() });
+      port.postMessage({ id, ok: false, error: error.toJSON(), footprint: engineFootprint() });
+      settle();
     } else {
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       port.postMessage({
@@ -43,7 +62,9 @@ port.on('message', async ({ id, name, input }: Request) => {
         ok: false,
         error: { error: 'internal_error', message: 'The engine failed.' },
         internal: detail,
+        footprint: engineFootprint(),
       });
+      settle();
     }
   }
 });
