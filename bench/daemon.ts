@@ -1,7 +1,10 @@
 // Daemon bench: a real daemon process with 2 engine slots. (1) Throughput of engine-bound requests
 // (page previews) for 1 client and for N clients on N slots — the ratio says how close to linear it
 // scales. (2) Resident memory (peak, from /proc) while a 300-page, ~28 MB document is uploaded,
-// classified, searched, previewed and cropped: the target is under 1 GB.
+// classified, searched (twice: the second through the revision's text index), previewed, cropped and
+// corrected (propose + apply on page 150): the target is under 1 GB. The daemon runs with the
+// allocator settings it is meant to be launched with (DAEMON_MALLOC_ENV; DOCFIX_BENCH_PLAIN_MALLOC=1
+// runs it without them).
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -9,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DAEMON_MALLOC_ENV } from '../src/engine-memory.ts';
 import { mupdf } from '../src/pdf/mupdf-adapter.ts';
 
 const BIN = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
@@ -47,14 +51,16 @@ export function makeHeavyPdf(pages = 300): string {
   return path;
 }
 
-interface Daemon {
+export interface Daemon {
   child: ChildProcess;
   url: string;
   key: string;
   dir: string;
+  /** Lines the daemon wrote to stderr (read so the pipe never fills; the last 200 kept). */
+  log: string[];
 }
 
-async function startDaemon(slots: number): Promise<Daemon> {
+export async function startDaemon(slots: number): Promise<Daemon> {
   const dir = await mkdtemp(join(tmpdir(), 'docfix-bench-'));
   const env = {
     ...process.env,
@@ -62,9 +68,19 @@ async function startDaemon(slots: number): Promise<Daemon> {
     DOCFIX_ENGINE_SLOTS: String(slots),
     DOCFIX_RATE_PER_MINUTE: '1000000',
     DOCFIX_RATE_BURST: '1000000',
+    // The allocator settings the daemon is meant to be launched with (src/engine-memory.ts).
+    ...(process.env.DOCFIX_BENCH_PLAIN_MALLOC ? {} : DAEMON_MALLOC_ENV),
   };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(dir, 'data')], {
     env,
+  });
+  const log: string[] = [];
+  let partial = '';
+  child.stderr!.on('data', (c: Buffer) => {
+    const lines = (partial + c.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    log.push(...lines);
+    if (log.length > 200) log.splice(0, log.length - 200);
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -76,23 +92,23 @@ async function startDaemon(slots: number): Promise<Daemon> {
     child.on('exit', () => reject(new Error('daemon exited')));
   });
   const key = JSON.parse(readFileSync(join(dir, 'config', 'config.json'), 'utf8')).local.api_key as string;
-  return { child, url, key, dir };
+  return { child, url, key, dir, log };
 }
 
-async function stopDaemon(d: Daemon): Promise<void> {
+export async function stopDaemon(d: Daemon): Promise<void> {
   const exited = new Promise((r) => d.child.on('exit', r));
   d.child.kill('SIGTERM');
   await exited;
   await rm(d.dir, { recursive: true, force: true });
 }
 
-async function upload(d: Daemon, path: string): Promise<string> {
+export async function upload(d: Daemon, path: string, key = d.key): Promise<string> {
   const form = new FormData();
   form.set('file', new Blob([readFileSync(path)], { type: 'application/pdf' }), 'bench.pdf');
   const res = await fetch(`${d.url}/v1/documents`, {
     method: 'POST',
     body: form,
-    headers: { authorization: `Bearer ${d.key}` },
+    headers: { authorization: `Bearer ${key}` },
   });
   const body = (await res.json()) as { document_id: string };
   if (res.status !== 201) throw new Error(`upload failed: ${JSON.stringify(body)}`);
@@ -106,7 +122,21 @@ async function get(d: Daemon, path: string): Promise<number> {
   return res.status;
 }
 
-function peakRssMb(pid: number): number {
+async function post(
+  d: Daemon,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, string> }> {
+  const res = await fetch(`${d.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${d.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, string> };
+}
+
+/** Peak resident memory of a process (VmHWM: every thread of it, workers included), in MiB. */
+export function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
@@ -141,10 +171,31 @@ export async function benchDaemon(): Promise<Record<string, unknown>> {
       headers: { authorization: `Bearer ${d.key}` },
     });
     await get(d, `/v1/documents/${heavyDoc}/search?q=invoice%20total`);
+    // A rare phrase: the revision's text index was built by the search above (either slot reads it).
+    const t1 = performance.now();
+    await get(d, `/v1/documents/${heavyDoc}/search?q=Page%20150%20of`);
+    const rareSearchMs = performance.now() - t1;
     for (const p of [0, 150, 299]) {
       await get(d, `/v1/documents/${heavyDoc}/pages/${p}/preview.png`);
       await get(d, `/v1/documents/${heavyDoc}/pages/${p}/crop.png?x=0&y=0&w=900&h=900&dpi=600`);
     }
+    // A correction on page 150 of the heavy document: propose, then apply.
+    const att = await post(d, '/v1/attestations', { document_id: heavyDoc });
+    const request = {
+      page_index: 150,
+      target: { method: 'text_layer', find: 'invoice' },
+      replacement: 'invocie',
+      attestation_id: att.json.attestation_id,
+    };
+    const t2 = performance.now();
+    const proposal = await post(d, `/v1/documents/${heavyDoc}/edits:propose`, request);
+    const proposeMs = performance.now() - t2;
+    const t3 = performance.now();
+    const applied = await post(d, `/v1/documents/${heavyDoc}/edits`, {
+      request,
+      apply: { proposal_id: proposal.json.proposal_id, confirm_token: proposal.json.confirm_token },
+    });
+    const applyMs = performance.now() - t3;
     return {
       engine_slots: slots,
       crop_requests_per_s_1_client: Math.round(one * 10) / 10,
@@ -152,6 +203,11 @@ export async function benchDaemon(): Promise<Record<string, unknown>> {
       scaling_n_over_1: Math.round((many / one) * 100) / 100,
       heavy_document_mb: Math.round((statSync(heavy).size / 1048576) * 10) / 10,
       heavy_upload_ms: Math.round(uploadMs),
+      heavy_rare_search_after_first_ms: Math.round(rareSearchMs),
+      heavy_propose_ms: Math.round(proposeMs),
+      heavy_apply_ms: Math.round(applyMs),
+      heavy_apply_status: applied.status,
+      daemon_env: process.env.DOCFIX_BENCH_PLAIN_MALLOC ? {} : DAEMON_MALLOC_ENV,
       daemon_peak_rss_mb: Math.round(peakRssMb(d.child.pid!)),
     };
   } finally {

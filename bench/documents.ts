@@ -1,16 +1,18 @@
 // Benchmark of the documents engine (medians of N runs, in-process, warm MuPDF): inspect + classify
-// of a 300-page text PDF, search over its 300 pages, a 4-megapixel crop at 600 dpi, each against a
+// of a 300-page text PDF, search over its 300 pages (without an index, then the first and a second
+// search of a revision through its text index), a 4-megapixel crop at 600 dpi, each against a
 // native MuPDF baseline measured in the same run (`mutool draw` structured text / 600 dpi raster).
 // Run directly (`node bench/documents.ts`) or through bench/run.ts (`benchDocuments`).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeLongTextPdf } from '../fixtures/make-hostile.ts';
 import { inspectPdf } from '../src/documents/inspect.ts';
 import { renderCrop } from '../src/documents/render.ts';
-import { searchDocument } from '../src/documents/search.ts';
+import { searchDocument, searchFile } from '../src/documents/search.ts';
+import { textIndexCache } from '../src/documents/text-index.ts';
 import { mupdf, openPdf } from '../src/pdf/mupdf-adapter.ts';
 
 function median(values: number[]): number {
@@ -47,6 +49,11 @@ export interface DocumentsBench {
   search_common_word_ms: number;
   search_common_word_matches: number;
   search_rare_word_ms: number;
+  /** The revision's first search (reads every page, builds its text index), then a second one. */
+  search_first_ms: number;
+  search_cached_ms: number;
+  /** A second search by another engine thread: the index read back from the file beside the blob. */
+  search_index_file_ms: number;
   crop_600dpi_4mp_ms: number;
   baseline: {
     mutool_stext_300_pages_ms: number | null;
@@ -74,6 +81,26 @@ export async function benchDocuments(options: { runs?: number } = {}): Promise<D
     common = searchDocument(doc, 'the').matches!.length;
   });
   const searchRare = timeRuns(runs, () => searchDocument(doc, 'trace monkey'));
+  // Through the text index, on a copy stored as the daemon stores a revision (`<sha256>.pdf`).
+  const blobDir = mkdtempSync(join(tmpdir(), 'docfix-bench-blob-'));
+  const blob = join(blobDir, `${'0'.repeat(64)}.pdf`);
+  copyFileSync(path, blob);
+  let first = 0;
+  let cached = 0;
+  let fromFile = 0;
+  try {
+    const t = performance.now();
+    searchFile(blob, 'trace monkey');
+    first = Math.round((performance.now() - t) * 10) / 10;
+    cached = timeRuns(runs, () => searchFile(blob, 'trace monkey'));
+    fromFile = timeRuns(runs, () => {
+      textIndexCache.delete(blob);
+      searchFile(blob, 'trace monkey');
+    });
+  } finally {
+    textIndexCache.delete(blob);
+    rmSync(blobDir, { recursive: true, force: true });
+  }
   // 1000 × 1000 render pixels at 300 dpi → 2000 × 2000 output pixels at 600 dpi (the 4 MP maximum).
   const crop = timeRuns(runs, () =>
     renderCrop(doc, { page_index: 1, x: 300, y: 300, w: 1000, h: 1000, dpi: 600 }),
@@ -118,6 +145,9 @@ export async function benchDocuments(options: { runs?: number } = {}): Promise<D
     search_common_word_ms: searchCommon,
     search_common_word_matches: common,
     search_rare_word_ms: searchRare,
+    search_first_ms: first,
+    search_cached_ms: cached,
+    search_index_file_ms: fromFile,
     crop_600dpi_4mp_ms: crop,
     baseline: { mutool_stext_300_pages_ms: stext, mutool_draw_600dpi_page_ms: draw },
     ratios: {
