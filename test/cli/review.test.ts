@@ -1,0 +1,201 @@
+// `docfix review` in a real terminal: tmux (a private server, a fixed 80×24 window) runs the CLI
+// against a real daemon on a free port with its own data and config dirs; keys go in with send-keys,
+// the screen comes back with capture-pane. On a text page a real correction is applied, undone,
+// redone and exported, and the exported file is read with pdftotext; on a scanned page the recognised
+// match is looked at (crop.png) before it is confirmed, and the engine's refusal is shown.
+// tmux and poppler are required: the test fails without them (CI installs them).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CORPUS, DOCFIX, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
+
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const SOCKET = `docfix-review-test-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A line of the grey ramp with ink on it (dense characters spread along it). */
+const INK = /^.*(?:[*#%@].*){6}$/m;
+
+let daemon: TestDaemon;
+
+test.before(async () => {
+  assert.ok(has('tmux'), 'tmux is required for the review screen test (apt-get install tmux)');
+  assert.ok(has('pdftotext'), 'pdftotext (poppler-utils) is required');
+  daemon = await startDaemon();
+});
+
+test.after(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // no server left
+  }
+  await daemon?.stop();
+});
+
+async function upload(file: string, password?: string): Promise<string> {
+  const args = ['upload', join(CORPUS, file), '--json'];
+  if (password) {
+    const pw = join(daemon.dir, 'password');
+    writeFileSync(pw, password);
+    args.push('--password-file', pw);
+  }
+  const r = await daemon.cli(args);
+  assert.is(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { document_id: string }).document_id;
+}
+
+/** A terminal running `docfix review ARGS`; the shell says EXIT=n when it ends. */
+function openTerminal(name: string, args: string[], logFile: string) {
+  const env = {
+    ...daemon.env,
+    NO_COLOR: '1',
+    DOCFIX_REVIEW_LOG: logFile,
+    DOCFIX_NO_AUTOSTART: '1',
+  };
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  const command = `cd ${JSON.stringify(ROOT)} && env ${assignments.join(' ')} ${JSON.stringify(process.execPath)} ${JSON.stringify(DOCFIX)} review ${args.map((a) => JSON.stringify(a)).join(' ')}; echo EXIT=$?; sleep 600`;
+  tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', command);
+  const screen = () => tmux('capture-pane', '-p', '-t', name);
+  return {
+    screen,
+    keys: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
+    text: (text: string) => tmux('send-keys', '-t', name, '-l', text),
+    async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+      const until = Date.now() + timeoutMs;
+      let last = '';
+      while (Date.now() < until) {
+        last = screen();
+        if (pattern.test(last)) return last;
+        await sleep(150);
+      }
+      throw new Error(`the screen never showed ${pattern}:\n${last}`);
+    },
+  };
+}
+
+test('without a terminal, review exits 2 and names the commands to use', async () => {
+  const r = await daemon.cli(['review', 'doc_whatever']);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /review needs a terminal/);
+  for (const cmd of ['docfix search', 'docfix ocr', 'docfix propose', 'docfix apply', 'docfix export'])
+    assert.ok(r.stderr.includes(cmd), cmd);
+});
+
+test('a text page: find, look, propose, apply with verification, undo, redo, export (pdftotext)', async () => {
+  const id = await upload('libreoffice-writer.pdf');
+  const log = join(daemon.dir, 'text.log');
+  const out = join(daemon.dir, 'corrected.pdf');
+  const t = openTerminal('text', [id, '--find', 'nonumy'], log);
+  let screen = await t.waitFor(/Crop of page 0 at 600 dpi \(2×\): "nonumy"/);
+  screen = await t.waitFor(/docfix review · libreoffice-writer\.pdf · 1 page/);
+  assert.match(screen, /Matches for "nonumy": 2/);
+  assert.match(screen, /▸ · p0 {3}text {2}100 {2}0 {2}.*\[nonumy\]/);
+  assert.match(screen, /\? keys/, 'the help line');
+  await t.waitFor(INK); // the magnified line, in the grey ramp
+  t.keys('+');
+  await t.waitFor(/at 900 dpi \(3×\)/);
+  t.keys('-');
+  await t.waitFor(/at 600 dpi \(2×\)/);
+  t.keys('Enter');
+  await t.waitFor(/Replace "nonumy" with: nonumy█/);
+  t.keys('C-u');
+  t.text('nonmuy');
+  await t.waitFor(/with: nonmuy█/);
+  t.keys('Enter');
+  screen = await t.waitFor(/● Proposal "nonumy" → "nonmuy" on page 0/);
+  assert.match(screen, /tier 1 glyph_reuse · visibility cost none/);
+  assert.match(screen, /pixels would change, 0 outside/);
+  assert.match(screen, /before: .*\[nonumy\]/);
+  assert.match(screen, /after: {2}.*\[nonmuy\]/);
+  assert.match(screen, /before:.*after \(predicted\):/);
+  t.keys('y');
+  screen = await t.waitFor(/✓ Verified at 300 dpi/);
+  assert.match(screen, /0 pixels outside the edit/);
+  assert.match(screen, /✓ #1 p0 nonumy→nonmuy 0 out/);
+  assert.match(screen, /Corrections standing: 1/);
+  assert.match(screen, /▸ ✓ p0/);
+  t.keys('u');
+  screen = await t.waitFor(/Undone: "nonumy" → "nonmuy"/);
+  assert.match(screen, /Corrections standing: 0/);
+  t.keys('r');
+  screen = await t.waitFor(/Redone: "nonumy" → "nonmuy"/);
+  assert.match(screen, /Corrections standing: 1/);
+  t.keys('?');
+  screen = await t.waitFor(/any key closes the help/);
+  assert.match(screen, /u r {7}undo the latest correction, redo it/);
+  t.keys('x');
+  await t.waitFor(/\? keys · q/);
+  t.keys('e');
+  await t.waitFor(/Export to: .*\.pdf█/);
+  t.keys('C-u');
+  t.text(out);
+  t.keys('Enter');
+  screen = await t.waitFor(/✓ Exported .*corrected\.pdf/);
+  t.keys('q');
+  screen = await t.waitFor(/EXIT=0/);
+  // The terminal is given back: the screen's frame is gone, the summary is on the shell's screen.
+  assert.match(screen, /1 correction standing on doc_/);
+  assert.match(screen, /Exported .*corrected\.pdf/);
+  assert.not.match(screen, /docfix review ·/);
+  assert.ok(existsSync(out));
+  const text = execFileSync('pdftotext', [out, '-'], { encoding: 'utf8' });
+  assert.match(text, /sed diam nonmuy eirmod tempor/);
+  assert.match(text, /nonumy eirmod tempor invidunt/, 'the second occurrence is untouched');
+  assert.is((text.match(/nonmuy/g) ?? []).length, 1);
+  const verified = await daemon.cli(['verify', id, '--json']);
+  assert.is(verified.code, 0, verified.stderr);
+  const v = JSON.parse(verified.stdout) as { passed: boolean; pages: { outside_pixels: number }[] };
+  assert.is(v.passed, true);
+  assert.ok(v.pages.every((p) => p.outside_pixels === 0));
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  assert.ok(
+    calls.indexOf('proposeEdit text_layer') < calls.indexOf('applyEdit text_layer'),
+    calls.join(', '),
+  );
+});
+
+test('a scanned page: recognised matches, the crop fetched before confirmed: true, the refusal and advice', async () => {
+  const id = await upload('scan-jbig2-encrypted.pdf', 'ELXRTQWS');
+  const log = join(daemon.dir, 'scan.log');
+  const t = openTerminal('scan', [id, '--find', 'This'], log);
+  let screen = await t.waitFor(/Crop of page 0 at 600 dpi \(2×\): "This"/, 120_000);
+  assert.match(screen, /Matches for "This": \d/);
+  assert.match(screen, /▸ [?·] p0 {3}ocr /, 'a recognised match');
+  assert.match(screen, /recognised, con/);
+  screen = await t.waitFor(
+    /(\? needs confirmation|· recognised with confidence \d+): ⏎ to confirm the reading/,
+  );
+  await t.waitFor(INK); // the crop is drawn
+  t.keys('Enter');
+  await t.waitFor(/Does the magnified crop read "This"\? y yes · n no/);
+  t.keys('y');
+  await t.waitFor(/Replace "This" with: This█/);
+  t.keys('C-u');
+  t.text('Tihs');
+  t.keys('Enter');
+  screen = await t.waitFor(/✗ Refused "This" → "Tihs" on page 0/, 60_000);
+  assert.match(screen, /do: {3}\S/, 'the advice says what to do');
+  assert.match(screen, /▸ ✔ p0/, 'the reading is marked confirmed');
+  assert.match(screen, /! Refused: the advice says what would make it work/);
+  t.keys('y');
+  await t.waitFor(/The engine refused this correction: see the advice\./);
+  t.keys('C-c'); // Ctrl-C quits too, and gives the terminal back
+  screen = await t.waitFor(/EXIT=0/);
+  assert.not.match(screen, /docfix review ·/);
+  assert.match(screen, /0 corrections standing/);
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  const crop = calls.findIndex((c) => /^pageCrop 0 (\d+)$/.test(c) && Number(c.split(' ')[2]) > 300);
+  const confirmed = calls.indexOf('proposeEdit ocr confirmed');
+  assert.ok(
+    crop >= 0 && confirmed > crop,
+    `a crop above 300 dpi comes before confirmed: true: ${calls.join(', ')}`,
+  );
+  assert.ok(calls.indexOf(`ocrPage 0 find This`) < crop, calls.join(', '));
+  assert.ok(!calls.includes('applyEdit ocr confirmed'), 'nothing refused is applied');
+});
+
+test.run();
