@@ -2,11 +2,11 @@
 // without a text layer are named in `pages_needing_recognition` instead (OCR is a separate route).
 // One structured-text pass per page; characters are read only on pages whose text may contain the query.
 // The pages' text is kept per revision (text-index.ts), so a second search reads only those pages.
-import { readFileSync } from 'node:fs';
 import { DocfixError } from '../errors.ts';
 import { type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchHit, SearchOut } from '../schemas.ts';
 import { SEARCH_MATCH_CAP, SEARCH_QUERY_MAX } from './limits.ts';
+import { openPdfFile } from './pdf-file.ts';
 import {
   findMatches,
   foldNeedle,
@@ -140,13 +140,14 @@ export function searchPdf(bytes: Uint8Array, q: string, options: SearchOptions =
 /**
  * Searches the revision blob at `path` through its text index (text-index.ts): the first search of
  * a revision reads every page and keeps the index; later ones open only the pages that may match.
+ * The file is read as MuPDF needs it (pdf-file.ts), never whole.
  */
 export function searchFile(path: string, q: string, options: SearchOptions = {}): SearchOut {
   const password = options.password ?? '';
   const persisted = password === '';
   const known = loadTextIndex(path, persisted);
   let doc: mupdf.PDFDocument | null = null;
-  const openDoc = () => (doc ??= openPdf(new Uint8Array(readFileSync(path)), password).doc);
+  const openDoc = () => (doc ??= openPdfFile(path, password));
   try {
     const pageCount = known ? known.pages.length : openDoc().countPages();
     const result = searchWithIndex(openDoc, pageCount, q, options, known);

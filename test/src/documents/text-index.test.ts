@@ -142,6 +142,22 @@ test('search through the index answers as the full search: first, cached, from t
   }
 });
 
+test('the stored file is read as needed and closed when the search ends', () => {
+  const { path, dir } = asBlob('latex-4-pages.pdf');
+  const fds = () => readdirSync('/proc/self/fd').length;
+  try {
+    const before = fds();
+    for (let i = 0; i < 5; i++) {
+      textIndexCache.delete(path);
+      assert.ok(searchFile(path, 'Should').matches!.length > 0);
+    }
+    assert.is(fds(), before, 'no file left open');
+  } finally {
+    textIndexCache.delete(path);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('scanned pages: named as needing recognition with and without the index', () => {
   for (const file of ['scan-ocr-mixed-pages.pdf', 'scan-russian-form.pdf']) {
     const { path, dir } = asBlob(file);
