@@ -1,9 +1,12 @@
 // Engine tasks of the documents area (inspect on upload, classify, search, preview, crop). Each reads
-// the PDF from a path in the data dir (bytes never cross the worker boundary) and answers plain data.
+// the PDF from a path in the data dir (bytes never cross the worker boundary) and answers plain data;
+// search, preview and crop read only the parts of the stored revision they need (pdf-file.ts).
 import { readFileSync } from 'node:fs';
 import { inspectPdf, type InspectResult } from './inspect.ts';
-import { type CropPicture, type CropRequest, type Picture, cropPdf, previewPdf } from './render.ts';
+import { type CropPicture, type CropRequest, type Picture, renderCrop, renderPreview } from './render.ts';
+import { openPdfFile } from './pdf-file.ts';
 import { searchFile } from './search.ts';
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchOut } from '../schemas.ts';
 
 export interface InspectTaskInput {
@@ -35,15 +38,25 @@ function readPdf(path: string): Uint8Array {
   return new Uint8Array(readFileSync(path));
 }
 
+/** Runs `use` on the stored revision at `path`, read as MuPDF needs it (a page, not the whole file). */
+function withStoredPdf<T>(path: string, password: string, use: (doc: mupdf.PDFDocument) => T): T {
+  const doc = openPdfFile(path, password);
+  try {
+    return use(doc);
+  } finally {
+    doc.destroy();
+  }
+}
+
 export const documentTasks = {
   'documents.inspect': (input: InspectTaskInput): InspectResult =>
     inspectPdf(readPdf(input.path), { password: input.password, maxPages: input.max_pages }),
   'documents.search': (input: SearchTaskInput): SearchOut =>
     searchFile(input.path, input.q, { password: input.password, kinds: input.kinds }),
   'documents.preview': (input: PreviewTaskInput): Picture =>
-    previewPdf(readPdf(input.path), input.password, input.page_index, input.thumb),
+    withStoredPdf(input.path, input.password, (doc) => renderPreview(doc, input.page_index, input.thumb)),
   'documents.crop': (input: CropTaskInput): CropPicture => {
     const { path, password, ...req } = input;
-    return cropPdf(readPdf(path), password, req);
+    return withStoredPdf(path, password, (doc) => renderCrop(doc, req));
   },
 };
