@@ -13,7 +13,7 @@ import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
 import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
-import { advanceOf, planEdits, type OperandChange, type StreamEdit } from './rewrite.ts';
+import { advanceOf, keepsInnerKerning, planEdits, type OperandChange, type StreamEdit } from './rewrite.ts';
 import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
 import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
@@ -553,7 +553,13 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const emPts = Math.abs(g0.state.Tfs) * dirLen;
     const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
     const oldExtent = along(oldEnd);
-    const newExtent = newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+    let newExtent = newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+    // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
+    // where they are (rewrite.ts), so they count in the new extent as they did in the old.
+    if (!matched && !sibling && keepsInnerKerning(glyphs, codes)) {
+      const oldWidths = glyphs.reduce((s, g) => s + g.advance, 0) * dirLen * Math.sign(g0.state.Th || 1);
+      newExtent += oldExtent - oldWidths;
+    }
     const overflow = newExtent - oldExtent;
     // The next character ahead of the old end on the same baseline band, whatever line or block
     // MuPDF put it in (table cells, columns, right-to-left runs), skipping spaces.
@@ -691,7 +697,17 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     ];
     const newOrigins: [number, number][] = [];
     let x = 0;
-    codes.forEach((c) => {
+    const spread = !inserted && keepsInnerKerning(glyphs, codes);
+    codes.forEach((c, i) => {
+      if (spread) {
+        // Each new glyph stands where the old one of its position stood, moved by the width
+        // difference of the letters before it (the kerns between them are kept).
+        const o = devicePoint(g0, x);
+        const z = devicePoint(g0, 0);
+        newOrigins.push([glyphs[i].origin[0] + o[0] - z[0], glyphs[i].origin[1] + o[1] - z[1]]);
+        x += advanceOf(widthFont, [c], g0) - glyphs[i].advance;
+        return;
+      }
       newOrigins.push(devicePoint(g0, x));
       x += advanceOf(widthFont, [c], g0);
     });

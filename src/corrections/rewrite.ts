@@ -56,6 +56,14 @@ function stringOperand(op: ContentOp, element: number): Operand & { kind: 'strin
 const raw = (unit: StreamUnit, o: { start: number; end: number }) =>
   Buffer.from(unit.bytes.subarray(o.start, o.end)).toString('latin1');
 
+/** Glyphs spread over several strings of one TJ array, replaced code for code: kerns stay inside. */
+export function keepsInnerKerning(glyphs: Glyph[], codes: { code: number; length: number }[]): boolean {
+  if (codes.length !== glyphs.length || glyphs.length < 2) return false;
+  const g0 = glyphs[0];
+  const sameArray = glyphs.every((g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element >= 0);
+  return sameArray && glyphs.some((g) => g.element !== g0.element);
+}
+
 /**
  * Builds the edits of every touched operand. `glyphs` are the consecutive glyphs being replaced,
  * `codes` the new codes (all drawn in the first glyph's font and text state).
@@ -84,6 +92,11 @@ export function planEdits(
   );
   const totalOld = glyphs.reduce((s, g) => s + g.advance, 0);
   const totalNew = advanceOf(widthFont, codes, g0);
+  // As many new codes as old glyphs, spread over several strings of one array: each string keeps
+  // its count, so the kerning numbers between them stay between the same letter positions (a
+  // letter swap keeps its word's width; the kerns are re-distributed, not piled up after it).
+  const spread = keepsInnerKerning(glyphs, codes);
+  let taken = 0;
   groups.forEach((group, k) => {
     const first = group[0];
     const last = group[group.length - 1];
@@ -91,8 +104,8 @@ export function planEdits(
     const op = unit.ops[first.opIndex];
     const str = stringOperand(op, first.element);
     const oldAdvance = group.reduce((s, g) => s + g.advance, 0);
-    const inserted = k === 0 ? codes : [];
-    const newAdvance = k === 0 ? advanceOf(widthFont, codes, first) : 0;
+    const inserted = spread ? codes.slice(taken, (taken += group.length)) : k === 0 ? codes : [];
+    const newAdvance = inserted.length ? advanceOf(widthFont, inserted, first) : 0;
     const t = first.state;
     const scale = t.Tfs * t.Th;
     let adjustment = scale === 0 ? 0 : ((newAdvance - oldAdvance) * 1000) / scale;

@@ -15,13 +15,14 @@ test('derived corpus tasks: poppler agrees with every verified correction, every
       .map((r) => `${r.file} ${r.find}→${r.replace}: ${r.poppler_problems.join('; ')}`),
     [],
   );
-  // Known gap, held as a ratchet: pdftoppm's quarter-pixel glyph buckets can flip for a later copy of
-  // a glyph when a letter swap re-orders the advance sum (cid-no-tounicode rial→rail). The fidelity
-  // harness counts it as a false verification; closing it needs poppler's arithmetic emulated.
+  // pdftoppm alone (a Splash quarter-pixel bucket flip of a later glyph when a rewrite re-orders the
+  // advance sum) counts as a failure too, as in the fidelity harness: the letter swap that showed
+  // it (cid-no-tounicode rial→rail) keeps its kerning numbers in place since the rewrite spreads
+  // the new codes over the old strings. Counted apart so a return of the gap is named as such.
   const flips = results.filter((r) => r.splash_bucket_flip);
-  assert.ok(
-    flips.length <= 1,
-    flips.map((r) => `${r.file} ${r.find}→${r.replace}: ${r.splash_bucket_flip}`).join('\n'),
+  assert.equal(
+    flips.map((r) => `${r.file} ${r.find}→${r.replace}: ${r.splash_bucket_flip}`),
+    [],
   );
   assert.equal(
     results.filter((r) => r.tier < 0 && !r.advice_ok).map((r) => `${r.file} ${r.find}→${r.replace}`),

@@ -69,6 +69,24 @@ test('a narrower replacement in a TJ array: the next word stays exactly where it
   assert.is(stream, 'BT /F1 12 Tf 20 100 Td [ (Hx) -56 (llo)  -250 (World)] TJ ET');
 });
 
+test('a letter swap across a kerning number keeps the kern between the same positions, and fits', async () => {
+  // "abcd" → "acbd": b and c are drawn by two strings of one array with -80 between them, and a
+  // comma follows directly (no gap to borrow). Piling the kern after the new letters would widen
+  // their extent by 0.08 em and refuse the swap; spread over the old strings it keeps the width.
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td [(ab) -80 (cd) (,) -250 (World)] TJ ET' }]);
+  const { output, verification, proposal } = await applyEdit(editInput(pdf, 'abcd', 'acbd'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.is(proposal.tier, 1);
+  const stream = withDoc(output, (doc) =>
+    Buffer.from(streamBytes(doc.loadPage(0).getObject().get('Contents'))).toString('latin1'),
+  );
+  assert.is(stream, 'BT /F1 12 Tf 20 100 Td [(ac) -80 (bd) (,) -250 (World)] TJ ET');
+  const before = glyphs(pdf);
+  const after = glyphs(output);
+  for (let i = 4; i < before.length; i += 1) assert.is(after[i].x, before[i].x, `glyph ${i} x`);
+  assert.ok(pageText(output).includes('acbd,'));
+});
+
 test('a Tj whose replacement is wider at the end of the line becomes a TJ with compensation', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Hello) Tj ET' }]);
   const { output, verification, proposal } = await applyEdit(editInput(pdf, 'Hello', 'Hellw'));
