@@ -223,8 +223,10 @@ export class ReviewEffects {
       }));
       dispatch({ type: 'matches', generation, matches });
     }
-    const parts = [`text layer: ${pages.length ? `${hits.length} on ${pages.length} page(s)` : 'none'}`];
+    const parts: string[] = [];
+    if (pages.length) parts.push(`text layer: ${hits.length} on ${pages.length} page(s)`);
     if (scanned.length) parts.push(`recognised ${recognised} scanned page(s)`);
+    if (parts.length === 0) parts.push('searched the text layer');
     if (found.truncated) parts.push('more matches than shown');
     dispatch({ type: 'search-done', generation, note: parts.join(' · ') });
   }

@@ -84,10 +84,13 @@ export function helpLine(state: ReviewState): string {
       return '⏎ export to this file · Esc cancel · Ctrl-U clear';
     case 'help':
       return 'any key closes the help';
-    case 'browse':
-      return state.columns >= 110
-        ? '/ find · j/k move · g page · +/- zoom · ⏎ propose · y apply · n skip · u/r undo/redo · e export · ? keys · q quit'
+    case 'browse': {
+      const long =
+        '/ find · j/k move · g page · +/- zoom · ⏎ propose · y apply · n skip · u/r undo/redo · e export · ? keys · q quit';
+      return state.columns >= long.length
+        ? long
         : '/ find · j/k · g page · +/- zoom · ⏎ propose · y/n · u/r · e export · ? keys · q';
+    }
   }
 }
 

@@ -177,7 +177,7 @@ test('a scanned page: an uncertain reading, its confirmation, and a refusal with
     s,
     { type: 'document', doc, corrections: [] },
     { type: 'matches', generation: 1, matches: [ocrMatch({ page: 1 })] },
-    { type: 'search-done', generation: 1, note: 'text layer: none · recognised 1 scanned page(s)' },
+    { type: 'search-done', generation: 1, note: 'recognised 1 scanned page(s)' },
   );
   [s] = take(s);
   const m = selectedMatch(s)!;
