@@ -74,6 +74,7 @@ export class ReviewEffects {
   readonly #o: ReviewEffectsOptions;
   #attestation: string | undefined;
   #kinds: string[] = [];
+  #generation = 0;
   /** API calls made, in order (tests check that a crop comes before `confirmed: true`). */
   readonly calls: string[] = [];
 
@@ -151,6 +152,7 @@ export class ReviewEffects {
   async #search(r: Extract<Request, { kind: 'search' }>): Promise<void> {
     const { client, dispatch } = this.#o;
     const generation = r.generation;
+    this.#generation = generation;
     this.#log(`searchDocument ${r.query}`);
     const found = await client.call('searchDocument', {
       params: { document_id: this.#id },
@@ -196,6 +198,8 @@ export class ReviewEffects {
     }
     let recognised = 0;
     for (const [i, page] of scanned.entries()) {
+      // A newer search started: stop recognising pages for this one.
+      if (this.#generation !== generation) return;
       dispatch({
         type: 'search-progress',
         generation,

@@ -404,6 +404,18 @@ function defaultExportPath(state: ReviewState): string {
   return `${stem}-corrected.pdf`;
 }
 
+/**
+ * The document has a new revision: crops, proposals (their tokens) and confirmed readings were of the
+ * old one; the engine honours a confirmation only for a crop served of the current revision.
+ */
+function newRevision(state: ReviewState): Pick<ReviewState, 'crops' | 'proposals' | 'matches'> {
+  return {
+    crops: {},
+    proposals: {},
+    matches: state.matches.map((m) => (m.confirmed ? { ...m, confirmed: false } : m)),
+  };
+}
+
 // ───────────────────────────── keys ─────────────────────────────
 
 function typing(
@@ -701,9 +713,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
         },
         corrections: action.corrections,
         undone: [],
-        // The page changed: crops and proposals of it are of an older revision.
-        crops: {},
-        proposals: withoutKey(state.proposals, action.matchId),
+        ...newRevision(state),
       };
       next = updateMatch(next, action.matchId, { status: 'applied' });
       next = look(next);
@@ -732,7 +742,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
         stepping: null,
         corrections: action.corrections,
         undone: undo ? [...state.undone, action.correction] : state.undone.slice(0, -1),
-        crops: {},
+        ...newRevision(state),
       };
       // The match this correction fixed is open again after an undo, corrected again after a redo.
       const fixed = state.matches.find(

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import React from 'react';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { takeKittyImages } from '../../../cli/tui/review/crop-image.ts';
 import { ReviewScreen, helpLine, screenLayout } from '../../../cli/tui/review/review-screen.ts';
 import {
   initialState,
@@ -246,6 +247,24 @@ test('a wider terminal: more of the line, a wider side panel; a narrow one still
   assert.ok(Math.max(...narrow.split('\n').map((l) => [...l].length)) <= 60);
   assert.is(screenLayout(60, 20).sideWidth, 0, 'no side panel under 70 columns');
   assert.ok(helpLine(looking()).length <= 80, 'the help line fits 80 columns');
+});
+
+test('kitty: the crop is drawn as placeholder cells inside the layout, and its image is queued to send', () => {
+  takeKittyImages();
+  const s = { ...looking(), graphics: 'kitty' as const };
+  const app = render(React.createElement(ReviewScreen, { state: s }));
+  const frame = app.lastFrame() ?? '';
+  app.unmount();
+  const images = takeKittyImages();
+  assert.is(images.length, 1);
+  const { id, cols, rows } = images[0];
+  const colour = `\x1b[38;2;${(id >> 16) & 255};${(id >> 8) & 255};${id & 255}m`;
+  const cells = frame.split('\n').filter((l) => l.includes('\u{10EEEE}'));
+  assert.is(cells.length, rows);
+  assert.ok(cells.every((l) => l.includes(colour) && [...l.matchAll(/\u{10EEEE}/gu)].length === cols));
+  assert.ok(cells[0].includes('\u{10EEEE}\u0305\u0305'), 'row 0, column 0');
+  assert.ok(cells[1].includes('\u{10EEEE}\u030D\u0305'), 'row 1, column 0');
+  assert.match(frame, /Crop of page 0 at 600 dpi/, 'the text alternative stays');
 });
 
 test.run();

@@ -280,4 +280,30 @@ test('failures are shown where they happened', () => {
   assert.equal([s.columns, s.rows], [120, 40]);
 });
 
+test('a new revision (apply, undo, redo) drops crops, proposals and confirmed readings of the old one', () => {
+  let [s] = take(initialState({ documentRef: 'd', find: 'x' }));
+  s = run(s, { type: 'matches', generation: 1, matches: [textMatch(), ocrMatch({ page: 1 })] });
+  [s] = take(s);
+  const [text, ocr] = s.matches;
+  s = { ...s, matches: s.matches.map((m) => (m.id === ocr.id ? { ...m, confirmed: true } : m)) };
+  s = run(s, { type: 'crop', matchId: text.id, dpi: 600, png: new Uint8Array([1]) });
+  s = {
+    ...s,
+    proposals: { [ocr.id]: { matchId: ocr.id, replacement: 'Tihs', status: 'ready', proposal: proposal() } },
+  };
+  s = run(s, {
+    type: 'applied',
+    matchId: text.id,
+    verification: verification(),
+    corrections: [correction()],
+  });
+  assert.equal(s.proposals, {});
+  assert.is(s.matches.find((m) => m.id === ocr.id)!.confirmed, false);
+  assert.equal(
+    Object.values(s.crops).map((c) => c.status),
+    ['loading'],
+    'only the new look',
+  );
+});
+
 test.run();

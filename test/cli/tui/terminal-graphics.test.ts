@@ -1,4 +1,5 @@
 // Drawing crops in a terminal: which kind is chosen, and what each kind writes.
+import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -12,6 +13,7 @@ import {
   kittyPlaceholderLines,
   kittyTransmit,
   pasteBitmap,
+  probeSixel,
   scaleBitmap,
   sixelImage,
   viewAround,
@@ -116,6 +118,29 @@ test('iTerm2 and sixel', () => {
   const six = sixelImage(bitmap(3, 6, (x) => x === 0));
   assert.match(six, /^\x1bPq"1;1;3;6#0;2;0;0;0/);
   assert.match(six, /#0~\?\?\$#15\?~~-\x1b\\$/);
+});
+
+test('probeSixel asks for the device attributes and reads the answer (or gives up)', async () => {
+  const fake = (answer: string | null) => {
+    const stdin = new PassThrough() as unknown as NodeJS.ReadStream & PassThrough;
+    Object.assign(stdin, { isTTY: true, isRaw: false, setRawMode: () => stdin });
+    const written: string[] = [];
+    const stdout = {
+      write: (s: string) => {
+        written.push(s);
+        if (answer !== null) setTimeout(() => stdin.write(answer), 5);
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    return { stdin, stdout, written };
+  };
+  let t = fake('\x1b[?62;4;22c');
+  assert.is(await probeSixel(t.stdin, t.stdout, 500), true);
+  assert.equal(t.written, ['\x1b[c']);
+  t = fake('\x1b[?62;22c');
+  assert.is(await probeSixel(t.stdin, t.stdout, 500), false);
+  t = fake(null);
+  assert.is(await probeSixel(t.stdin, t.stdout, 50), false);
 });
 
 test.run();
