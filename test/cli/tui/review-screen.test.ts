@@ -48,10 +48,11 @@ function frameOf(state: ReviewState): string {
 function checkFrame(name: string, state: ReviewState): string {
   const frame = frameOf(state);
   const file = `${FRAMES}${name}.txt`;
-  if (process.env.UPDATE_FRAMES === '1' || !existsSync(file)) {
+  if (process.env.UPDATE_FRAMES === '1') {
     mkdirSync(FRAMES, { recursive: true });
     writeFileSync(file, `${frame}\n`);
   }
+  assert.ok(existsSync(file), `no frame ${file}: make it with UPDATE_FRAMES=1 and read it before committing`);
   assert.fixture(frame, readFileSync(file, 'utf8').replace(/\n$/, ''), name);
   const width = Math.max(...frame.split('\n').map((l) => [...l].length));
   assert.ok(width <= state.columns, `${name}: ${width} columns in a ${state.columns}-column terminal`);
