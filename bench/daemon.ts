@@ -15,7 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { DAEMON_MALLOC_ENV } from '../src/engine-memory.ts';
 import { mupdf } from '../src/pdf/mupdf-adapter.ts';
 
-const BIN = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
+/** The daemon under test; DOCFIX_BENCH_DAEMON_BIN points at another checkout's to compare builds. */
+const BIN =
+  process.env.DOCFIX_BENCH_DAEMON_BIN ?? fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
 const CORPUS = fileURLToPath(new URL('../../shared/corpus/pdf/', import.meta.url));
 const GENERATED = fileURLToPath(new URL('../fixtures/generated/', import.meta.url));
 
