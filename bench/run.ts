@@ -1,12 +1,19 @@
 // `npm run bench`: runs every bench module in bench/ (each exports one async function returning its
-// figures), prints them, and writes bench/out/report.json. Medians and ratios against native
-// baselines measured in the same run; timing is never asserted by tests.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+// figures), prints them, and writes bench/out/report.json. `node bench/run.ts NAME` runs the modules
+// whose file name contains NAME and updates only their entries in the report. Medians and ratios
+// against native baselines measured in the same run; timing is never asserted by tests.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv[2];
-const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
+const out = new URL('./out/report.json', import.meta.url);
+// A part (`node bench/run.ts load`) updates its own fields and keeps the other parts' last figures.
+const report: Record<string, unknown> = {
+  ...(only && existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>) : {}),
+  date: new Date().toISOString(),
+  node: process.version,
+};
 for (const file of readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
   .sort()) {
@@ -28,4 +35,4 @@ for (const file of readdirSync(dir)
   }
 }
 mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./out/report.json', import.meta.url), JSON.stringify(report, null, 2));
+writeFileSync(out, JSON.stringify(report, null, 2));
