@@ -31,7 +31,7 @@ import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
-import { freshFontName, matchedFont, planMatchedEdits, type MatchedFont } from './tier4.ts';
+import { freshFontName, matchedFont, oldWidthsFor, planMatchedEdits, type MatchedFont } from './tier4.ts';
 import { siblingSubset, type Sibling } from './tier3.ts';
 import { loadProgram as loadProgramOf } from './fonts.ts';
 
@@ -61,6 +61,8 @@ export const FIT_TOLERANCE_EM = 0.02;
 export const KEEP_GAP_EM = 0.15;
 /** Overflow allowed at the end of a line (nothing follows), in em. */
 export const LINE_END_ALLOWANCE_EM = 0.25;
+/** A gap to the next letter this wide (in em) is a word gap even without a space character. */
+export const WORD_GAP_EM = 0.2;
 const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
@@ -543,7 +545,9 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
 
     // Width: the new text starts where the old did; the pen after it is put back where it was.
     const widthFont = matched?.info ?? sibling?.info ?? extension?.font ?? font;
-    const newAdvance = advanceOf(widthFont, codes, g0);
+    // A freshly embedded matched face takes the old glyphs' advances (tier4.ts, mirrorOldWidths).
+    const mirrored = matched ? oldWidthsFor(glyphs, codes, matched.info) : null;
+    const newAdvance = mirrored ? glyphs.reduce((s, g) => s + g.advance, 0) : advanceOf(widthFont, codes, g0);
     const last = glyphs[glyphs.length - 1];
     const oldEnd = devicePoint(last, last.advance);
     const start = devicePoint(g0, 0);
@@ -579,8 +583,12 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
         else if (!next || at < next.at) next = { c: ch.c, at };
       }
     }
-    const spaceFollows = next ? nearestSpace < next.at : nearestSpace < Infinity;
     const gapToNext = next ? next.at - oldExtent : null;
+    // A word gap is a space character before the next letter, or a gap as wide as one (producers
+    // that place each word by itself draw no space glyph at all).
+    const spaceFollows =
+      (next ? nearestSpace < next.at : nearestSpace < Infinity) ||
+      (gapToNext !== null && gapToNext >= WORD_GAP_EM * emPts);
     let allowed: number;
     let rule: string;
     if (overflow <= FIT_TOLERANCE_EM * emPts) {

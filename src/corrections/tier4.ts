@@ -184,17 +184,8 @@ const freshlyEmbedded = new WeakMap<FontInfo, mupdf.PDFDocument>();
  */
 function mirrorOldWidths(glyphs: Glyph[], codes: { code: number; length: number }[], info: FontInfo): void {
   const doc = freshlyEmbedded.get(info);
-  if (!doc || glyphs.length !== codes.length) return;
-  const want = new Map<number, number>();
-  for (let i = 0; i < glyphs.length; i += 1) {
-    const g = glyphs[i];
-    if (g.font.widthScale !== 0.001 || g.font.intWidths) return;
-    const w = g.font.widths.get(g.code);
-    if (w === undefined || !(w > 0)) return;
-    const prev = want.get(codes[i].code);
-    if (prev !== undefined && prev !== w) return;
-    want.set(codes[i].code, w);
-  }
+  const want = oldWidthsFor(glyphs, codes, info);
+  if (!doc || !want) return;
   if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
   const W = info.dict.get('DescendantFonts').get(0).get('W');
   if (!W.isArray()) return;
@@ -213,6 +204,32 @@ function mirrorOldWidths(glyphs: Glyph[], codes: { code: number; length: number 
     last = gid;
   }
   for (const [gid, w] of want) info.widths.set(gid, w);
+}
+
+/**
+ * The W entries (glyph id → width) that give each new glyph of a freshly embedded face the old
+ * glyph's advance, or null when that cannot be done (another count of glyphs, a face embedded by an
+ * earlier correction, widths in other units, one glyph asked to take two widths). An accented
+ * letter then takes its base letter's advance (í where i stood): its accent may overhang a little,
+ * which the pixel comparison judges like any other ink.
+ */
+export function oldWidthsFor(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+): Map<number, number> | null {
+  if (!freshlyEmbedded.has(info) || glyphs.length !== codes.length) return null;
+  const want = new Map<number, number>();
+  for (let i = 0; i < glyphs.length; i += 1) {
+    const g = glyphs[i];
+    if (g.font.widthScale !== 0.001 || g.font.intWidths) return null;
+    const w = g.font.widths.get(g.code);
+    if (w === undefined || !(w > 0)) return null;
+    const prev = want.get(codes[i].code);
+    if (prev !== undefined && prev !== w) return null;
+    want.set(codes[i].code, w);
+  }
+  return want;
 }
 
 /** A font object of the document that embeds bundled face `id` (added by an earlier correction). */
