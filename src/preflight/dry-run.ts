@@ -70,7 +70,8 @@ export class PageDryRun {
     } catch (error) {
       if (error instanceof Refusal)
         return { verdict: 'refuses', advice: error.advice, evidence: error.evidence };
-      throw error;
+      // Not a refusal (a damaged operand, an unreadable font): only a real proposal can tell.
+      return { verdict: 'unknown', reason: `the dry run failed: ${(error as Error).message}` };
     }
   }
 

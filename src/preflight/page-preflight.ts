@@ -154,10 +154,15 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
         const lines = readPageText(page);
         const region = input.box_render ?? pageBox;
         words = pageWords(lines, dpi).filter((w) => overlaps(w.box, region));
-        const dry = new PageDryRun(page, lines);
+        let dry: PageDryRun | null = null;
         try {
-          for (const word of words) {
-            const answer = dry.check({
+          dry = new PageDryRun(page, lines);
+        } catch {
+          undecided.push(...words); // the page's content could not be read: full proposals decide
+        }
+        try {
+          for (const word of dry ? words : []) {
+            const answer = dry!.check({
               find: word.text,
               matchIndex: word.matchIndex,
               replacement: sameGlyphReplacement(word.text),
@@ -166,7 +171,7 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
             else if (answer.verdict === 'unknown') undecided.push(word);
           }
         } finally {
-          dry.destroy();
+          dry?.destroy();
         }
       }
     } finally {
@@ -203,6 +208,7 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
   }
   // Words the dry run could not settle: the engine's full proposal, up to the cap.
   const proposed = undecided.slice(0, PREFLIGHT_PROPOSAL_CAP);
+  let failed = 0;
   for (const word of proposed) {
     const proposal = await proposeEdit({
       pdf: bytes,
@@ -222,13 +228,14 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
         renderer: '',
         dpi: 300,
       },
-    });
-    if (proposal.refusal && proposal.advice) name(word, proposal.advice);
+    }).catch(() => null); // the engine failed on this word: it stays unchecked (counted as skipped)
+    if (!proposal) failed++;
+    else if (proposal.refusal && proposal.advice) name(word, proposal.advice);
   }
   regions.sort(
     (a, b) => words.findIndex((w) => w.box === a.box_render) - words.findIndex((w) => w.box === b.box_render),
   );
-  const skipped = undecided.length - proposed.length;
+  const skipped = undecided.length - proposed.length + failed;
   return {
     page_index: input.page_index,
     render_dpi: dpi,
@@ -238,7 +245,7 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
     applicable: true,
     message:
       skipped > 0
-        ? `Checked ${words.length - skipped} of ${words.length} words; ${skipped} need a full proposal each, beyond this call's ${PREFLIGHT_PROPOSAL_CAP}: ask for a smaller region (box_render) to check them. Words not listed are not promised to work.`
+        ? `Checked ${words.length - skipped} of ${words.length} words; ${skipped} need a full proposal each${failed ? ` (${failed} could not be proposed)` : `, beyond this call's ${PREFLIGHT_PROPOSAL_CAP}: ask for a smaller region (box_render) to check them`}. Words not listed are not promised to work.`
         : 'Words not listed are not promised to work: the check is one-sided.',
     regions,
   };

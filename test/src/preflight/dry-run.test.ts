@@ -127,6 +127,28 @@ for (const [file, pageIndex] of PAGES) {
   });
 }
 
+test('a replacement the page has no glyph for is left to a real proposal (unknown)', () => {
+  const { doc } = openPdf(new Uint8Array(readFileSync(`${CORPUS_DIR}libreoffice-writer.pdf`)));
+  try {
+    const page = doc.loadPage(0);
+    const dry = new PageDryRun(page);
+    try {
+      const answer = dry.check({ find: 'nonumy', matchIndex: 0, replacement: 'nonum€' });
+      assert.is(answer.verdict, 'unknown');
+      assert.equal(dry.check({ find: 'nonumy', matchIndex: 0, replacement: 'nonmuy' }), {
+        verdict: 'passes',
+      });
+      const missing = dry.check({ find: 'not on this page', matchIndex: 0, replacement: 'x' });
+      assert.is(missing.verdict === 'refuses' && missing.advice.code, 'text_not_found');
+    } finally {
+      dry.destroy();
+      page.destroy();
+    }
+  } finally {
+    doc.destroy();
+  }
+});
+
 test('the corpus pages exercised both answers', () => {
   assert.ok(named > 20, `${named} refusing words confirmed`);
   assert.ok(passedChecked > 15, `${passedChecked} passing words confirmed`);
