@@ -26,7 +26,7 @@ import {
   WORKING_DPI,
   type VerifyOutput,
 } from './verify.ts';
-import type { DeclaredObject } from './object-guard.ts';
+import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
 import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
@@ -79,6 +79,9 @@ interface Candidate {
   textBefore: string;
   textAfter: string;
   box: Box;
+  /** Objects the correction declared (for the structural guard) and what its manifest records. */
+  declared: DeclaredObject[];
+  facts: ManifestFacts;
 }
 
 /** Refusal proposal (tier -1, tier_name 'none', visibility_cost 'refused'). */
@@ -130,6 +133,12 @@ export async function proposeEdit(input: EditTaskInput): Promise<EngineProposal>
 export async function applyEdit(
   input: EditTaskInput,
 ): Promise<{ proposal: EngineProposal; output: Uint8Array; verification: EngineVerification }> {
+  const key = proposalKey(input);
+  const kept = keptProposals.find((e) => e.key === key);
+  if (kept) {
+    const reused = applyOnProposal(input, kept);
+    if (reused) return reused;
+  }
   const result = await run(input, true);
   if (!result.candidate) {
     throw new DocfixError('edit_refused', result.proposal.refusal ?? 'The engine refused the correction.', {
@@ -237,6 +246,19 @@ async function run(
       font_attempt: fontAttempt,
       fingerprint: candidate.fingerprint,
     };
+    if (!forApply) {
+      const { afterRender: _render, diff: _diff, ...verify } = v;
+      keepProposal({
+        key: proposalKey(input),
+        proposal,
+        output: candidate.output,
+        verify,
+        declared: candidate.declared,
+        facts: candidate.facts,
+        textBefore: candidate.textBefore,
+        textAfter: candidate.textAfter,
+      });
+    }
     return { proposal, candidate };
   } catch (error) {
     if (error instanceof Refusal)
@@ -750,31 +772,17 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
 
     const rewrittenExisting = [page.getObject().asIndirect()];
     const manifestObjects: DeclaredObject[] = [];
+    const manifestFacts: ManifestFacts = {
+      page: pageIndex,
+      box: unionBox(oldBoxes) ?? [0, 0, 0, 0],
+      find,
+      replacement,
+      tier,
+    };
     if (forApply) {
-      const box = unionBox(oldBoxes) ?? [0, 0, 0, 0];
-      const manifest = buildManifest(input.manifest, {
-        page: pageIndex,
-        box_render: box,
-        box_dpi: WORKING_DPI,
-        text_before: find,
-        text_after: replacement,
-        tier,
-        tier_name: TIER_NAMES[tier],
-        visibility_cost: tier === 4 ? 'low' : 'none',
-        created_at: new Date().toISOString(),
-      });
-      // The manifest rewrites the catalog, its /Names dictionary and the embedded-files tree: each is
-      // declared (before the embedding, since it may replace the tree) for the structural guard.
-      const root = doc.getTrailer().get('Root');
-      const names = root.get('Names');
-      if (names.isIndirect()) manifestObjects.push({ num: names.asIndirect(), kind: 'names' });
-      const tree = names.isDictionary() ? names.get('EmbeddedFiles') : null;
-      if (tree?.isIndirect()) manifestObjects.push({ num: tree.asIndirect(), kind: 'name tree' });
-      embedManifest(doc, manifest);
-      if (root.isIndirect()) {
-        rewrittenExisting.push(root.asIndirect());
-        manifestObjects.push({ num: root.asIndirect(), kind: 'catalog' });
-      }
+      manifestObjects.push(...embedManifestOf(doc, input, manifestFacts));
+      const catalog = manifestObjects.find((d) => d.kind === 'catalog');
+      if (catalog) rewrittenExisting.push(catalog.num);
     }
     // Every existing object rewritten, and every new object copied from an existing one, is
     // declared with its kind: the structural guard allows changes only at that kind's keys.
@@ -862,6 +870,8 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       textBefore: find,
       textAfter: replacement,
       box: unionBox([verify.declared_box as Box, ...oldBoxes]) ?? [0, 0, 0, 0],
+      declared,
+      facts: manifestFacts,
     };
   } finally {
     for (const p of programs) p.destroy();
@@ -968,6 +978,167 @@ function beforeState(input: EditTaskInput, pageIndex: number, page: mupdf.PDFPag
     },
     accurate: () => (e.accurate ??= readPageText(page, true)),
   };
+}
+
+interface ManifestFacts {
+  page: number;
+  box: Box;
+  find: string;
+  replacement: string;
+  tier: number;
+}
+
+/**
+ * Embeds the provenance manifest of a correction. Returns the existing objects it rewrites (the
+ * catalog, its /Names dictionary and the embedded-files tree), each declared — before the embedding,
+ * since it may replace the tree — for the structural guard.
+ */
+function embedManifestOf(doc: mupdf.PDFDocument, input: EditTaskInput, f: ManifestFacts): DeclaredObject[] {
+  const manifest = buildManifest(input.manifest, {
+    page: f.page,
+    box_render: f.box,
+    box_dpi: WORKING_DPI,
+    text_before: f.find,
+    text_after: f.replacement,
+    tier: f.tier,
+    tier_name: TIER_NAMES[f.tier],
+    visibility_cost: f.tier === 4 ? 'low' : 'none',
+    created_at: new Date().toISOString(),
+  });
+  const declared: DeclaredObject[] = [];
+  const root = doc.getTrailer().get('Root');
+  const names = root.get('Names');
+  if (names.isIndirect()) declared.push({ num: names.asIndirect(), kind: 'names' });
+  const tree = names.isDictionary() ? names.get('EmbeddedFiles') : null;
+  if (tree?.isIndirect()) declared.push({ num: tree.asIndirect(), kind: 'name tree' });
+  embedManifest(doc, manifest);
+  if (root.isIndirect()) declared.push({ num: root.asIndirect(), kind: 'catalog' });
+  return declared;
+}
+
+/**
+ * A proposal that verified, kept so that its apply does not redo the work: the apply adds the
+ * manifest to these very bytes as a second incremental update, and proves by objects that nothing
+ * a page draws changed between them (so the proposal's renders, MuPDF's and PDFium's, are the
+ * renders of the applied bytes). Keyed by the input's hash, the password and the request; the last
+ * two are kept (a proposal and its apply usually meet in the same engine slot).
+ */
+interface KeptProposal {
+  key: string;
+  proposal: EngineProposal;
+  output: Uint8Array;
+  verify: Omit<VerifyOutput, 'afterRender' | 'diff'>;
+  declared: DeclaredObject[];
+  facts: ManifestFacts;
+  textBefore: string;
+  textAfter: string;
+}
+const keptProposals: KeptProposal[] = [];
+
+const proposalKey = (input: EditTaskInput) =>
+  createHash('sha256')
+    .update(sha256(input.pdf))
+    .update('\u0000')
+    .update(input.password)
+    .update('\u0000')
+    .update(JSON.stringify(input.request))
+    .digest('hex');
+
+function keepProposal(k: KeptProposal): void {
+  const at = keptProposals.findIndex((e) => e.key === k.key);
+  if (at >= 0) keptProposals.splice(at, 1);
+  keptProposals.unshift(k);
+  keptProposals.length = Math.min(keptProposals.length, 2);
+}
+
+/** The apply of a kept proposal: the manifest added to its bytes, checked by objects, not re-rendered. */
+function applyOnProposal(
+  input: EditTaskInput,
+  kept: KeptProposal,
+): { proposal: EngineProposal; output: Uint8Array; verification: EngineVerification } | null {
+  const opened = openPdf(kept.output, input.password);
+  const doc = opened.doc;
+  let final: Uint8Array;
+  let manifestDeclared: DeclaredObject[];
+  let numbersKept = 0;
+  const proposalIndex = new ObjectIndex(kept.output, streamDecoder(doc));
+  try {
+    manifestDeclared = embedManifestOf(doc, input, kept.facts);
+    const saved = save(doc);
+    final = saved;
+    try {
+      const exact = keepOriginalNumbers(kept.output, saved, proposalIndex, new Map());
+      final = exact.bytes;
+      numbersKept = exact.restored;
+    } catch {
+      // MuPDF's bytes stand; the guard below then names every re-printed number.
+    }
+  } finally {
+    doc.destroy();
+  }
+  const reopened = openPdf(final, input.password).doc;
+  try {
+    if (reopened.wasRepaired() || reopened.countPages() !== kept.verify.pages.length) return null;
+    const finalIndex = new ObjectIndex(final, streamDecoder(reopened));
+    // The manifest's update touches only the manifest's objects: every page draws what it drew.
+    const step = objectsUntouched(kept.output, final, proposalIndex, finalIndex, manifestDeclared, {
+      encrypted: opened.encrypted,
+    });
+    if (!step.passed || !step.compared) return null;
+    // And the whole change, input to applied bytes, is what the correction declared.
+    const inputDoc = openPdf(input.pdf, input.password).doc;
+    let whole;
+    try {
+      whole = objectsUntouched(
+        input.pdf,
+        final,
+        new ObjectIndex(input.pdf, streamDecoder(inputDoc)),
+        finalIndex,
+        [...kept.declared, ...manifestDeclared],
+        { encrypted: opened.encrypted },
+      );
+    } finally {
+      inputDoc.destroy();
+    }
+    if (!whole.passed) return null;
+    const guards = kept.verify.guards.map((g) =>
+      g.name === 'objects_untouched' ? { name: g.name, passed: whole.passed, detail: whole.detail } : g,
+    );
+    guards.push({
+      name: 'manifest_only',
+      passed: true,
+      detail: `the manifest was added to the verified proposal's bytes as an incremental update; ${step.detail}; no object a page draws changed, so the proposal's renders are the renders of these bytes`,
+    });
+    const changes = kept.verify.stream_changes as Record<string, unknown>;
+    const verification: EngineVerification = {
+      output_sha256: sha256(final),
+      dpi: kept.verify.dpi,
+      passed: true,
+      failure_reason: null,
+      pages: kept.verify.pages,
+      guards,
+      stream_changes: {
+        ...changes,
+        rewritten_existing: [
+          ...(changes.rewritten_existing as number[]),
+          ...manifestDeclared.map((d) => d.num),
+        ],
+        bytes_after: final.length,
+        objects_compared: whole.compared,
+        objects_changed_as_declared: whole.rewritten,
+        objects_changed_undeclared: whole.undeclared,
+        numbers_kept_as_written: (changes.numbers_kept_as_written as number) + numbersKept,
+        applied_on_verified_proposal: true,
+      },
+      declared_box: kept.verify.declared_box,
+      changed_box: kept.verify.changed_box,
+      text_before: kept.textBefore,
+      text_after: kept.textAfter,
+    };
+    return { proposal: kept.proposal, output: final, verification };
+  } finally {
+    reopened.destroy();
+  }
 }
 
 function save(doc: mupdf.PDFDocument): Uint8Array {

@@ -2,7 +2,10 @@
 // place, Differences extension (tier 2), text inside a Form XObject, a shared XObject copied rather
 // than changed, refusals with advice, and the saved file (incremental, reopens, other pages proven).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -85,6 +88,43 @@ test('a letter swap across a kerning number keeps the kern between the same posi
   const after = glyphs(output);
   for (let i = 4; i < before.length; i += 1) assert.is(after[i].x, before[i].x, `glyph ${i} x`);
   assert.ok(pageText(output).includes('acbd,'));
+});
+
+test('an apply after its proposal adds the manifest to the verified bytes, proven by objects', async () => {
+  const pdf = makePdf([
+    { content: 'BT /F1 12 Tf 20 100 Td [(Hello) -250 (World)] TJ ET' },
+    { content: 'BT /F1 12 Tf 20 100 Td (Two) Tj ET' },
+  ]);
+  const input = editInput(pdf, 'World', 'Wordl');
+  const proposal = await proposeEdit(input);
+  assert.is(proposal.tier, 1);
+  const { output, verification } = await applyEdit(input);
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  const changes = verification.stream_changes as {
+    applied_on_verified_proposal?: boolean;
+    bytes_after: number;
+  };
+  assert.is(changes.applied_on_verified_proposal, true);
+  assert.is(changes.bytes_after, output.length);
+  const manifestOnly = verification.guards.find((g) => g.name === 'manifest_only');
+  assert.ok(manifestOnly?.passed, manifestOnly?.detail);
+  // The proposal's verification, PDFium's witness included, carries over; the structural guard is
+  // recomputed for the applied bytes (catalog and manifest declared).
+  assert.ok(verification.guards.find((g) => g.name === 'second_renderer_pdfium')?.passed);
+  assert.match(verification.guards.find((g) => g.name === 'objects_untouched')!.detail, /catalog|\/AF/);
+  // Two incremental updates after the original bytes: the correction's, then the manifest's.
+  const tail = Buffer.from(output.subarray(pdf.length)).toString('latin1');
+  assert.is(tail.match(/startxref/g)?.length, 2);
+  assert.is(verification.output_sha256, createHash('sha256').update(output).digest('hex'));
+  const text = pageText(output);
+  assert.ok(text.includes('Wordl') && !text.includes('World'));
+  // An independent reader agrees: qpdf finds the file sound, the manifest is attached.
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-apply-'));
+  const path = join(dir, 'out.pdf');
+  writeFileSync(path, output);
+  execFileSync('qpdf', ['--check', path], { stdio: 'ignore' });
+  assert.match(execFileSync('pdfdetach', ['-list', path], { encoding: 'utf8' }), /docfix-manifest\.json/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('a Tj whose replacement is wider at the end of the line becomes a TJ with compensation', async () => {
