@@ -81,6 +81,11 @@ interface Candidate {
   box: Box;
   /** Objects the correction declared (for the structural guard) and what its manifest records. */
   declared: DeclaredObject[];
+  /**
+   * Rows (300 dpi) of the edited line's band, full width, where a rewrite can move glyphs: PDFium's
+   * witness renders only these when the structural guard passed (null: the whole page).
+   */
+  band: [number, number] | null;
   facts: ManifestFacts;
 }
 
@@ -177,7 +182,15 @@ async function run(
     // A proposal runs the same verification as its apply (the second renderer included), so a
     // proposal that says it can be made is made: the only difference at apply is the manifest, whose
     // objects the structural guard proves are outside every page (docs/engine.md, Verification).
-    if (v.passed) await secondRendererGuard(input.pdf, candidate.output, input.password, pageIndex, v);
+    if (v.passed)
+      await secondRendererGuard(
+        input.pdf,
+        candidate.output,
+        input.password,
+        pageIndex,
+        v,
+        candidate.band ?? undefined,
+      );
     const pageDiff: PageDiff = {
       page_index: pageIndex,
       identical: v.diff.identical,
@@ -872,6 +885,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       box: unionBox([verify.declared_box as Box, ...oldBoxes]) ?? [0, 0, 0, 0],
       declared,
       facts: manifestFacts,
+      band: witnessBand(match.line, verify),
     };
   } finally {
     for (const p of programs) p.destroy();
@@ -978,6 +992,21 @@ function beforeState(input: EditTaskInput, pageIndex: number, page: mupdf.PDFPag
     },
     accurate: () => (e.accurate ??= readPageText(page, true)),
   };
+}
+
+/**
+ * The band PDFium must witness: the edited line's rows widened by a line height on each side (accents
+ * and descenders, PDFium's own rounding), for horizontal text on a page whose objects were proven
+ * untouched except where declared; otherwise null (the whole page is rendered).
+ */
+function witnessBand(line: TextLine, v: VerifyOutput): [number, number] | null {
+  const structure = v.guards.find((g) => g.name === 'objects_untouched');
+  if (!structure?.passed) return null;
+  if (Math.abs(line.dir[0]) < Math.abs(line.dir[1])) return null;
+  const band = toRender(line.bbox);
+  const h = Math.max(1, band[3] - band[1]);
+  const d = v.declared_box;
+  return [Math.max(0, Math.min(band[1], d[1]) - h), Math.max(band[3], d[3]) + h];
 }
 
 interface ManifestFacts {

@@ -2,7 +2,11 @@
 // that shares no code with MuPDF, and compared exactly. It passes only when PDFium also sees no
 // changed pixel outside the declared box (MuPDF's padded glyph box, plus 1 px because PDFium can
 // antialias one pixel beyond MuPDF). The PDFium render of the page before is kept for the last two
-// (input SHA-256, page) pairs, as the MuPDF one is.
+// (input SHA-256, page, band) pairs, as the MuPDF one is. Given a band of rows, only that band is
+// rendered, before and after alike: the engine passes the edited line's band (full page width)
+// when the structural guard has proven every other object unchanged and MuPDF's exact comparison
+// covers the whole page, so PDFium witnesses where a change can move glyphs (the rest of the line
+// after a rewritten operator) at a fraction of a full render's cost.
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../verify/pdfium-render.ts';
 import { secondOpinion, type Box } from '../verify/second-opinion.ts';
 import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
@@ -13,11 +17,16 @@ export const GUARD_NAME = 'second_renderer_pdfium';
 
 const beforeCache: { key: string; render: RgbImage }[] = [];
 
-async function pdfiumBefore(pdf: Uint8Array, password: string, pageIndex: number): Promise<RgbImage> {
-  const key = `${sha256(pdf)}:${pageIndex}`;
+async function pdfiumBefore(
+  pdf: Uint8Array,
+  password: string,
+  pageIndex: number,
+  rows: [number, number] | undefined,
+): Promise<RgbImage> {
+  const key = `${sha256(pdf)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
   const hit = beforeCache.find((e) => e.key === key);
   if (hit) return hit.render;
-  const render = await renderPageWithPdfium(pdf, password, pageIndex, WORKING_DPI);
+  const render = await renderPageWithPdfium(pdf, password, pageIndex, WORKING_DPI, rows);
   if (render.pixels.byteLength <= 64 * 1024 * 1024) {
     beforeCache.unshift({ key, render });
     beforeCache.length = Math.min(beforeCache.length, 2);
@@ -32,26 +41,30 @@ export async function secondRendererGuard(
   password: string,
   pageIndex: number,
   v: VerifyOutput,
+  rows?: [number, number],
 ): Promise<void> {
   let guard: Record<string, unknown> & { name: string; passed: boolean; detail: string };
   try {
-    const before = await pdfiumBefore(input, password, pageIndex);
+    const before = await pdfiumBefore(input, password, pageIndex, rows);
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,
       beforeRender: before,
+      rows,
     });
+    const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';
     guard = {
       name: GUARD_NAME,
       passed: so.passed,
       detail:
         so.changed_pixels === 0
-          ? `${so.renderer} sees no changed pixel on the page`
-          : `${so.renderer}: ${so.changed_pixels} changed pixel(s), ${so.outside_pixels} outside the declared box ${JSON.stringify(so.declared_box)} (changed ${JSON.stringify(so.bbox)})`,
+          ? `${so.renderer} sees no changed pixel${where || ' on the page'}`
+          : `${so.renderer}: ${so.changed_pixels} changed pixel(s)${where}, ${so.outside_pixels} outside the declared box ${JSON.stringify(so.declared_box)} (changed ${JSON.stringify(so.bbox)})`,
       renderer: so.renderer,
       changed_pixels: so.changed_pixels,
       outside_pixels: so.outside_pixels,
       bbox: so.bbox,
       declared_box: so.declared_box,
+      rows: so.rows,
     };
   } catch (error) {
     guard = {

@@ -203,12 +203,20 @@ export class PdfiumDocument {
     });
   }
 
-  /** Renders a page to packed RGB at `dpi` (rotation applied, annotations and widgets drawn). */
-  renderPage(pageIndex: number, dpi: number): RgbImage {
+  /**
+   * Renders a page to packed RGB at `dpi` (rotation applied, annotations and widgets drawn). With
+   * `rows` [y0, y1), only that band of the full render is drawn (same pixels as the full render's
+   * rows only when compared with another band render of the same rows: the matrix is translated).
+   */
+  renderPage(pageIndex: number, dpi: number, rows?: [number, number]): RgbImage {
     if (!(dpi > 0) || !Number.isFinite(dpi)) throw new RangeError(`dpi must be positive, got ${dpi}`);
     return this.#withPage(pageIndex, (page) => {
       const p = this.#pdfium;
-      const { width, height } = renderSize(p._FPDF_GetPageWidthF(page), p._FPDF_GetPageHeightF(page), dpi);
+      const full = renderSize(p._FPDF_GetPageWidthF(page), p._FPDF_GetPageHeightF(page), dpi);
+      const width = full.width;
+      const top = rows ? Math.max(0, Math.min(full.height, Math.floor(rows[0]))) : 0;
+      const bottom = rows ? Math.max(top, Math.min(full.height, Math.ceil(rows[1]))) : full.height;
+      const height = Math.max(1, bottom - top);
       if (width * height > MAX_RENDER_PIXELS) {
         throw new DocfixError(
           'page_too_large',
@@ -223,14 +231,24 @@ export class PdfiumDocument {
       let bitmap = 0;
       try {
         const scale = dpi / 72;
-        new Float32Array(p.HEAPU8.buffer, args, 10).set([scale, 0, 0, scale, 0, 0, 0, 0, width, height]);
+        new Float32Array(p.HEAPU8.buffer, args, 10).set([scale, 0, 0, scale, 0, -top, 0, 0, width, height]);
         bitmap = p._FPDFBitmap_CreateEx(width, height, FPDFBITMAP_BGR, buffer, stride);
         if (!bitmap) throw new DocfixError('page_too_large', `PDFium refused a ${width}×${height} bitmap.`);
         p._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
         p._FPDF_RenderPageBitmapWithMatrix(bitmap, page, args, args + 24, RENDER_FLAGS);
         if (this.#form) {
           p._FORM_OnAfterLoadPage(page, this.#form);
-          p._FPDF_FFLDraw(this.#form, bitmap, page, 0, 0, width, height, 0, RENDER_FLAGS & ~FPDF_ANNOT);
+          p._FPDF_FFLDraw(
+            this.#form,
+            bitmap,
+            page,
+            0,
+            -top,
+            width,
+            full.height,
+            0,
+            RENDER_FLAGS & ~FPDF_ANNOT,
+          );
           p._FORM_OnBeforeClosePage(page, this.#form);
         }
         // Copy out: the WASM heap may grow (and move) on the next allocation.
@@ -307,10 +325,11 @@ export async function renderPageWithPdfium(
   password: string,
   pageIndex: number,
   dpi: number,
+  rows?: [number, number],
 ): Promise<RgbImage> {
   const doc = await openWithPdfium(bytes, password);
   try {
-    return doc.renderPage(pageIndex, dpi);
+    return doc.renderPage(pageIndex, dpi, rows);
   } finally {
     doc.close();
   }

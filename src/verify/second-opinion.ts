@@ -30,6 +30,8 @@ export interface SecondOpinion extends ExactDiff {
   height: number;
   /** The declared box at the render dpi, as compared. */
   declared_box: Box | null;
+  /** The rows compared when only a band was rendered (`rows` option), else null: the whole page. */
+  rows: [number, number] | null;
   passed: boolean;
 }
 
@@ -45,6 +47,12 @@ export interface SecondOpinionOptions {
    * to skip rendering it again when several proposals are checked against the same revision.
    */
   beforeRender?: RgbImage;
+  /**
+   * Render and compare only these rows [y0, y1) of the page (at the render dpi), before and after
+   * alike: the band where the correction can move anything, when a structural proof covers the
+   * rest. `declared_box`, `bbox` and the counts are then of the band, in page coordinates.
+   */
+  rows?: [number, number];
 }
 
 const WORKING_DPI = 300;
@@ -82,14 +90,22 @@ export async function secondOpinion(
   options: SecondOpinionOptions = {},
 ): Promise<SecondOpinion> {
   const margin = Math.max(0, Math.ceil(options.marginPx ?? 0));
-  const before = options.beforeRender ?? (await renderPageWithPdfium(beforeBytes, password, pageIndex, dpi));
-  const after = await renderPageWithPdfium(afterBytes, password, pageIndex, dpi);
+  const rows = options.rows;
+  const before =
+    options.beforeRender ?? (await renderPageWithPdfium(beforeBytes, password, pageIndex, dpi, rows));
+  const after = await renderPageWithPdfium(afterBytes, password, pageIndex, dpi, rows);
+  const top = rows ? Math.max(0, Math.floor(rows[0])) : 0;
   let declared: Box | null = null;
   if (declaredBox300) {
     const scaled = scaleBox(declaredBox300, WORKING_DPI, dpi);
     declared = [scaled[0] - margin, scaled[1] - margin, scaled[2] + margin, scaled[3] + margin];
   }
-  const diff = compareExact(before, after, declared);
+  const shifted: Box | null = declared && [declared[0], declared[1] - top, declared[2], declared[3] - top];
+  const raw = compareExact(before, after, shifted);
+  const diff = {
+    ...raw,
+    bbox: raw.bbox && ([raw.bbox[0], raw.bbox[1] + top, raw.bbox[2], raw.bbox[3] + top] as Box),
+  };
   return {
     renderer: PDFIUM_RENDERER,
     page: pageIndex,
@@ -97,6 +113,7 @@ export async function secondOpinion(
     width: after.width,
     height: after.height,
     declared_box: declared,
+    rows: rows ? [top, top + after.height] : null,
     ...diff,
     passed: diff.outside_pixels === 0,
   };
