@@ -1,6 +1,6 @@
 // Benchmark of one-word text-layer corrections (propose + apply + verify), DESIGN.md "Performance":
-// a one-page PDF under 150 ms median, and the same correction on a 300-page PDF under 1.5 times
-// that. The 300-page file is made from corpus pages into fixtures/generated/. Run directly
+// a one-page PDF within 4 times one 300 dpi render of its page (median), and the same correction on
+// a 300-page PDF under 1.2 times that. The 300-page file is made from corpus pages into fixtures/generated/. Run directly
 // (`node bench/corrections.ts`) or import `benchCorrections` from bench/run.ts.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -86,7 +86,7 @@ export interface CorrectionBench {
   one_page_median_ms: number;
   three_hundred_pages_median_ms: number;
   ratio: number;
-  targets: { one_page_ms: number; ratio: number };
+  targets: { one_page_vs_render: number; ratio: number };
   /** Baselines in the same run: one in-process 300 dpi render of the page, and native `mutool draw`. */
   baseline: { render_300dpi_ms: number; mutool_draw_300dpi_ms: number | null };
   /** The one-page correction as a multiple of one in-process 300 dpi render. */
@@ -191,7 +191,7 @@ export async function benchCorrections(runs = 15, derived = true): Promise<Corre
     one_page_median_ms: Math.round(oneMs * 10) / 10,
     three_hundred_pages_median_ms: Math.round(bigMs * 10) / 10,
     ratio: Math.round((bigMs / oneMs) * 100) / 100,
-    targets: { one_page_ms: 150, ratio: 1.5 },
+    targets: { one_page_vs_render: 4, ratio: 1.2 },
     baseline: {
       render_300dpi_ms: r1(render),
       mutool_draw_300dpi_ms: (() => {
@@ -201,7 +201,8 @@ export async function benchCorrections(runs = 15, derived = true): Promise<Corre
     },
     one_page_vs_render: Math.round((oneMs / render) * 10) / 10,
     compare: await compareBench(one, runs),
-    pdfium_guard: 'apply of every tier; proposals of tiers 3-4 only',
+    pdfium_guard:
+      'every proposal, on the edited line’s band (full width); an apply after its proposal reuses the proposal’s verification (manifest proven by objects)',
     derived: derived ? await derivedTable() : undefined,
   };
 }

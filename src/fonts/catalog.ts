@@ -5,7 +5,8 @@
 // those of Cambria. DejaVu Sans matches nothing but itself (and Bitstream Vera): it is the last resort.
 // Since 2026-11: Latin Modern (LM Roman/Sans/Mono in the optical sizes TeX documents use) has the
 // advance widths of Computer Modern and stands in for CM, EC and cm-super fonts; Roboto and DejaVu
-// Sans Condensed stand in for themselves only (documents that embed a subset of them).
+// Sans Condensed stand in for themselves only (documents that embed a subset of them); so does DejaVu
+// Serif (documents made with it, as XeTeX and LibreOffice do for Arabic and Cyrillic text).
 import { fileURLToPath } from 'node:url';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
@@ -135,6 +136,18 @@ const FAMILIES: FamilyDef[] = [
     styles: ['regular', 'bold'],
     fileOf: (s) => (s === 'regular' ? 'DejaVuSans.ttf' : 'DejaVuSans-Bold.ttf'),
     psNameOf: (s) => (s === 'regular' ? 'DejaVuSans' : 'DejaVuSans-Bold'),
+  },
+  {
+    dir: 'dejavu-serif',
+    family: 'DejaVu Serif',
+    psFamily: 'DejaVuSerif',
+    class: 'serif',
+    licence: 'Bitstream-Vera',
+    metricCompatibleWith: [],
+    source: 'Debian fonts-dejavu-core 2.37-6 (DejaVu 2.37)',
+    styles: ['regular', 'bold'],
+    fileOf: (s) => (s === 'regular' ? 'DejaVuSerif.ttf' : 'DejaVuSerif-Bold.ttf'),
+    psNameOf: (s) => (s === 'regular' ? 'DejaVuSerif' : 'DejaVuSerif-Bold'),
   },
   {
     dir: 'dejavu-sans-condensed',

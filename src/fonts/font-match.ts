@@ -184,7 +184,12 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['robotocondensed', 'robotomono', 'robotoslab', 'robotoflex', 'robotoserif'].map(
       (prefix): NameFamily => ({ prefix, family: null, class: null, note: `${prefix}: not bundled` }),
     ),
-    { prefix: 'dejavuserif', family: null, class: 'serif', note: 'DejaVu Serif is not bundled' },
+    {
+      prefix: 'dejavuserifcondensed',
+      family: null,
+      class: 'serif',
+      note: 'DejaVu Serif Condensed is not bundled',
+    },
     { prefix: 'cambriamath', family: null, class: 'serif', symbolic: true },
     // Symbol fonts: never substituted.
     ...['symbol', 'zapfdingbats', 'dingbats', 'wingdings', 'webdings', 'opensymbol', 'mtextra'].map(
@@ -207,6 +212,11 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
     { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
+    ...['dejavuserif', 'bitstreamveraserif'].map((prefix): NameFamily => ({
+      prefix,
+      family: 'DejaVu Serif',
+      class: 'serif',
+    })),
     ...['dejavusans', 'bitstreamverasans'].map((prefix): NameFamily => ({
       prefix,
       family: 'DejaVu Sans',

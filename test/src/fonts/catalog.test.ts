@@ -5,9 +5,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { BUNDLED_FACES, faceById, facesOfFamily } from '../../../src/fonts/catalog.ts';
 import { loadFace, missingGlyphs } from '../../../src/fonts/font-match.ts';
 
-test('60 faces, ids unique; Latin Modern one family per optical size', () => {
-  assert.is(BUNDLED_FACES.length, 60);
-  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 60);
+test('62 faces, ids unique; Latin Modern one family per optical size', () => {
+  assert.is(BUNDLED_FACES.length, 62);
+  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 62);
   assert.equal(
     [...new Set(BUNDLED_FACES.map((f) => f.family))].filter((f) => !f.startsWith('LM ')),
     [
@@ -17,6 +17,7 @@ test('60 faces, ids unique; Latin Modern one family per optical size', () => {
       'Carlito',
       'Caladea',
       'DejaVu Sans',
+      'DejaVu Serif',
       'DejaVu Sans Condensed',
       'Roboto',
     ],
@@ -84,9 +85,9 @@ test('MuPDF loads every face; weight and slant as the catalog says; basic Latin 
   }
 });
 
-test('metric compatibility is declared for all but DejaVu Sans (Condensed) and Roboto', () => {
+test('metric compatibility is declared for all but DejaVu Sans (Condensed), DejaVu Serif and Roboto', () => {
   for (const face of BUNDLED_FACES) {
-    assert.is(face.metricCompatible, !/^(DejaVu Sans|Roboto)/.test(face.family), face.id);
+    assert.is(face.metricCompatible, !/^(DejaVu Sans|DejaVu Serif|Roboto)/.test(face.family), face.id);
   }
   assert.ok(faceById('lm-roman-10-regular')?.metricCompatibleWith.includes('Computer Modern'));
   assert.ok(faceById('liberation-sans-regular')?.metricCompatibleWith.includes('Helvetica'));
