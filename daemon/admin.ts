@@ -1,6 +1,7 @@
 // The daemon's own commands (run by bin/docfix-daemon.js; the docfix CLI forwards `daemon`, `keys`
 // and `tenants` here): serve in the foreground, start/stop/status a background daemon, and manage
 // keys and tenants directly in a data directory — a running daemon on it sees the change at once.
+import { daemonEnvironment } from '../src/daemon-environment.ts';
 import { Command, CommanderError, Option } from 'commander';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -145,7 +146,7 @@ export function program(): Command {
       const child = spawn(
         process.execPath,
         [DAEMON_BIN, 'serve', '--host', opts.host, '--port', String(opts.port), '--data-dir', dataDir],
-        { detached: true, stdio: ['ignore', log, log], env: process.env },
+        { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
       );
       child.unref();
       closeSync(log);

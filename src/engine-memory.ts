@@ -14,17 +14,7 @@ export interface EngineFootprint {
   external_mb: number;
 }
 
-/**
- * The daemon process's allocator settings (glibc): two arenas, and every allocation of 1 MiB or more
- * mapped on its own and returned to the system when freed. Without them each thread's arena keeps
- * the high-water mark of the renders that passed through it (measured: about 0.3–0.4 GB more
- * resident under the load bench). They act only when set before the process starts: whoever
- * launches the daemon process passes them in its environment.
- */
-export const DAEMON_MALLOC_ENV: Readonly<Record<string, string>> = {
-  MALLOC_ARENA_MAX: '2',
-  MALLOC_MMAP_THRESHOLD_: '1048576',
-};
+export { DAEMON_MALLOC_ENV } from './daemon-environment.ts';
 
 const MIB = 1024 * 1024;
 

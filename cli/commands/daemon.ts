@@ -1,6 +1,7 @@
 // `docfix daemon …`, `docfix keys …`, `docfix tenants …`: administered by running bin/docfix-daemon.js
 // as a process with inherited stdio and its exit code (the CLI never imports daemon code). The flags
 // are declared here for help and completions; the words after the group are forwarded as typed.
+import { daemonEnvironment } from '../../src/daemon-environment.ts';
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -26,7 +27,7 @@ function serveInForeground(args: string[]): Promise<number> {
       stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
       // Its own process group: a Ctrl-C on the terminal reaches it once, through us.
       detached: true,
-      env: { ...process.env, DOCFIX_PARENT_PIPE: '3' },
+      env: { ...daemonEnvironment(), DOCFIX_PARENT_PIPE: '3' },
     });
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const forward = (signal: NodeJS.Signals) => child.kill(signal);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DAEMON_MALLOC_ENV } from '../../src/daemon-environment.ts';
 import { CORPUS_DIR } from './harness.ts';
 import { call, DAEMON_BIN, daemonEnv, startDaemon, uploadPdf } from './real-daemon.ts';
 
@@ -204,6 +205,10 @@ test('docfix daemon serve killed with SIGKILL takes its daemon with it; exit cod
   await run.ready;
   let daemonPid = Number(await readFile(join(dataDir, 'daemon.pid'), 'utf8'));
   assert.is.not(daemonPid, run.cli.pid, 'the daemon is the CLI’s child');
+  // The daemon process starts with the allocator settings that bound its memory (Linux: its environ).
+  const environ = (await readFile(`/proc/${daemonPid}/environ`, 'latin1')).split('\0');
+  for (const [key, value] of Object.entries(DAEMON_MALLOC_ENV))
+    assert.ok(environ.includes(`${key}=${value}`), `${key}=${value} in the daemon's environment`);
   run.cli.kill('SIGKILL');
   assert.ok(await waitGone(daemonPid), 'the daemon stops when the CLI is killed with SIGKILL');
 

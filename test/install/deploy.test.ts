@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DAEMON_MALLOC_ENV } from '../../src/daemon-environment.ts';
 import { DAEMON, ROOT } from '../cli/helpers.ts';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -84,6 +85,14 @@ test('the systemd unit passes systemd-analyze verify (with ExecStart on this che
     assert.is(r.status, 0, r.stderr);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the unit and the image start the daemon with the allocator settings docfix launches it with', () => {
+  const unitEnv = (/^Environment=(.*)$/m.exec(unit)?.[1] ?? '').split(/\s+/);
+  for (const [key, value] of Object.entries(DAEMON_MALLOC_ENV)) {
+    assert.ok(unitEnv.includes(`${key}=${value}`), `unit sets ${key}=${value}`);
+    assert.match(containerfile, new RegExp(`\\b${key}=${value}\\b`), `image sets ${key}=${value}`);
   }
 });
 
