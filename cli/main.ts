@@ -42,7 +42,17 @@ export const VERSION = '0.1.0';
 /** How `docfix --help` groups the commands, by resource. */
 const HELP_GROUPS: Record<string, string[]> = {
   'Documents:': ['upload', 'ls', 'show', 'rm', 'classify', 'search', 'attest'],
-  'Corrections:': ['review', 'propose', 'apply', 'verify', 'corrections', 'undo', 'redo', 'manifest', 'export'],
+  'Corrections:': [
+    'review',
+    'propose',
+    'apply',
+    'verify',
+    'corrections',
+    'undo',
+    'redo',
+    'manifest',
+    'export',
+  ],
   'Pages:': ['preview', 'crop', 'ocr', 'preflight'],
   'Batch:': ['fix'],
   'Certificates and audit:': ['cert', 'audit'],

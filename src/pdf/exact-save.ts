@@ -15,7 +15,7 @@ import {
   type IndirectObject,
   type PdfValue,
 } from './object-syntax.ts';
-import type { ObjectIndex} from './xref-index.ts';
+import type { ObjectIndex } from './xref-index.ts';
 import { xrefStreamData } from './xref-index.ts';
 
 export interface SavedRegion {
