@@ -8,7 +8,8 @@ import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
 import { codeWidth, loadProgram, programGlyphNames, type FontInfo } from './fonts.ts';
 import { baseEncodingName } from './encodings.ts';
-import { changedSpan, codePoints, findMatch, glyphsOfSpan, GlyphIndex, observedCodes } from './locate.ts';
+import { GlyphIndex, observedCodes } from './locate.ts';
+import { locateTarget, pageAnnotationTexts } from './target.ts';
 import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
@@ -328,101 +329,14 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const lines = before.lines;
     const interp = interpretPage(page, page.getTransform() as Mat);
     const index = new GlyphIndex(interp.glyphs);
-    const verticalRefusal = () => {
-      const vertical = [...interp.fonts.values()].filter((f) => f.wmode === 1).map((f) => f.baseFont);
-      if (!vertical.length) return;
-      refuse(
-        'vertical_text',
-        `The page draws vertical text (${vertical.slice(0, 3).join(', ')}, writing mode 1), which this engine does not rewrite.`,
-        'Vertical writing advances glyphs downwards with their own metrics (/W2); the engine measures and compensates horizontal advances only, so it cannot prove the rest of the column stays in place.',
-        ['Correct horizontal text only.', 'Report the file if vertical text correction is needed.'],
-        { worth_reporting: true, rejected: NOT_BUILT, evidence: { vertical_fonts: vertical } },
-      );
-    };
-    let match: ReturnType<typeof findMatch>;
-    try {
-      match = findMatch(lines, find, matchIndex);
-    } catch (error) {
-      if (error instanceof Refusal && error.advice.code === 'text_not_found')
-        annotationRefusal(page, null, find);
-      if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal();
-      throw error;
-    }
-
-    const findCps = codePoints(find);
-    const replCps = codePoints(replacement);
-    const { prefix, suffix } = changedSpan(findCps, replCps);
-    let span: ReturnType<typeof glyphsOfSpan>;
-    try {
-      span = glyphsOfSpan(
-        match.line,
-        match.start + prefix,
-        match.start + findCps.length - suffix,
-        index,
-        interp,
-      );
-    } catch (error) {
-      if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
-        annotationRefusal(page, match.line.chars[match.start].origin, find);
-        verticalRefusal();
-      }
-      throw error;
-    }
-    if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
-      refuse(
-        'partial_ligature',
-        'The change would split a ligature that also draws letters outside the target.',
-        'One glyph draws several letters here (for example “fi”); replacing part of it would change letters outside the target.',
-        ['Widen `find` to the whole word, and `replacement` with it.'],
-      );
-    }
-    const prefixUsed = span.spanStart - match.start;
-    const suffixUsed = match.start + findCps.length - span.spanEnd;
-    const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
-    const glyphs = span.glyphs;
-    for (let i = 1; i < glyphs.length; i += 1) {
-      if (
-        glyphs[i].index !== glyphs[i - 1].index + 1 ||
-        glyphs[i].font !== glyphs[0].font ||
-        glyphs[i].state.Tfs !== glyphs[0].state.Tfs
-      ) {
-        refuse(
-          'split_drawing',
-          'The letters to change are not drawn one after another in one font and size.',
-          'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
-          ['Correct a shorter part of the word, one letter run at a time.'],
-          { rejected: NOT_BUILT },
-        );
-      }
-    }
-    if (glyphs.some((g) => interp.units[g.unit].ops[g.opIndex].carried)) {
-      refuse(
-        'split_drawing',
-        'The operator that draws the target starts in one part of the page content and ends in the next.',
-        'Its bytes are not in one stream, so it cannot be rewritten in place.',
-        ['Correct a neighbouring word, or report the file.'],
-        { worth_reporting: true, rejected: NOT_BUILT },
-      );
-    }
+    const { match, findCps, newChars, glyphs, span } = locateTarget(
+      { lines, index, interp, annotations: () => pageAnnotationTexts(page) },
+      find,
+      matchIndex,
+      replacement,
+    );
     const g0 = glyphs[0];
     const font = g0.font;
-    if (g0.state.Tfs === 0 || g0.state.Th === 0) {
-      refuse(
-        'degenerate_text',
-        'The text is drawn with a zero font size or scale.',
-        'There is no width to measure.',
-        ['Correct visible text only.'],
-      );
-    }
-    if (g0.state.Tr === 3 || g0.state.Tr === 7) {
-      refuse(
-        'invisible_text',
-        'The target is invisible text (an OCR layer or hidden text).',
-        'Changing invisible text changes no pixel, so the correction could not be proven by rendering; the visible image still shows the old text.',
-        ['Use method "ocr" on scanned pages (not built in this engine).'],
-        { rejected: NOT_BUILT },
-      );
-    }
 
     // Codes for the new characters: tier 1 (glyph reuse), then tier 2 (encoding extension).
     const rejected: TierRejection[] = [];
@@ -891,50 +805,6 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     for (const p of programs) p.destroy();
     doc.destroy();
   }
-}
-
-/**
- * Text drawn by an annotation or a form field's appearance is not page content: refuses with advice
- * naming the annotation when the target lies in one (called when the target ties to no glyph).
- */
-function annotationRefusal(page: mupdf.PDFPage, at: [number, number] | null, find: string): void {
-  const hits: string[] = [];
-  const inside = (r: number[]) =>
-    at !== null && at[0] >= r[0] - 1 && at[0] <= r[2] + 1 && at[1] >= r[1] - 1 && at[1] <= r[3] + 1;
-  // The text an annotation shows: its contents, a field's value, and what its appearance draws.
-  const shows = (a: mupdf.PDFAnnotation, extra = '') => {
-    let text = `${a.getContents()} ${extra}`;
-    try {
-      const st = a.toDisplayList().toStructuredText('preserve-whitespace');
-      try {
-        text += ` ${st.asText()}`;
-      } finally {
-        st.destroy();
-      }
-    } catch {
-      // no appearance
-    }
-    return text.includes(find);
-  };
-  for (const w of page.getWidgets()) {
-    if (inside(w.getBounds()) || shows(w, w.getValue()))
-      hits.push(`form field “${w.getName()}” (${w.getFieldType()})`);
-  }
-  for (const a of page.getAnnotations()) {
-    if (a.getType() !== 'Widget' && (inside(a.getBounds()) || shows(a)))
-      hits.push(`${a.getType()} annotation`);
-  }
-  if (!hits.length) return;
-  refuse(
-    'annotation_text',
-    `The target is drawn by ${hits.join(', ')}, not by the page's content.`,
-    "Annotation and form-field appearances are separate from the page text: the engine corrects page content only, and a viewer may regenerate a field's appearance from its value anyway.",
-    [
-      "Change the form field's value (or the annotation's contents) with a form-filling tool.",
-      'Correct text that is part of the page itself.',
-    ],
-    { evidence: { annotations: hits } },
-  );
 }
 
 /** Names of signed signature fields (FT /Sig with a value), read from the AcroForm field tree. */

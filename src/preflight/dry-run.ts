@@ -3,8 +3,8 @@
 // vertical, not a split ligature, drawn in one run of one font and size, visible, of non-zero size —
 // made once per page for any number of words, with nothing written, saved or rendered.
 //
-// It follows the engine's own order (src/corrections/engine.ts `attempt`) with the engine's building
-// blocks (locate.ts, page-text.ts, text-interpreter.ts, the tier-1 code lookup) and answers:
+// The checks on the target are the engine's own (src/corrections/target.ts `locateTarget`, which the
+// engine's `attempt` calls too); then the tier-1 code lookup and the place check. It answers:
 // - `refuses`: the proposal refuses with this advice before any step that depends on the
 //   replacement's glyphs or width (so a real proposal gives the same code);
 // - `passes`: no refusal about the target itself; what follows depends on the replacement;
@@ -14,16 +14,10 @@
 // test/src/preflight/dry-run.test.ts checks it against real proposals on corpus pages.
 import { _internals as engineInternals } from '../corrections/engine.ts';
 import { loadProgram, type FontInfo } from '../corrections/fonts.ts';
-import {
-  changedSpan,
-  codePoints,
-  findMatch,
-  glyphsOfSpan,
-  GlyphIndex,
-  observedCodes,
-} from '../corrections/locate.ts';
+import { GlyphIndex, observedCodes } from '../corrections/locate.ts';
 import { readPageText, type TextLine } from '../corrections/page-text.ts';
-import { NOT_BUILT, Refusal, refuse } from '../corrections/refusals.ts';
+import { Refusal } from '../corrections/refusals.ts';
+import { locateTarget, pageAnnotationTexts, type AnnotationText } from '../corrections/target.ts';
 import { interpretPage, type Interpretation, type Mat } from '../corrections/text-interpreter.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { RefusalAdvice } from '../schemas.ts';
@@ -38,12 +32,6 @@ export type DryRunAnswer =
   | { verdict: 'refuses'; advice: RefusalAdvice; evidence: Record<string, unknown> }
   | { verdict: 'passes' }
   | { verdict: 'unknown'; reason: string };
-
-interface AnnotationText {
-  label: string;
-  bounds: number[];
-  text: string;
-}
 
 /** One page read once (text, content stream, glyph index), checked for as many words as asked. */
 export class PageDryRun {
@@ -84,88 +72,13 @@ export class PageDryRun {
     if (replacement === '' || replacement === find)
       return { verdict: 'unknown', reason: 'the replacement is empty or the same' };
     const { lines, index, interp } = this;
-    let match: ReturnType<typeof findMatch>;
-    try {
-      match = findMatch(lines, find, matchIndex);
-    } catch (error) {
-      if (error instanceof Refusal && error.advice.code === 'text_not_found')
-        this.annotationRefusal(null, find);
-      if (error instanceof Refusal && error.advice.code === 'target_spans_lines') this.verticalRefusal();
-      throw error;
-    }
-    const findCps = codePoints(find);
-    const replCps = codePoints(replacement);
-    const { prefix, suffix } = changedSpan(findCps, replCps);
-    let span: ReturnType<typeof glyphsOfSpan>;
-    try {
-      span = glyphsOfSpan(
-        match.line,
-        match.start + prefix,
-        match.start + findCps.length - suffix,
-        index,
-        interp,
-      );
-    } catch (error) {
-      if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
-        this.annotationRefusal(match.line.chars[match.start].origin, find);
-        this.verticalRefusal();
-      }
-      throw error;
-    }
-    if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
-      refuse(
-        'partial_ligature',
-        'The change would split a ligature that also draws letters outside the target.',
-        'One glyph draws several letters here (for example “fi”); replacing part of it would change letters outside the target.',
-        ['Widen `find` to the whole word, and `replacement` with it.'],
-      );
-    }
-    const prefixUsed = span.spanStart - match.start;
-    const suffixUsed = match.start + findCps.length - span.spanEnd;
-    const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
-    const glyphs = span.glyphs;
-    for (let i = 1; i < glyphs.length; i += 1) {
-      if (
-        glyphs[i].index !== glyphs[i - 1].index + 1 ||
-        glyphs[i].font !== glyphs[0].font ||
-        glyphs[i].state.Tfs !== glyphs[0].state.Tfs
-      ) {
-        refuse(
-          'split_drawing',
-          'The letters to change are not drawn one after another in one font and size.',
-          'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
-          ['Correct a shorter part of the word, one letter run at a time.'],
-          { rejected: NOT_BUILT },
-        );
-      }
-    }
-    if (glyphs.some((g) => interp.units[g.unit].ops[g.opIndex].carried)) {
-      refuse(
-        'split_drawing',
-        'The operator that draws the target starts in one part of the page content and ends in the next.',
-        'Its bytes are not in one stream, so it cannot be rewritten in place.',
-        ['Correct a neighbouring word, or report the file.'],
-        { worth_reporting: true, rejected: NOT_BUILT },
-      );
-    }
+    const { match, findCps, newChars, glyphs } = locateTarget(
+      { lines, index, interp, annotations: () => (this.annotations ??= pageAnnotationTexts(this.page)) },
+      find,
+      matchIndex,
+      replacement,
+    );
     const g0 = glyphs[0];
-    if (g0.state.Tfs === 0 || g0.state.Th === 0) {
-      refuse(
-        'degenerate_text',
-        'The text is drawn with a zero font size or scale.',
-        'There is no width to measure.',
-        ['Correct visible text only.'],
-      );
-    }
-    if (g0.state.Tr === 3 || g0.state.Tr === 7) {
-      refuse(
-        'invisible_text',
-        'The target is invisible text (an OCR layer or hidden text).',
-        'Changing invisible text changes no pixel, so the correction could not be proven by rendering; the visible image still shows the old text.',
-        ['Use method "ocr" on scanned pages (not built in this engine).'],
-        { rejected: NOT_BUILT },
-      );
-    }
     // Past this point the engine looks for the replacement's glyphs (tiers 1–4) and its width, whose
     // refusals depend on the replacement; the one refusal about the target left is the place check.
     this.observed ??= observedCodes(lines, index);
@@ -182,75 +95,6 @@ export class PageDryRun {
     if (!placeMapped(match.line, match.start, findCps.length, index))
       return { verdict: 'unknown', reason: 'not every character of the target is at its glyph origin' };
     return { verdict: 'passes' };
-  }
-
-  private verticalRefusal(): void {
-    const vertical = [...this.interp.fonts.values()].filter((f) => f.wmode === 1).map((f) => f.baseFont);
-    if (!vertical.length) return;
-    refuse(
-      'vertical_text',
-      `The page draws vertical text (${vertical.slice(0, 3).join(', ')}, writing mode 1), which this engine does not rewrite.`,
-      'Vertical writing advances glyphs downwards with their own metrics (/W2); the engine measures and compensates horizontal advances only, so it cannot prove the rest of the column stays in place.',
-      ['Correct horizontal text only.', 'Report the file if vertical text correction is needed.'],
-      { worth_reporting: true, rejected: NOT_BUILT, evidence: { vertical_fonts: vertical } },
-    );
-  }
-
-  /** The engine's annotation_text refusal, with each annotation's text read once per page. */
-  private annotationRefusal(at: [number, number] | null, find: string): void {
-    const inside = (r: number[]) =>
-      at !== null && at[0] >= r[0] - 1 && at[0] <= r[2] + 1 && at[1] >= r[1] - 1 && at[1] <= r[3] + 1;
-    const hits = this.annotationTexts()
-      .filter((a) => inside(a.bounds) || a.text.includes(find))
-      .map((a) => a.label);
-    if (!hits.length) return;
-    refuse(
-      'annotation_text',
-      `The target is drawn by ${hits.join(', ')}, not by the page's content.`,
-      "Annotation and form-field appearances are separate from the page text: the engine corrects page content only, and a viewer may regenerate a field's appearance from its value anyway.",
-      [
-        "Change the form field's value (or the annotation's contents) with a form-filling tool.",
-        'Correct text that is part of the page itself.',
-      ],
-      { evidence: { annotations: hits } },
-    );
-  }
-
-  private annotationTexts(): AnnotationText[] {
-    if (this.annotations) return this.annotations;
-    const shows = (a: mupdf.PDFAnnotation, extra = '') => {
-      let text = `${a.getContents()} ${extra}`;
-      try {
-        const list = a.toDisplayList();
-        try {
-          const st = list.toStructuredText('preserve-whitespace');
-          try {
-            text += ` ${st.asText()}`;
-          } finally {
-            st.destroy();
-          }
-        } finally {
-          list.destroy();
-        }
-      } catch {
-        // no appearance
-      }
-      return text;
-    };
-    const out: AnnotationText[] = [];
-    for (const w of this.page.getWidgets()) {
-      out.push({
-        label: `form field “${w.getName()}” (${w.getFieldType()})`,
-        bounds: [...w.getBounds()],
-        text: shows(w, w.getValue()),
-      });
-    }
-    for (const a of this.page.getAnnotations()) {
-      if (a.getType() === 'Widget') continue;
-      out.push({ label: `${a.getType()} annotation`, bounds: [...a.getBounds()], text: shows(a) });
-    }
-    this.annotations = out;
-    return out;
   }
 }
 

@@ -1,0 +1,195 @@
+// The target of a correction: from `find` on the page's text to the consecutive glyphs that draw
+// the part that changes, with every refusal that is about the target itself (not found, drawn by an
+// annotation or a form field, vertical writing, a split ligature, drawn out of order or across
+// content parts, zero size, invisible). The engine's proposal and the preflight dry run both start
+// here, so a word the dry run names as refusing refuses the same way when proposed.
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { changedSpan, codePoints, findMatch, glyphsOfSpan, type GlyphIndex } from './locate.ts';
+import type { TextLine } from './page-text.ts';
+import { NOT_BUILT, Refusal, refuse } from './refusals.ts';
+import type { Glyph, Interpretation } from './text-interpreter.ts';
+
+/** What an annotation or form field shows, and where. */
+export interface AnnotationText {
+  label: string;
+  bounds: number[];
+  text: string;
+}
+
+/** The text each annotation and form field of the page shows: contents, value and appearance. */
+export function pageAnnotationTexts(page: mupdf.PDFPage): AnnotationText[] {
+  const shows = (a: mupdf.PDFAnnotation, extra = '') => {
+    let text = `${a.getContents()} ${extra}`;
+    try {
+      const list = a.toDisplayList();
+      try {
+        const st = list.toStructuredText('preserve-whitespace');
+        try {
+          text += ` ${st.asText()}`;
+        } finally {
+          st.destroy();
+        }
+      } finally {
+        list.destroy();
+      }
+    } catch {
+      // no appearance
+    }
+    return text;
+  };
+  const out: AnnotationText[] = [];
+  for (const w of page.getWidgets()) {
+    out.push({
+      label: `form field “${w.getName()}” (${w.getFieldType()})`,
+      bounds: [...w.getBounds()],
+      text: shows(w, w.getValue()),
+    });
+  }
+  for (const a of page.getAnnotations()) {
+    if (a.getType() === 'Widget') continue;
+    out.push({ label: `${a.getType()} annotation`, bounds: [...a.getBounds()], text: shows(a) });
+  }
+  return out;
+}
+
+/** Refuses with `annotation_text` when the target lies in, or reads as, an annotation's text. */
+export function annotationRefusal(texts: AnnotationText[], at: [number, number] | null, find: string): void {
+  const inside = (r: number[]) =>
+    at !== null && at[0] >= r[0] - 1 && at[0] <= r[2] + 1 && at[1] >= r[1] - 1 && at[1] <= r[3] + 1;
+  const hits = texts.filter((a) => inside(a.bounds) || a.text.includes(find)).map((a) => a.label);
+  if (!hits.length) return;
+  refuse(
+    'annotation_text',
+    `The target is drawn by ${hits.join(', ')}, not by the page's content.`,
+    "Annotation and form-field appearances are separate from the page text: the engine corrects page content only, and a viewer may regenerate a field's appearance from its value anyway.",
+    [
+      "Change the form field's value (or the annotation's contents) with a form-filling tool.",
+      'Correct text that is part of the page itself.',
+    ],
+    { evidence: { annotations: hits } },
+  );
+}
+
+/** Refuses with `vertical_text` when the page draws with a vertical (WMode 1) font. */
+export function verticalRefusal(interp: Interpretation): void {
+  const vertical = [...interp.fonts.values()].filter((f) => f.wmode === 1).map((f) => f.baseFont);
+  if (!vertical.length) return;
+  refuse(
+    'vertical_text',
+    `The page draws vertical text (${vertical.slice(0, 3).join(', ')}, writing mode 1), which this engine does not rewrite.`,
+    'Vertical writing advances glyphs downwards with their own metrics (/W2); the engine measures and compensates horizontal advances only, so it cannot prove the rest of the column stays in place.',
+    ['Correct horizontal text only.', 'Report the file if vertical text correction is needed.'],
+    { worth_reporting: true, rejected: NOT_BUILT, evidence: { vertical_fonts: vertical } },
+  );
+}
+
+export interface TargetPage {
+  lines: TextLine[];
+  index: GlyphIndex;
+  interp: Interpretation;
+  /** The page's annotation texts, read when a refusal needs them (once per page at most). */
+  annotations: () => AnnotationText[];
+}
+
+export interface Target {
+  match: ReturnType<typeof findMatch>;
+  findCps: string[];
+  replCps: string[];
+  span: ReturnType<typeof glyphsOfSpan>;
+  /** The characters that replace the span's glyphs (the common prefix and suffix left out). */
+  newChars: string[];
+  glyphs: Glyph[];
+}
+
+/** Locates the glyphs a correction of `find` into `replacement` rewrites, or throws a Refusal. */
+export function locateTarget(
+  page: TargetPage,
+  find: string,
+  matchIndex: number,
+  replacement: string,
+): Target {
+  const { lines, index, interp } = page;
+  let match: ReturnType<typeof findMatch>;
+  try {
+    match = findMatch(lines, find, matchIndex);
+  } catch (error) {
+    if (error instanceof Refusal && error.advice.code === 'text_not_found')
+      annotationRefusal(page.annotations(), null, find);
+    if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(interp);
+    throw error;
+  }
+  const findCps = codePoints(find);
+  const replCps = codePoints(replacement);
+  const { prefix, suffix } = changedSpan(findCps, replCps);
+  let span: ReturnType<typeof glyphsOfSpan>;
+  try {
+    span = glyphsOfSpan(
+      match.line,
+      match.start + prefix,
+      match.start + findCps.length - suffix,
+      index,
+      interp,
+    );
+  } catch (error) {
+    if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
+      annotationRefusal(page.annotations(), match.line.chars[match.start].origin, find);
+      verticalRefusal(interp);
+    }
+    throw error;
+  }
+  if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
+    refuse(
+      'partial_ligature',
+      'The change would split a ligature that also draws letters outside the target.',
+      'One glyph draws several letters here (for example “fi”); replacing part of it would change letters outside the target.',
+      ['Widen `find` to the whole word, and `replacement` with it.'],
+    );
+  }
+  const prefixUsed = span.spanStart - match.start;
+  const suffixUsed = match.start + findCps.length - span.spanEnd;
+  const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
+  const glyphs = span.glyphs;
+  for (let i = 1; i < glyphs.length; i += 1) {
+    if (
+      glyphs[i].index !== glyphs[i - 1].index + 1 ||
+      glyphs[i].font !== glyphs[0].font ||
+      glyphs[i].state.Tfs !== glyphs[0].state.Tfs
+    ) {
+      refuse(
+        'split_drawing',
+        'The letters to change are not drawn one after another in one font and size.',
+        'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
+        ['Correct a shorter part of the word, one letter run at a time.'],
+        { rejected: NOT_BUILT },
+      );
+    }
+  }
+  if (glyphs.some((g) => interp.units[g.unit].ops[g.opIndex].carried)) {
+    refuse(
+      'split_drawing',
+      'The operator that draws the target starts in one part of the page content and ends in the next.',
+      'Its bytes are not in one stream, so it cannot be rewritten in place.',
+      ['Correct a neighbouring word, or report the file.'],
+      { worth_reporting: true, rejected: NOT_BUILT },
+    );
+  }
+  const g0 = glyphs[0];
+  if (g0.state.Tfs === 0 || g0.state.Th === 0) {
+    refuse(
+      'degenerate_text',
+      'The text is drawn with a zero font size or scale.',
+      'There is no width to measure.',
+      ['Correct visible text only.'],
+    );
+  }
+  if (g0.state.Tr === 3 || g0.state.Tr === 7) {
+    refuse(
+      'invisible_text',
+      'The target is invisible text (an OCR layer or hidden text).',
+      'Changing invisible text changes no pixel, so the correction could not be proven by rendering; the visible image still shows the old text.',
+      ['Use method "ocr" on scanned pages (not built in this engine).'],
+      { rejected: NOT_BUILT },
+    );
+  }
+  return { match, findCps, replCps, span, newChars, glyphs };
+}
