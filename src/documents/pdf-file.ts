@@ -5,7 +5,7 @@
 // at upload; files from a request go through openPdf (src/pdf/mupdf-adapter.ts) and its checks.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { DocfixError } from '../errors.ts';
-import { messageOf, mupdf } from '../pdf/mupdf-adapter.ts';
+import { mupdf, openPdfSource } from '../pdf/mupdf-adapter.ts';
 
 /** Opens the PDF at `path` (read as needed). The caller destroys the document; that closes the file. */
 export function openPdfFile(path: string, password = ''): mupdf.PDFDocument {
@@ -23,23 +23,11 @@ export function openPdfFile(path: string, password = ''): mupdf.PDFDocument {
   });
   let doc: mupdf.PDFDocument;
   try {
-    const opened = mupdf.Document.openDocument(stream, 'application/pdf');
-    const pdf = opened.asPDF();
-    if (!pdf) {
-      opened.destroy();
-      throw new DocfixError('not_a_pdf', 'The file did not open as a PDF.');
-    }
-    doc = pdf;
+    doc = openPdfSource(stream);
   } catch (error) {
     if (!closed) closeSync(fd);
     closed = true;
-    if (error instanceof DocfixError) throw error;
-    throw new DocfixError(
-      'unreadable_pdf',
-      `The PDF could not be opened: ${messageOf(error)}.`,
-      {},
-      { cause: error },
-    );
+    throw error;
   } finally {
     stream.destroy(); // the document keeps its own reference to the stream
   }

@@ -26,22 +26,18 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
 }
 
 /**
- * Opens PDF bytes. Errors: not_a_pdf, unreadable_pdf, password_required (none given),
- * password_incorrect (wrong one), not_protected (one given to a document that needs none).
+ * Opens bytes or a MuPDF stream as a PDF document (no password handling). Errors: not_a_pdf (it
+ * opened as something else), unreadable_pdf (MuPDF could not open it).
  */
-export function openPdf(bytes: Uint8Array, password = ''): OpenedPdf {
-  if (bytes.byteLength === 0 || !looksLikePdf(bytes)) {
-    throw new DocfixError('not_a_pdf', 'The file is not a PDF: it has no %PDF- header.');
-  }
-  let doc: mupdf.PDFDocument;
+export function openPdfSource(source: Uint8Array | mupdf.Stream): mupdf.PDFDocument {
   try {
-    const opened = mupdf.Document.openDocument(bytes, 'application/pdf');
+    const opened = mupdf.Document.openDocument(source, 'application/pdf');
     const pdf = opened.asPDF();
     if (!pdf) {
       opened.destroy();
       throw new DocfixError('not_a_pdf', 'The file did not open as a PDF.');
     }
-    doc = pdf;
+    return pdf;
   } catch (error) {
     if (error instanceof DocfixError) throw error;
     throw new DocfixError(
@@ -51,6 +47,17 @@ export function openPdf(bytes: Uint8Array, password = ''): OpenedPdf {
       { cause: error },
     );
   }
+}
+
+/**
+ * Opens PDF bytes. Errors: not_a_pdf, unreadable_pdf, password_required (none given),
+ * password_incorrect (wrong one), not_protected (one given to a document that needs none).
+ */
+export function openPdf(bytes: Uint8Array, password = ''): OpenedPdf {
+  if (bytes.byteLength === 0 || !looksLikePdf(bytes)) {
+    throw new DocfixError('not_a_pdf', 'The file is not a PDF: it has no %PDF- header.');
+  }
+  const doc = openPdfSource(bytes);
   const encrypted = isEncrypted(doc);
   const needsPassword = doc.needsPassword();
   if (needsPassword) {
