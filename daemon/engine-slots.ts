@@ -34,6 +34,12 @@ export interface RunOptions {
   /** Error code answered when the watchdog stops the task (default edit_failed). */
   timeoutCode?: ErrorCode;
   timeoutMessage?: string;
+  /**
+   * Work that shares this key (a revision's blob) goes to the slot that last ran it when that slot
+   * is free: the proposal and its apply then meet in one worker, where the proposal's verified bytes
+   * and renders are kept. Never waits for that slot: any free slot serves otherwise.
+   */
+  affinity?: string;
 }
 
 interface Job {
@@ -49,6 +55,8 @@ interface Slot {
   worker: Worker;
   job: Job | null;
   timer: NodeJS.Timeout | null;
+  /** Affinity keys of the last tasks this slot ran (newest first, a few). */
+  recent: string[];
 }
 
 interface Footprint {
@@ -108,7 +116,10 @@ export class EngineSlots {
   ): Promise<EngineTaskOutput<N>> {
     if (this.closed)
       return Promise.reject(new DocfixError('busy', 'The daemon is shutting down.', { retry_after: 5 }));
-    const free = this.slots.find((s) => !s.job);
+    const key = options.affinity;
+    const free =
+      (key !== undefined ? this.slots.find((s) => !s.job && s.recent.includes(key)) : undefined) ??
+      this.slots.find((s) => !s.job);
     if (!free && this.waiting.length >= this.queueLimit) {
       return Promise.reject(
         new DocfixError('busy', `Every engine slot (${this.size}) is busy; try again shortly.`, {
@@ -144,7 +155,7 @@ export class EngineSlots {
   }
 
   private spawn(): Slot {
-    const slot = { job: null, timer: null } as unknown as Slot;
+    const slot = { job: null, timer: null, recent: [] } as unknown as Slot;
     this.attach(slot);
     return slot;
   }
@@ -171,6 +182,11 @@ export class EngineSlots {
 
   private start(slot: Slot, job: Job): void {
     slot.job = job;
+    const key = job.options.affinity;
+    if (key !== undefined) {
+      for (const other of this.slots) other.recent = other.recent.filter((k) => k !== key);
+      slot.recent = [key, ...slot.recent].slice(0, 4);
+    }
     const timeout = job.options.timeoutMs ?? this.timeoutMs;
     slot.timer = setTimeout(() => this.expire(slot), timeout);
     slot.worker.postMessage({ id: job.id, name: job.name, input: job.input });

@@ -4,6 +4,7 @@
 // (daemon/export-gate.ts). The engine work itself runs in engine slots (src/corrections/tasks.ts).
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { canonicalize } from '../../src/canonical-json.ts';
 import {
   engineIdentity,
   readManifest,
@@ -70,9 +71,13 @@ async function runEngine<N extends 'proposeEdit' | 'applyEdit'>(
   services: Services,
   name: N,
   input: CorrectionTaskInput,
+  blobSha256: string,
 ): Promise<EngineTaskOutput<N>> {
+  // The revision corrected and the request: a proposal and its apply meet in one engine slot, where
+  // the proposal's verified bytes are kept for the apply (src/corrections/engine.ts).
+  const affinity = createHash('sha256').update(blobSha256).update(canonicalize(input.request)).digest('hex');
   try {
-    return await services.engine.run(name, input, { timeoutCode: 'edit_failed' });
+    return await services.engine.run(name, input, { timeoutCode: 'edit_failed', affinity });
   } catch (error) {
     // A worker that died answers internal_error; for a correction that is an engine failure.
     if (error instanceof DocfixError && error.code !== 'internal_error') throw error;
@@ -329,13 +334,18 @@ export const correctionHandlers: Handlers = {
     const head = currentRevision(record);
     const pdf = await services.blobs.read(tenantId, record.document.document_id, head.blob_sha256);
     const password = documentPassword(record, services);
-    const proposal = await runEngine(services, 'proposeEdit', {
-      pdf,
-      password,
-      request,
-      manifest: manifestInput(record),
-      served_regions: servedOn(record, head),
-    });
+    const proposal = await runEngine(
+      services,
+      'proposeEdit',
+      {
+        pdf,
+        password,
+        request,
+        manifest: manifestInput(record),
+        served_regions: servedOn(record, head),
+      },
+      head.blob_sha256,
+    );
     const proposalId = randomId('prop');
     const binding: TokenBinding = {
       tenant_id: tenantId,
@@ -387,13 +397,18 @@ export const correctionHandlers: Handlers = {
       const password = documentPassword(record, services);
       let result: EngineApplyResult;
       try {
-        result = await runEngine(services, 'applyEdit', {
-          pdf,
-          password,
-          request,
-          manifest: manifestInput(record),
-          served_regions: servedOn(record, head),
-        });
+        result = await runEngine(
+          services,
+          'applyEdit',
+          {
+            pdf,
+            password,
+            request,
+            manifest: manifestInput(record),
+            served_regions: servedOn(record, head),
+          },
+          head.blob_sha256,
+        );
       } catch (error) {
         if (error instanceof DocfixError && error.code === 'edit_refused') {
           // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.

@@ -2,6 +2,7 @@
 // without it showing, write it copy-on-write, save incrementally, and verify the saved bytes by
 // rendering. A refusal is an answer with advice. docs/engine.md describes every rule used here.
 import { createHash } from 'node:crypto';
+import { canonicalize } from '../canonical-json.ts';
 import { DocfixError } from '../errors.ts';
 import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
@@ -940,7 +941,7 @@ const proposalKey = (input: EditTaskInput) =>
     .update('\u0000')
     .update(input.password)
     .update('\u0000')
-    .update(JSON.stringify(input.request))
+    .update(canonicalize(input.request))
     .digest('hex');
 
 function keepProposal(k: KeptProposal): void {

@@ -240,6 +240,16 @@ for (const entry of entries) {
       assert.is(applied.status, 200, `${entry.file} "${task.find}": ${JSON.stringify(applied.body)}`);
       const v = applied.body;
       assert.ok(v.passed, `${entry.file} "${task.find}" verified: ${v.failure_reason}`);
+      // The apply met its proposal in the same engine slot (affinity by revision and request) and
+      // added the manifest to the proposal's verified bytes, proven by objects.
+      assert.is(
+        v.stream_changes.applied_on_verified_proposal,
+        true,
+        `${entry.file} "${task.find}": apply on the proposal`,
+      );
+      assert.ok(
+        v.guards.some((g: { name: string; passed: boolean }) => g.name === 'manifest_only' && g.passed),
+      );
 
       const download = await h.inject({ method: 'GET', url: `${base}/export/download` });
       assert.is(download.statusCode, 200, download.body);

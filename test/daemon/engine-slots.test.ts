@@ -30,6 +30,34 @@ test('a full pool answers busy with Retry-After, having queued nothing', async (
   }
 });
 
+test('a task with an affinity key goes to the free slot that last ran that key, and never waits for it', async () => {
+  const pool = new EngineSlots({ slots: 2, workerUrl: slowWorker, log: () => {} });
+  try {
+    // Two tasks at once take both slots: rev-a's and rev-b's.
+    await Promise.all([
+      run(pool, 'sleep', { ms: 100 }, { affinity: 'rev-a' }),
+      run(pool, 'sleep', { ms: 100 }, { affinity: 'rev-b' }),
+    ]);
+    const a = await run(pool, 'whoami', {}, { affinity: 'rev-a' });
+    const b = await run(pool, 'whoami', {}, { affinity: 'rev-b' });
+    assert.is.not(a, b);
+    // Both slots idle: each key finds its own slot again, whatever order they come in.
+    for (let i = 0; i < 4; i += 1) {
+      assert.is(await run(pool, 'whoami', {}, { affinity: 'rev-b' }), b);
+      assert.is(await run(pool, 'whoami', {}, { affinity: 'rev-a' }), a);
+    }
+    // Its slot busy, the key is served by the other one at once.
+    const busy = run(pool, 'sleep', { ms: 300 }, { affinity: 'rev-a' });
+    const started = Date.now();
+    const elsewhere = await run(pool, 'whoami', {}, { affinity: 'rev-a' });
+    assert.ok(Date.now() - started < 250, 'did not wait for the busy slot');
+    assert.is(elsewhere, b);
+    await busy;
+  } finally {
+    await pool.close();
+  }
+});
+
 test('the watchdog stops a hanging task with the caller’s code and the slot serves again', async () => {
   const pool = new EngineSlots({ slots: 1, workerUrl: slowWorker, log: () => {} });
   try {
