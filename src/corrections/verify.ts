@@ -58,8 +58,16 @@ export function boxesAt(lines: TextLine[], origins: [number, number][], tol: num
   return out;
 }
 
+/** Hashes already taken, by buffer: a task hashes its input for several caches (bytes are never changed). */
+const hashed = new WeakMap<Uint8Array, string>();
+
 export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  let hex = hashed.get(bytes);
+  if (hex === undefined) {
+    hex = createHash('sha256').update(bytes).digest('hex');
+    hashed.set(bytes, hex);
+  }
+  return hex;
 }
 
 /**
