@@ -16,7 +16,14 @@ import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
 import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
 import { advanceOf, keepsInnerKerning, planEdits, type OperandChange, type StreamEdit } from './rewrite.ts';
-import { interpretPage, apply as applyMat, mul, type Glyph, type Mat } from './text-interpreter.ts';
+import {
+  interpretPage,
+  apply as applyMat,
+  mul,
+  verticalEmBox,
+  type Glyph,
+  type Mat,
+} from './text-interpreter.ts';
 import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
 import {
@@ -493,6 +500,30 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       );
     }
 
+    // Vertical writing: every glyph advances down the column by the same amount (DW2; fonts with
+    // /W2 are not mapped at all), so a replacement of the same number of glyphs from the font's own
+    // codes, string for string, leaves every other glyph where it was. Anything else is refused.
+    const vertical = font.wmode === 1;
+    if (vertical) {
+      const oneString = glyphs.every(
+        (g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element === g0.element,
+      );
+      if (tier !== 1 || codes.length !== glyphs.length || !(oneString || keepsInnerKerning(glyphs, codes))) {
+        refuse(
+          'vertical_text',
+          'In vertical writing this engine only swaps glyphs the font already draws, as many as it replaces.',
+          tier !== 1
+            ? `A character of the replacement has no glyph in ${font.baseFont} (tiers 2–4 add glyphs with horizontal metrics only).`
+            : 'A different number of glyphs would move the rest of the column, which the engine does not compensate vertically.',
+          [
+            'Replace the same number of characters with ones the column already shows.',
+            'Report the file if this is needed.',
+          ],
+          { worth_reporting: true, rejected: [...rejected, ...NOT_BUILT] },
+        );
+      }
+    }
+
     // Width: the new text starts where the old did; the pen after it is put back where it was.
     const widthFont = matched?.info ?? sibling?.info ?? extension?.font ?? font;
     // A freshly embedded matched face takes the old glyphs' advances (tier4.ts, mirrorOldWidths).
@@ -507,10 +538,11 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const emPts = Math.abs(g0.state.Tfs) * dirLen;
     const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
     const oldExtent = along(oldEnd);
-    let newExtent = newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+    // Vertical: the same count of glyphs with one advance each takes the column's old extent.
+    let newExtent = vertical ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
     // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
     // where they are (rewrite.ts), so they count in the new extent as they did in the old.
-    if (!matched && !sibling && keepsInnerKerning(glyphs, codes)) {
+    if (!vertical && !matched && !sibling && keepsInnerKerning(glyphs, codes)) {
       const oldWidths = glyphs.reduce((s, g) => s + g.advance, 0) * dirLen * Math.sign(g0.state.Th || 1);
       newExtent += oldExtent - oldWidths;
     }
@@ -649,14 +681,25 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const accurateBefore = before.accurate();
     const tol = Math.max(0.05, g0.state.Tfs * dirLen * 0.01);
     const oldOrigins = glyphs.map((g) => g.origin);
-    const oldBoxes = [
-      ...lineChars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
-      ...boxesAt(accurateBefore, oldOrigins, tol),
-    ];
+    // Vertical glyphs: the em boxes they draw in, old code and new (MuPDF's quads stand an em lower).
+    const oldBoxes = vertical
+      ? glyphs
+          .flatMap((g, i) => [verticalEmBox(g, g.code), verticalEmBox(g, codes[i].code)])
+          .filter((b): b is [number, number, number, number] => b !== null)
+          .map((b) => toRender(b))
+      : [
+          ...lineChars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
+          ...boxesAt(accurateBefore, oldOrigins, tol),
+        ];
     const newOrigins: [number, number][] = [];
     let x = 0;
     const spread = !inserted && keepsInnerKerning(glyphs, codes);
     codes.forEach((c, i) => {
+      if (vertical) {
+        // Each new glyph takes the old one's place in the column.
+        newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);
+        return;
+      }
       if (spread) {
         // Each new glyph stands where the old one of its position stood, moved by the width
         // difference of the letters before it (the kerns between them are kept).
@@ -771,6 +814,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       declared,
       numbersKept,
       encrypted: opened.encrypted,
+      vertical,
     });
     const explanation =
       tier === 3

@@ -60,7 +60,43 @@ export function readPageText(page: mupdf.Page, accurate = false): TextLine[] {
   } finally {
     st.destroy();
   }
-  return lines;
+  return joinColumns(lines);
+}
+
+/**
+ * MuPDF's text gives each character of vertical writing a line of its own; a column is what a
+ * reader (and a search) sees. Consecutive vertical lines whose characters stand one under the other
+ * (same x within a tenth of the size, the next at most 1.5 sizes further down) become one line.
+ */
+function joinColumns(lines: TextLine[]): TextLine[] {
+  const out: TextLine[] = [];
+  for (const line of lines) {
+    const prev = out[out.length - 1];
+    const last = prev?.chars[prev.chars.length - 1];
+    const first = line.chars[0];
+    const joins =
+      prev !== undefined &&
+      last !== undefined &&
+      first !== undefined &&
+      prev.wmode === 1 &&
+      line.wmode === 1 &&
+      Math.abs(first.origin[0] - last.origin[0]) <= 0.1 * last.size &&
+      first.origin[1] - last.origin[1] > 0 &&
+      first.origin[1] - last.origin[1] <= 1.5 * last.size;
+    if (!joins) {
+      out.push({ ...line, index: out.length });
+      continue;
+    }
+    prev.chars = [...prev.chars, ...line.chars];
+    prev.text += line.text;
+    prev.bbox = [
+      Math.min(prev.bbox[0], line.bbox[0]),
+      Math.min(prev.bbox[1], line.bbox[1]),
+      Math.max(prev.bbox[2], line.bbox[2]),
+      Math.max(prev.bbox[3], line.bbox[3]),
+    ];
+  }
+  return out;
 }
 
 export function quadBox(q: number[]): [number, number, number, number] {

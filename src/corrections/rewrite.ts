@@ -111,7 +111,8 @@ export function planEdits(
     let adjustment = scale === 0 ? 0 : ((newAdvance - oldAdvance) * 1000) / scale;
     if (oneArray)
       adjustment = k < groups.length - 1 || scale === 0 ? 0 : ((totalNew - totalOld) * 1000) / scale;
-    if (Math.abs(adjustment) < 5e-5) adjustment = 0;
+    // Vertical writing: one advance for every glyph (the engine allows only as many as it replaces).
+    if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
     const before = str.bytes.subarray(0, first.offset);
     const after = str.bytes.subarray(last.offset + last.length);
     const head = Uint8Array.from([...before, ...inserted.flatMap((c) => codeToBytes(c.code, c.length))]);

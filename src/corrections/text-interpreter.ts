@@ -193,9 +193,49 @@ function run(
       return;
     }
     const codes = splitCodes(font, str.bytes);
-    if (!codes || font.wmode !== 0) {
+    const vertical = font.wmode === 1 ? verticalMetrics(font) : null;
+    if (!codes || (font.wmode !== 0 && !vertical)) {
       if (!codes) result.problems.push(`font ${t.fontName}: codes cannot be split (${font.encodingName})`);
       pos.lost = true;
+      return;
+    }
+    if (vertical) {
+      // Vertical writing (WMode 1), MuPDF's way: the glyph's origin is the pen moved by the position
+      // vector (half its width across, DW2's first number down), and the pen advances downwards by
+      // DW2's second number (the same for every glyph: fonts with per-glyph /W2 are not followed).
+      for (const c of codes) {
+        const w0 = codeWidth(font, c.code);
+        const tsm: Mat = [
+          t.Tfs * t.Th,
+          0,
+          0,
+          t.Tfs,
+          (-w0 / 2) * Math.abs(t.Tfs),
+          t.Trise - (vertical.vy / 1000) * t.Tfs,
+        ];
+        const trm = mul(mul(tsm, pos.tm), gs.ctm);
+        const advance = (vertical.w1 / 1000) * t.Tfs + t.Tc;
+        result.glyphs.push({
+          index: result.glyphs.length,
+          unit: unit.id,
+          opIndex,
+          element,
+          offset: c.offset,
+          length: c.length,
+          code: c.code,
+          font,
+          fontName: t.fontName,
+          state: { ...t },
+          tm: pos.tm,
+          ctm: gs.ctm,
+          // MuPDF's text places a vertical glyph's character at the foot of its em box, (0, −1) in
+          // glyph space: where the characters it is matched with stand.
+          origin: apply(trm, 0, -1),
+          advance,
+          lost: pos.lost,
+        });
+        pos.tm = mul([1, 0, 0, 1, 0, advance], pos.tm);
+      }
       return;
     }
     for (const c of codes) {
@@ -302,8 +342,12 @@ function run(
         arr.items.forEach((item, k) => {
           if (item.kind === 'string') show(op, opIndex, item, k);
           else if (item.kind === 'number') {
-            const tx = (-item.value / 1000) * gs.text.Tfs * gs.text.Th;
-            pos.tm = mul([1, 0, 0, 1, tx, 0], pos.tm);
+            // Vertical writing moves the pen along the column instead.
+            const shift = (-item.value / 1000) * gs.text.Tfs;
+            pos.tm =
+              gs.text.font?.wmode === 1
+                ? mul([1, 0, 0, 1, 0, shift], pos.tm)
+                : mul([1, 0, 0, 1, shift * gs.text.Th, 0], pos.tm);
           }
         });
         break;
@@ -356,4 +400,43 @@ function run(
         break;
     }
   });
+}
+
+/**
+ * Vertical metrics of a WMode 1 font: DW2 ([vy w1], default [880 −1000]), or null when the font
+ * gives per-glyph /W2 entries (not followed: such text stays unmapped and is refused).
+ */
+export function verticalMetrics(font: FontInfo): { vy: number; w1: number } | null {
+  const desc = font.dict.get('DescendantFonts');
+  const cid = desc.isArray() ? desc.get(0) : null;
+  if (!cid || !cid.isDictionary()) return { vy: 880, w1: -1000 };
+  const w2 = cid.get('W2');
+  if (w2.isArray() && w2.length > 0) return null;
+  const dw2 = cid.get('DW2');
+  if (dw2.isArray() && dw2.length >= 2 && dw2.get(0).isNumber() && dw2.get(1).isNumber())
+    return { vy: dw2.get(0).asNumber(), w1: dw2.get(1).asNumber() };
+  return { vy: 880, w1: -1000 };
+}
+
+/**
+ * The em box (page points) a vertical glyph draws in when it shows `code`: its width across, one em
+ * down the column from the pen (glyph space x 0…w0, y vy−1…vy). MuPDF's text puts vertical
+ * characters' quads an em lower, at their feet; the engine declares and checks these boxes instead.
+ */
+export function verticalEmBox(g: Glyph, code: number): [number, number, number, number] | null {
+  const vm = verticalMetrics(g.font);
+  if (!vm) return null;
+  const t = g.state;
+  const w0 = codeWidth(g.font, code);
+  const tsm: Mat = [t.Tfs * t.Th, 0, 0, t.Tfs, (-w0 / 2) * Math.abs(t.Tfs), t.Trise - (vm.vy / 1000) * t.Tfs];
+  const trm = mul(mul(tsm, g.tm), g.ctm);
+  const corners = [
+    apply(trm, 0, vm.vy / 1000 - 1),
+    apply(trm, w0, vm.vy / 1000 - 1),
+    apply(trm, 0, vm.vy / 1000),
+    apply(trm, w0, vm.vy / 1000),
+  ];
+  const xs = corners.map((p) => p[0]);
+  const ys = corners.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }

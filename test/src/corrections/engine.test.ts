@@ -127,6 +127,33 @@ test('an apply after its proposal adds the manifest to the verified bytes, prove
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('vertical writing (Identity-V): a swap of the column’s own glyphs verifies; another length is refused', async () => {
+  const pdf = new Uint8Array(
+    readFileSync(
+      fileURLToPath(new URL('../../../../shared/corpus/pdf/japanese-vertical.pdf', import.meta.url)),
+    ),
+  );
+  const { output, verification, proposal } = await applyEdit(editInput(pdf, 'あいう', 'あうい'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.is(proposal.tier, 1);
+  // Only the two codes changed places in the string; every other glyph of the page is where it was.
+  const before = glyphs(pdf);
+  const after = glyphs(output);
+  assert.is(after.length, before.length);
+  assert.equal(
+    after.slice(0, 5).map((g) => g.code),
+    [0x34b, 0x34f, 0x34d, 0x351, 0x353],
+  );
+  for (let i = 3; i < before.length; i += 1) {
+    assert.is(after[i].x, before[i].x, `glyph ${i} x`);
+    assert.is(after[i].y, before[i].y, `glyph ${i} y`);
+  }
+  // MuPDF's text gives a vertical column one character a line.
+  assert.ok(pageText(output).replace(/\n/g, '').includes('あうい'));
+  const longer = await proposeEdit(editInput(pdf, 'あいう', 'あいいう'));
+  assert.is(longer.advice?.code, 'vertical_text');
+});
+
 test('a Tj whose replacement is wider at the end of the line becomes a TJ with compensation', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Hello) Tj ET' }]);
   const { output, verification, proposal } = await applyEdit(editInput(pdf, 'Hello', 'Hellw'));
