@@ -729,6 +729,12 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const changedObjects: ChangedObject[] = writeEdits(doc, page, interp.units, edits, overrides);
     if (extension) changedObjects.push(...extension.changed);
     if (matched) changedObjects.push(...matched.changed);
+    // An annotation or form field whose appearance was corrected: the text it holds as values
+    // (contents, rich text, a field's value) says the same, or a warning says it does not.
+    for (const c of changedObjects.filter((x) => x.kind === 'annotation')) {
+      const annot = interp.units.find((u) => u.annot && u.annot.asIndirect() === c.num)?.annot;
+      if (annot) warnings.push(...correctAnnotationValues(doc, annot, find, replacement, changedObjects));
+    }
     const fingerprint = createHash('sha256')
       .update(
         JSON.stringify({
@@ -759,9 +765,19 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     // declared with its kind: the structural guard allows changes only at that kind's keys.
     const declared: DeclaredObject[] = [{ num: rewrittenExisting[0], kind: 'page' }, ...manifestObjects];
     for (const c of changedObjects) {
+      if (c.kind === 'annotation' && c.num > 0) {
+        // An annotation whose appearance was corrected: an existing object, rewritten at /AP.
+        declared.push({ num: c.num, kind: 'annotation' });
+        rewrittenExisting.push(c.num);
+        continue;
+      }
       if (c.num === c.replaces || declared.some((d) => d.num === c.num)) continue;
       const copy =
-        c.replaces > 0 && (c.kind === 'font' || c.kind === 'form xobject' || c.kind === 'resources');
+        c.replaces > 0 &&
+        (c.kind === 'font' ||
+          c.kind === 'form xobject' ||
+          c.kind === 'annotation appearance' ||
+          c.kind === 'resources');
       declared.push(copy ? { num: c.num, kind: c.kind, from: c.replaces } : { num: c.num, kind: c.kind });
     }
     const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
@@ -922,6 +938,51 @@ function witnessBand(line: TextLine, v: VerifyOutput): [number, number] | null {
   const h = Math.max(1, band[3] - band[1]);
   const d = v.declared_box;
   return [Math.max(0, Math.min(band[1], d[1]) - h), Math.max(band[3], d[3]) + h];
+}
+
+/**
+ * Replaces `find` with `replacement` in the texts an annotation holds besides its appearance:
+ * /Contents, /RC (rich text) and a form field's /V (on the widget or the field it belongs to). Each
+ * is changed only where it holds `find` exactly once; the others are named in the warnings returned.
+ * A field dictionary changed this way is added to `changed` (declared for the structural guard).
+ */
+function correctAnnotationValues(
+  doc: mupdf.PDFDocument,
+  annot: mupdf.PDFObject,
+  find: string,
+  replacement: string,
+  changed: ChangedObject[],
+): string[] {
+  const warnings: string[] = [];
+  const field =
+    annot.get('V').isString() || !annot.get('Parent').isDictionary() ? annot : annot.get('Parent');
+  const targets: [mupdf.PDFObject, string][] = [
+    [annot, 'Contents'],
+    [annot, 'RC'],
+    [field, 'V'],
+  ];
+  for (const [owner, key] of targets) {
+    const value = owner.get(key);
+    if (!value.isString()) continue;
+    const text = value.asString();
+    const count = text.split(find).length - 1;
+    if (count === 1) {
+      owner.put(key, doc.newString(text.replace(find, replacement)));
+      if (owner !== annot && owner.isIndirect() && !changed.some((c) => c.num === owner.asIndirect()))
+        changed.push({
+          num: owner.asIndirect(),
+          kind: 'annotation',
+          replaces: owner.asIndirect(),
+          bytes_before: 0,
+          bytes_after: 0,
+        });
+    } else if (count > 1 || !text.includes(replacement)) {
+      warnings.push(
+        `The ${key === 'V' ? "form field's value" : `annotation's /${key}`} ${count > 1 ? `holds “${find}” ${count} times` : `does not hold “${find}”`} and was left as it was: a viewer that rebuilds the appearance from it would show the old text.`,
+      );
+    }
+  }
+  return warnings;
 }
 
 interface ManifestFacts {

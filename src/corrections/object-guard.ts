@@ -10,6 +10,17 @@ import type { ChangedObject } from './write.ts';
 
 /** Keys (paths below the object) each kind of declared object may change. `<stream>` is its data. */
 const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name tree', string[]> = {
+  // An annotation whose text was corrected: its normal appearance, and the text it holds as values.
+  annotation: ['/AP/N', '/Contents', '/RC', '/V'],
+  'annotation appearance': [
+    '/Resources/Font',
+    '/Resources/XObject',
+    '/Length',
+    '/Filter',
+    '/DecodeParms',
+    '/DL',
+    '<stream>',
+  ],
   page: ['/Contents', '/Resources/Font', '/Resources/XObject'],
   resources: ['/Font', '/XObject'],
   'form xobject': [

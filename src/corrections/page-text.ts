@@ -22,12 +22,34 @@ export interface TextLine {
 
 /**
  * Reads the page's text. Ligatures are expanded into their letters (MuPDF's default), whitespace is
- * kept as drawn; `accurate` asks MuPDF for glyph-outline boxes instead of font-metric boxes.
+ * kept as drawn; `accurate` asks MuPDF for glyph-outline boxes instead of font-metric boxes;
+ * `annotations` (default) adds what the page's annotations and form fields draw, after its own text.
  */
-export function readPageText(page: mupdf.Page, accurate = false): TextLine[] {
+export function readPageText(page: mupdf.Page, accurate = false, annotations = true): TextLine[] {
   const options = accurate ? 'preserve-whitespace,accurate-bboxes' : 'preserve-whitespace';
-  const st = page.toStructuredText(options);
   const lines: TextLine[] = [];
+  walkText(page.toStructuredText(options), lines);
+  // What annotations and form fields show (their appearances) is read too, after the page's own
+  // text: a correction can be made there, and the text layer check must see it.
+  const pdfPage = annotations && 'getAnnotations' in page ? (page as mupdf.PDFPage) : null;
+  const annots = pdfPage ? pdfPage.getAnnotations() : [];
+  const widgets = pdfPage ? pdfPage.getWidgets() : [];
+  for (const a of [...annots, ...widgets]) {
+    let list: mupdf.DisplayList | null = null;
+    try {
+      list = a.toDisplayList();
+      walkText(list.toStructuredText(options), lines);
+    } catch {
+      // no appearance
+    } finally {
+      list?.destroy();
+    }
+  }
+  return joinColumns(lines);
+}
+
+/** Appends the lines of a structured text to `lines` and destroys it. */
+function walkText(st: mupdf.StructuredText, lines: TextLine[]): void {
   let current: TextLine | null = null;
   try {
     st.walk({
@@ -60,7 +82,6 @@ export function readPageText(page: mupdf.Page, accurate = false): TextLine[] {
   } finally {
     st.destroy();
   }
-  return joinColumns(lines);
 }
 
 /**

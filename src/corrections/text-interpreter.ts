@@ -30,7 +30,7 @@ export function apply(m: Mat, x: number, y: number): [number, number] {
 /** One decoded content stream the interpreter read: a part of the page's /Contents or a form. */
 export interface StreamUnit {
   id: number;
-  kind: 'page' | 'form';
+  kind: 'page' | 'form' | 'annotation';
   /** The stream object (page content part or Form XObject). */
   obj: mupdf.PDFObject;
   bytes: Uint8Array;
@@ -43,6 +43,8 @@ export interface StreamUnit {
   resources: mupdf.PDFObject;
   /** Form: the form has its own /Resources. */
   ownResources: boolean;
+  /** Annotation: the annotation dictionary whose normal appearance (/AP /N) this stream is. */
+  annot?: mupdf.PDFObject;
 }
 
 export interface TextState {
@@ -135,7 +137,104 @@ export function interpretPage(page: mupdf.PDFPage, pageCtm: Mat): Interpretation
     result.units.push(unit);
     run(unit, resources, gs, stack, result, 0, pos);
   });
+  interpretAppearances(pageObj, pageCtm, result);
   return result;
+}
+
+/**
+ * The normal appearances (/AP /N) of the page's visible annotations and form fields, each drawn as
+ * PDF 32000 12.5.5 says: its /Matrix, then the matrix that maps the transformed /BBox onto /Rect.
+ * Appearances chosen by state (check boxes: /N is a dictionary) are not followed.
+ */
+function interpretAppearances(pageObj: mupdf.PDFObject, pageCtm: Mat, result: Interpretation): void {
+  const annots = pageObj.get('Annots');
+  if (!annots.isArray()) return;
+  for (let i = 0; i < annots.length; i += 1) {
+    const annot = annots.get(i);
+    if (!annot.isDictionary()) continue;
+    const flags = annot.get('F').isNumber() ? annot.get('F').asNumber() : 0;
+    if (flags & 0b100011) continue; // invisible, hidden, no view
+    // A signature's appearance is the signer's mark: never rewritten (its text stays unmapped).
+    if (fieldType(annot) === 'Sig') continue;
+    const appearances = annot.get('AP');
+    if (!appearances.isDictionary()) continue;
+    const ap = appearances.get('N');
+    if (!ap.isStream()) continue;
+    const rect = numbers(annot.get('Rect'), 4);
+    const bbox = numbers(ap.get('BBox'), 4);
+    if (!rect || !bbox) continue;
+    const matrix = (numbers(ap.get('Matrix'), 6) as Mat | null) ?? IDENTITY;
+    let bytes: Uint8Array;
+    let ops: ContentOp[];
+    try {
+      bytes = streamBytes(ap);
+      ops = parseContent(bytes).ops;
+    } catch (error) {
+      result.problems.push(
+        `annotation ${i}: ${error instanceof ContentSyntaxError ? error.message : 'unreadable'}`,
+      );
+      continue;
+    }
+    // The transformed box, and the matrix A that maps it onto the annotation's rectangle.
+    const corners = [
+      apply(matrix, bbox[0], bbox[1]),
+      apply(matrix, bbox[2], bbox[1]),
+      apply(matrix, bbox[0], bbox[3]),
+      apply(matrix, bbox[2], bbox[3]),
+    ];
+    const xs = corners.map((c) => c[0]);
+    const ys = corners.map((c) => c[1]);
+    const [x0, y0, x1, y1] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+    const [rx0, ry0, rx1, ry1] = [
+      Math.min(rect[0], rect[2]),
+      Math.min(rect[1], rect[3]),
+      Math.max(rect[0], rect[2]),
+      Math.max(rect[1], rect[3]),
+    ];
+    if (x1 - x0 <= 0 || y1 - y0 <= 0) continue;
+    const sx = (rx1 - rx0) / (x1 - x0);
+    const sy = (ry1 - ry0) / (y1 - y0);
+    const a: Mat = [sx, 0, 0, sy, rx0 - x0 * sx, ry0 - y0 * sy];
+    const resources = ap.get('Resources');
+    if (!resources.isDictionary()) continue; // nothing to draw text with
+    const unit: StreamUnit = {
+      id: result.units.length,
+      kind: 'annotation',
+      obj: ap,
+      bytes,
+      ops,
+      contentsIndex: null,
+      parent: null,
+      resources,
+      ownResources: true,
+      annot,
+    };
+    result.units.push(unit);
+    const gs: GState = { ctm: mul(mul(matrix, a), pageCtm), text: freshText() };
+    run(unit, resources, gs, [], result, 1, { tm: IDENTITY, tlm: IDENTITY, lost: false });
+  }
+}
+
+/** A widget's field type (/FT, inherited from its parent fields), or '' for other annotations. */
+function fieldType(annot: mupdf.PDFObject): string {
+  let node = annot;
+  for (let depth = 0; depth < 16 && node.isDictionary(); depth += 1) {
+    const ft = node.get('FT');
+    if (ft.isName()) return ft.asName();
+    node = node.get('Parent');
+  }
+  return '';
+}
+
+function numbers(o: mupdf.PDFObject, n: number): number[] | null {
+  if (!o.isArray() || o.length < n) return null;
+  const out: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const v = o.get(i);
+    if (!v.isNumber()) return null;
+    out.push(v.asNumber());
+  }
+  return out;
 }
 
 function freshText(): TextState {

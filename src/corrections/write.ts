@@ -10,7 +10,15 @@ import type { StreamUnit } from './text-interpreter.ts';
 export interface ChangedObject {
   /** Object number in the output (new objects included). */
   num: number;
-  kind: 'content stream' | 'form xobject' | 'font' | 'resources' | 'page' | 'cmap';
+  kind:
+    | 'content stream'
+    | 'form xobject'
+    | 'annotation appearance'
+    | 'annotation'
+    | 'font'
+    | 'resources'
+    | 'page'
+    | 'cmap';
   /** Object this one replaces for this page (0 when none). */
   replaces: number;
   bytes_before: number;
@@ -77,7 +85,7 @@ export function writeEdits(
   const dirty = new Set<number>();
   const mark = (id: number) => {
     let u: StreamUnit | undefined = units[id];
-    while (u && u.kind === 'form' && !dirty.has(u.id)) {
+    while (u && (u.kind === 'form' || u.kind === 'annotation') && !dirty.has(u.id)) {
       dirty.add(u.id);
       u = u.parent ? units[u.parent.unit] : undefined;
     }
@@ -106,6 +114,23 @@ export function writeEdits(
       bytes_before: u.bytes.length,
       bytes_after: bytes.length,
     });
+    if (u.kind === 'annotation') {
+      // An annotation's normal appearance: the copy becomes /AP /N of the annotation (its other
+      // appearances, down and rollover, are kept as they are).
+      changed[changed.length - 1].kind = 'annotation appearance';
+      const annot = u.annot!;
+      const ap = copyDict(doc, annot.get('AP'));
+      ap.put('N', ref);
+      annot.put('AP', ap);
+      changed.push({
+        num: objNum(annot),
+        kind: 'annotation',
+        replaces: objNum(annot),
+        bytes_before: 0,
+        bytes_after: 0,
+      });
+      continue;
+    }
     const parent = units[u.parent!.unit];
     // The parent draws the form by name from the resources it was interpreted with.
     const owner = parent.kind === 'page' ? -1 : parent.id;

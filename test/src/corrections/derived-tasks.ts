@@ -99,7 +99,8 @@ export function deriveTasks(entry: ManifestFile): DerivedTask[] {
     const words: { page: number; word: string; line: string }[] = [];
     let eligible = 0;
     for (let p = 0; p < pageCount; p += 1) {
-      const lines = readPageText(doc.loadPage(p));
+      // Words of the page's own content (annotations and form fields are not where tasks come from).
+      const lines = readPageText(doc.loadPage(p), false, false);
       for (const l of lines) for (const c of l.chars) docChars.add(c.c);
       if (skip.has(p) || eligible >= MAX_PAGES) continue;
       eligible += 1;

@@ -17,6 +17,7 @@ import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
 import { loadFace } from '../../../src/fonts/font-match.ts';
@@ -408,7 +409,7 @@ test('tier 4: a character the subset lacks is drawn with the matched bundled fon
   assert.is(out.advice?.code, 'font_attempt_out_of_range');
 });
 
-test('text drawn by an annotation is refused as annotation_text, naming it', async () => {
+test('text drawn by an annotation: its appearance, contents and rich text corrected together', async () => {
   const base = makePdf([{ content: 'BT /F1 12 Tf 20 150 Td (Body text) Tj ET' }]);
   const pdf = withDoc(base, (doc) => {
     const page = doc.loadPage(0);
@@ -418,10 +419,31 @@ test('text drawn by an annotation is refused as annotation_text, naming it', asy
     annot.update();
     return takeBytes(doc.saveToBuffer('incremental'));
   });
-  const proposal = await proposeEdit(editInput(pdf, 'Remark', 'Remrak'));
+  const { output, verification, proposal } = await applyEdit(editInput(pdf, 'Remark', 'Remrak'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.is(proposal.tier, 1);
+  const guard = verification.guards.find((g) => g.name === 'objects_untouched')!;
+  assert.match(guard.detail, /\/AP\/N/);
+  assert.match(guard.detail, /\/Contents/);
+  const after = withDoc(output, (doc) => {
+    const annot = doc.loadPage(0).getAnnotations()[0];
+    // The engine's reading of the page: its content, then what its annotations draw.
+    const drawn = readPageText(doc.loadPage(0))
+      .map((l) => l.text)
+      .join('\n');
+    return { contents: annot.getContents(), drawn };
+  });
+  assert.is(after.contents, 'Remrak here');
+  assert.ok(after.drawn.includes('Remrak here') && !after.drawn.includes('Remark'));
+  // The appearance was copied: the annotation's original appearance stream is still in the file.
+  assert.is(Buffer.compare(Buffer.from(output.subarray(0, pdf.length)), Buffer.from(pdf)), 0, 'incremental');
+});
+
+test('a signature’s appearance is never rewritten: its text is refused as annotation_text', async () => {
+  const pdf = corpusPdf('signed-qualified.pdf');
+  const proposal = await proposeEdit(editInput(pdf, 'Firmato', 'Firamto'));
   assert.is(proposal.advice?.code, 'annotation_text');
-  assert.match(proposal.advice!.what, /FreeText annotation/);
-  assert.ok(proposal.advice!.do.length > 0);
+  assert.match(proposal.advice!.what, /form field/);
 });
 
 test('a signed document: the proposal warns that the signature will show as modified', async () => {
