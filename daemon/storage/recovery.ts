@@ -119,7 +119,8 @@ export async function recoverDataDir(
         const opId = (entry.payload as Record<string, unknown> | undefined)?.op_id;
         if (typeof opId === 'string') logged.add(opId);
       }
-      owed.sort((a, b) => a.item.at.localeCompare(b.item.at));
+      // In the order the changes were made; the operation id breaks a tie (one millisecond).
+      owed.sort((a, b) => a.item.at.localeCompare(b.item.at) || a.item.op_id.localeCompare(b.item.op_id));
       for (const { item } of owed) {
         if (logged.has(item.op_id)) continue;
         const event: AuditEvent = {

@@ -76,7 +76,7 @@ test('start-up removes leftovers, cuts a torn audit line and appends the entry a
   record.pending_audit = [
     {
       op_id: 'op_owed',
-      at: new Date().toISOString(),
+      at: '2026-01-01T00:00:00.000Z',
       when: 'present',
       event: {
         action: 'attestation.create',
@@ -105,7 +105,8 @@ test('start-up removes leftovers, cuts a torn audit line and appends the entry a
   goneRecord.pending_audit = [
     {
       op_id: 'op_deleted',
-      at: new Date().toISOString(),
+      // Later than op_owed: recovery appends owed entries in the order the changes were made.
+      at: '2026-01-01T00:00:01.000Z',
       when: 'deleted',
       event: {
         action: 'document.delete',
