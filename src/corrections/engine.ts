@@ -1063,10 +1063,13 @@ function applyOnProposal(
 ): { proposal: EngineProposal; output: Uint8Array; verification: EngineVerification } | null {
   const opened = openPdf(kept.output, input.password);
   const doc = opened.doc;
-  let final: Uint8Array;
-  let manifestDeclared: DeclaredObject[];
+  let final: Uint8Array = kept.output;
+  let manifestDeclared: DeclaredObject[] = [];
   let numbersKept = 0;
+  // The proposal's objects are read through this document (object streams decoded lazily), so it
+  // stays open until the guards below are done.
   const proposalIndex = new ObjectIndex(kept.output, streamDecoder(doc));
+  let reopened: mupdf.PDFDocument | null = null;
   try {
     manifestDeclared = embedManifestOf(doc, input, kept.facts);
     const saved = save(doc);
@@ -1078,11 +1081,7 @@ function applyOnProposal(
     } catch {
       // MuPDF's bytes stand; the guard below then names every re-printed number.
     }
-  } finally {
-    doc.destroy();
-  }
-  const reopened = openPdf(final, input.password).doc;
-  try {
+    reopened = openPdf(final, input.password).doc;
     if (reopened.wasRepaired() || reopened.countPages() !== kept.verify.pages.length) return null;
     const finalIndex = new ObjectIndex(final, streamDecoder(reopened));
     // The manifest's update touches only the manifest's objects: every page draws what it drew.
@@ -1142,7 +1141,8 @@ function applyOnProposal(
     };
     return { proposal: kept.proposal, output: final, verification };
   } finally {
-    reopened.destroy();
+    reopened?.destroy();
+    doc.destroy();
   }
 }
 

@@ -187,7 +187,11 @@ export function objectsUntouched(
   for (const num of nums) {
     const decl = byNum.get(num);
     const before = inputIndex.get(num) ?? (decl?.from !== undefined ? inputIndex.get(decl.from) : null);
-    if (!before) continue; // a new object: reached only through a declared key
+    if (!before) {
+      // An object the input has but that cannot be read here is not assumed unchanged.
+      if (inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
+      continue; // a new object: reached only through a declared key
+    }
     const after = outputIndex.get(num);
     result.compared += 1;
     const paths: string[] = [];

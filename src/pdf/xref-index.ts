@@ -192,6 +192,12 @@ export class ObjectIndex {
     this.scanned = scanned;
   }
 
+  /** The file says object `num` is in use (whether or not it can be read). */
+  inUse(num: number): boolean {
+    const e = this.entries.get(num);
+    return e !== undefined && (e.type === 2 || e.offset >= 0);
+  }
+
   /** Object numbers that are in use. */
   numbers(): number[] {
     return [...this.entries].filter(([, e]) => e.type === 2 || e.offset >= 0).map(([n]) => n);
