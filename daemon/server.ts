@@ -57,10 +57,12 @@ export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
   const port = new URL(address).port;
   const scheme = config.tls ? 'https' : 'http';
   const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  lock.setUrl(url);
   const { created } = await ensureDefaultKey(config.dataDir, url);
   await writeFileDurable(layout.pidFile, `${process.pid}\n`);
   await writeFileDurable(layout.runFile, JSON.stringify({ pid: process.pid, url, data_dir: config.dataDir }));
+  // Only now does the lock name this daemon's address: whoever finds it through the lock (daemon
+  // start, status) finds it ready, its default key already in the CLI's configuration.
+  lock.setUrl(url);
   if (created)
     process.stderr.write('created a default tenant and API key (saved in the docfix CLI configuration)\n');
   process.stdout.write(`docfix daemon listening on ${url}\n`);
