@@ -542,7 +542,8 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     let newExtent = vertical ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
     // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
     // where they are (rewrite.ts), so they count in the new extent as they did in the old.
-    if (!vertical && !matched && !sibling && keepsInnerKerning(glyphs, codes)) {
+    const spread = !vertical && !matched && !sibling && keepsInnerKerning(glyphs, codes);
+    if (spread) {
       const oldWidths = glyphs.reduce((s, g) => s + g.advance, 0) * dirLen * Math.sign(g0.state.Th || 1);
       newExtent += oldExtent - oldWidths;
     }
@@ -682,18 +683,20 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const tol = Math.max(0.05, g0.state.Tfs * dirLen * 0.01);
     const oldOrigins = glyphs.map((g) => g.origin);
     // Vertical glyphs: the em boxes they draw in, old code and new (MuPDF's quads stand an em lower).
+    const emBoxes = (code: (i: number) => number) =>
+      glyphs
+        .map((g, i) => verticalEmBox(g, code(i)))
+        .filter((b): b is [number, number, number, number] => b !== null)
+        .map((b) => toRender(b));
+    const newGlyphBoxes = vertical ? emBoxes((i) => codes[i].code) : undefined;
     const oldBoxes = vertical
-      ? glyphs
-          .flatMap((g, i) => [verticalEmBox(g, g.code), verticalEmBox(g, codes[i].code)])
-          .filter((b): b is [number, number, number, number] => b !== null)
-          .map((b) => toRender(b))
+      ? emBoxes((i) => glyphs[i].code)
       : [
           ...lineChars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
           ...boxesAt(accurateBefore, oldOrigins, tol),
         ];
     const newOrigins: [number, number][] = [];
     let x = 0;
-    const spread = !inserted && keepsInnerKerning(glyphs, codes);
     codes.forEach((c, i) => {
       if (vertical) {
         // Each new glyph takes the old one's place in the column.
@@ -830,7 +833,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       declared,
       numbersKept,
       encrypted: opened.encrypted,
-      vertical,
+      newGlyphBoxes,
     });
     const explanation =
       tier === 3

@@ -8,33 +8,22 @@ import { dictGet, stringBytes, type PdfValue } from '../pdf/object-syntax.ts';
 import type { ObjectIndex } from '../pdf/xref-index.ts';
 import type { ChangedObject } from './write.ts';
 
+/** A stream rewritten in a copy: its data and encoding. */
+const STREAM_PATHS = ['/Length', '/Filter', '/DecodeParms', '/DL', '<stream>'];
+/** A form (or an appearance) copied with new data and, possibly, new fonts or forms. */
+const FORM_PATHS = ['/Resources/Font', '/Resources/XObject', ...STREAM_PATHS];
+
 /** Keys (paths below the object) each kind of declared object may change. `<stream>` is its data. */
 const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name tree', string[]> = {
   // An annotation whose text was corrected: its normal appearance, and the text it holds as values.
   annotation: ['/AP/N', '/Contents', '/RC', '/V'],
-  'annotation appearance': [
-    '/Resources/Font',
-    '/Resources/XObject',
-    '/Length',
-    '/Filter',
-    '/DecodeParms',
-    '/DL',
-    '<stream>',
-  ],
+  'annotation appearance': FORM_PATHS,
   page: ['/Contents', '/Resources/Font', '/Resources/XObject'],
   resources: ['/Font', '/XObject'],
-  'form xobject': [
-    '/Resources/Font',
-    '/Resources/XObject',
-    '/Length',
-    '/Filter',
-    '/DecodeParms',
-    '/DL',
-    '<stream>',
-  ],
-  'content stream': ['/Length', '/Filter', '/DecodeParms', '/DL', '<stream>'],
+  'form xobject': FORM_PATHS,
+  'content stream': STREAM_PATHS,
   font: ['/Encoding', '/FirstChar', '/LastChar', '/Widths', '/ToUnicode', '/DescendantFonts', '/W'],
-  cmap: ['/Length', '/Filter', '/DecodeParms', '/DL', '<stream>'],
+  cmap: STREAM_PATHS,
   // The provenance manifest: the catalog's associated files and its embedded-files name tree.
   catalog: ['/Names', '/AF'],
   names: ['/EmbeddedFiles'],

@@ -298,50 +298,24 @@ function run(
       pos.lost = true;
       return;
     }
-    if (vertical) {
-      // Vertical writing (WMode 1), MuPDF's way: the glyph's origin is the pen moved by the position
-      // vector (half its width across, DW2's first number down), and the pen advances downwards by
-      // DW2's second number (the same for every glyph: fonts with per-glyph /W2 are not followed).
-      for (const c of codes) {
-        const w0 = codeWidth(font, c.code);
-        const tsm: Mat = [
-          t.Tfs * t.Th,
-          0,
-          0,
-          t.Tfs,
-          (-w0 / 2) * Math.abs(t.Tfs),
-          t.Trise - (vertical.vy / 1000) * t.Tfs,
-        ];
-        const trm = mul(mul(tsm, pos.tm), gs.ctm);
-        const advance = (vertical.w1 / 1000) * t.Tfs + t.Tc;
-        result.glyphs.push({
-          index: result.glyphs.length,
-          unit: unit.id,
-          opIndex,
-          element,
-          offset: c.offset,
-          length: c.length,
-          code: c.code,
-          font,
-          fontName: t.fontName,
-          state: { ...t },
-          tm: pos.tm,
-          ctm: gs.ctm,
-          // MuPDF's text places a vertical glyph's character at the foot of its em box, (0, −1) in
-          // glyph space: where the characters it is matched with stand.
-          origin: apply(trm, 0, -1),
-          advance,
-          lost: pos.lost,
-        });
-        pos.tm = mul([1, 0, 0, 1, 0, advance], pos.tm);
-      }
-      return;
-    }
     for (const c of codes) {
-      const w = codeWidth(font, c.code);
-      const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
-      const advance = (w * t.Tfs + t.Tc + space) * t.Th;
-      const trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], pos.tm), gs.ctm);
+      // Vertical writing (WMode 1), MuPDF's way: the glyph's origin is the pen moved by the
+      // position vector, and the pen advances down the column by DW2's second number.
+      let trm: Mat;
+      let origin: [number, number];
+      let advance: number;
+      if (vertical) {
+        trm = mul(mul(verticalTsm(t, codeWidth(font, c.code), vertical), pos.tm), gs.ctm);
+        // MuPDF's text places a vertical glyph's character at the foot of its em box, (0, −1) in
+        // glyph space: where the characters it is matched with stand.
+        origin = apply(trm, 0, -1);
+        advance = (vertical.w1 / 1000) * t.Tfs + t.Tc;
+      } else {
+        const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
+        advance = (codeWidth(font, c.code) * t.Tfs + t.Tc + space) * t.Th;
+        trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], pos.tm), gs.ctm);
+        origin = [trm[4], trm[5]];
+      }
       result.glyphs.push({
         index: result.glyphs.length,
         unit: unit.id,
@@ -355,11 +329,11 @@ function run(
         state: { ...t },
         tm: pos.tm,
         ctm: gs.ctm,
-        origin: [trm[4], trm[5]],
+        origin,
         advance,
         lost: pos.lost,
       });
-      pos.tm = mul([1, 0, 0, 1, advance, 0], pos.tm);
+      pos.tm = mul(vertical ? [1, 0, 0, 1, 0, advance] : [1, 0, 0, 1, advance, 0], pos.tm);
     }
     void op;
   };
@@ -505,7 +479,14 @@ function run(
  * Vertical metrics of a WMode 1 font: DW2 ([vy w1], default [880 −1000]), or null when the font
  * gives per-glyph /W2 entries (not followed: such text stays unmapped and is refused).
  */
+const verticalCache = new WeakMap<FontInfo, { vy: number; w1: number } | null>();
+
 export function verticalMetrics(font: FontInfo): { vy: number; w1: number } | null {
+  if (!verticalCache.has(font)) verticalCache.set(font, readVerticalMetrics(font));
+  return verticalCache.get(font)!;
+}
+
+function readVerticalMetrics(font: FontInfo): { vy: number; w1: number } | null {
   const desc = font.dict.get('DescendantFonts');
   const cid = desc.isArray() ? desc.get(0) : null;
   if (!cid || !cid.isDictionary()) return { vy: 880, w1: -1000 };
@@ -525,10 +506,8 @@ export function verticalMetrics(font: FontInfo): { vy: number; w1: number } | nu
 export function verticalEmBox(g: Glyph, code: number): [number, number, number, number] | null {
   const vm = verticalMetrics(g.font);
   if (!vm) return null;
-  const t = g.state;
   const w0 = codeWidth(g.font, code);
-  const tsm: Mat = [t.Tfs * t.Th, 0, 0, t.Tfs, (-w0 / 2) * Math.abs(t.Tfs), t.Trise - (vm.vy / 1000) * t.Tfs];
-  const trm = mul(mul(tsm, g.tm), g.ctm);
+  const trm = mul(mul(verticalTsm(g.state, w0, vm), g.tm), g.ctm);
   const corners = [
     apply(trm, 0, vm.vy / 1000 - 1),
     apply(trm, w0, vm.vy / 1000 - 1),
@@ -538,4 +517,9 @@ export function verticalEmBox(g: Glyph, code: number): [number, number, number, 
   const xs = corners.map((p) => p[0]);
   const ys = corners.map((p) => p[1]);
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** Text-space matrix of a vertical glyph of width `w0` (em): its origin is the pen minus (w0/2, vy). */
+function verticalTsm(t: TextState, w0: number, vm: { vy: number }): Mat {
+  return [t.Tfs * t.Th, 0, 0, t.Tfs, (-w0 / 2) * Math.abs(t.Tfs), t.Trise - (vm.vy / 1000) * t.Tfs];
 }

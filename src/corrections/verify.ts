@@ -152,10 +152,11 @@ export interface VerifyInput {
   /** The document is encrypted (strings are re-encrypted when an object is written again). */
   encrypted: boolean;
   /**
-   * Vertical writing: `oldBoxes` already holds the em boxes of the old and the new glyphs, and
-   * MuPDF's character quads (an em lower than the drawing) are not added to the declared box.
+   * Boxes (render pixels) the new glyphs draw in, when the engine knows them better than MuPDF's
+   * character quads (vertical writing: the quads stand an em lower than the drawing). Without
+   * them, the quads of the characters found at `newOrigins` after the edit are used.
    */
-  vertical?: boolean;
+  newGlyphBoxes?: Box[];
 }
 
 /** Decoded stream data by object number, through an open document (decryption and filters applied). */
@@ -216,12 +217,10 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
-    const newBoxes = v.vertical
-      ? []
-      : [
-          ...boxesAt(afterLines, v.newOrigins, v.tolerance),
-          ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
-        ];
+    const newBoxes = v.newGlyphBoxes ?? [
+      ...boxesAt(afterLines, v.newOrigins, v.tolerance),
+      ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
+    ];
     let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
     let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
     let diff = diffRenders(v.beforeRender, afterRender, declared);

@@ -274,35 +274,33 @@ export function keepOriginalNumbers(
     throw new PdfSyntaxError('objects after the cross-reference section');
   const body = apply(saved.subarray(0, tail), reps);
   const map = body.map;
-  let xrefPart: string;
-  let xrefAt: number;
+  const xrefAt = body.bytes.length;
+  let section: string;
   if (region.xrefStream) {
-    xrefAt = body.bytes.length;
     // The stream's own entry points at where it now starts.
     const ownMap = (o: number) => (o === region.xrefStream!.start ? xrefAt : map(o));
-    xrefPart = rewriteXrefStream(saved, region.xrefStream, ownMap, region.start);
+    section = rewriteXrefStream(saved, region.xrefStream, ownMap, region.start);
   } else {
+    // The table and its trailer as written, each entry of the written part at its new offset.
     const t = region.table!;
-    const tableText = text(saved, t.start, region.startxrefNumber.start);
+    const tableText = text(saved, t.start, region.startxrefNumber.start).replace(/startxref\s*$/, '');
     const chars = [...tableText];
     for (const lineAt of t.lines.values()) {
       const rel = lineAt - t.start;
       const m = /^(\d{10}) (\d{5}) n/.exec(tableText.slice(rel, rel + 18));
-      if (!m) continue;
-      const offset = Number(m[1]);
-      if (offset < region.start) continue;
-      const mapped = String(map(offset)).padStart(10, '0');
+      if (!m || Number(m[1]) < region.start) continue;
+      const mapped = String(map(Number(m[1]))).padStart(10, '0');
       if (mapped.length !== 10) throw new Error('offset too large for a cross-reference table');
       for (let i = 0; i < 10; i += 1) chars[rel + i] = mapped[i];
     }
-    xrefAt = body.bytes.length;
-    xrefPart = chars.join('').replace(/startxref\s*$/, '');
-    xrefPart += 'startxref\n';
+    section = chars.join('');
   }
-  if (region.xrefStream) xrefPart += 'startxref\n';
-  const end = `${xrefAt}\n%%EOF\n`;
   const bytes = new Uint8Array(
-    Buffer.concat([Buffer.from(body.bytes), Buffer.from(xrefPart, 'latin1'), Buffer.from(end)]),
+    Buffer.concat([
+      Buffer.from(body.bytes),
+      Buffer.from(section, 'latin1'),
+      Buffer.from(`startxref\n${xrefAt}\n%%EOF\n`),
+    ]),
   );
   return { bytes, restored: reps.length, incremental: region.incremental };
 }
