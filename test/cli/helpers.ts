@@ -117,6 +117,28 @@ export interface TestDaemon {
   stop(): Promise<void>;
 }
 
+/**
+ * Waits for a daemon process's ready line (`docfix daemon listening on URL`, on stdout or stderr)
+ * and answers the URL; rejects with what it printed when it exits first or the time runs out.
+ */
+export function readyUrl(child: ChildProcess, timeoutMs = 30_000): Promise<string> {
+  let log = '';
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the daemon did not start:\n${log}`)), timeoutMs);
+    const onData = (d: Buffer) => {
+      log += d.toString();
+      const m = /^docfix daemon listening on (\S+)$/m.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`the daemon exited (${code}):\n${log}`)));
+  });
+}
+
 /** Starts `docfix-daemon serve --port 0` on a temporary data dir and creates a business key. */
 export async function startDaemon(): Promise<TestDaemon> {
   const dir = await mkdtemp(join(tmpdir(), 'docfix-cli-'));
@@ -128,21 +150,7 @@ export async function startDaemon(): Promise<TestDaemon> {
     env: { ...process.env, ...baseEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${log}`)), 30_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /docfix daemon listening on (http:\/\/\S+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`daemon exited (${code}):\n${log}`)));
-  });
+  const url = await readyUrl(child);
   const newKey = async () => {
     const made = await runNode(
       DAEMON,

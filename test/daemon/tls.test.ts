@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DAEMON, DOCFIX, ROOT, runNode } from '../cli/helpers.ts';
+import { DAEMON, DOCFIX, readyUrl, ROOT, runNode } from '../cli/helpers.ts';
 
 let dir = '';
 let daemon: ChildProcess | undefined;
@@ -73,21 +73,7 @@ test.before(async () => {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
-  const listening = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start:\n${log}`)), 30_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /^docfix daemon listening on (\S+)$/m.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    daemon!.stdout!.on('data', onData);
-    daemon!.stderr!.on('data', onData);
-    daemon!.on('exit', (code) => reject(new Error(`the daemon exited (${code}):\n${log}`)));
-  });
+  const listening = await readyUrl(daemon);
   assert.match(listening, /^https:\/\/127\.0\.0\.1:\d+$/, 'the ready line says https://');
   url = listening.replace('127.0.0.1', 'localhost');
 });

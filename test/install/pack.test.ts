@@ -12,7 +12,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BUNDLED_FACES } from '../../src/fonts/catalog.ts';
-import { ROOT } from '../cli/helpers.ts';
+import { readyUrl, ROOT } from '../cli/helpers.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -183,21 +183,7 @@ test("docfix daemon serve (ready line, /healthz), then the README's first comman
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start:\n${log}`)), 60_000);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /^docfix daemon listening on (http:\/\/\S+)$/m.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    daemon!.stdout!.on('data', onData);
-    daemon!.stderr!.on('data', onData);
-    daemon!.on('exit', (code) => reject(new Error(`the daemon exited (${code}):\n${log}`)));
-  });
+  const url = await readyUrl(daemon, 60_000);
   const health = await fetch(`${url}/healthz`);
   assert.is(health.status, 200);
 
