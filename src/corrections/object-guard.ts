@@ -24,6 +24,8 @@ const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name
   'content stream': STREAM_PATHS,
   font: ['/Encoding', '/FirstChar', '/LastChar', '/Widths', '/ToUnicode', '/DescendantFonts', '/W'],
   cmap: STREAM_PATHS,
+  // A new image (a tier-5 patch): new objects have no earlier version to compare.
+  image: [],
   // The provenance manifest: the catalog's associated files and its embedded-files name tree.
   catalog: ['/Names', '/AF'],
   names: ['/EmbeddedFiles'],

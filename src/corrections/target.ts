@@ -107,6 +107,7 @@ export function locateTarget(
   find: string,
   matchIndex: number,
   replacement: string,
+  options: { invisible?: boolean } = {},
 ): Target {
   const { lines, index, interp } = page;
   let match: ReturnType<typeof findMatch>;
@@ -182,7 +183,7 @@ export function locateTarget(
       ['Correct visible text only.'],
     );
   }
-  if (g0.state.Tr === 3 || g0.state.Tr === 7) {
+  if ((g0.state.Tr === 3 || g0.state.Tr === 7) && !options.invisible) {
     refuse(
       'invisible_text',
       'The target is invisible text (an OCR layer or hidden text).',

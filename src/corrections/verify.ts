@@ -116,13 +116,7 @@ export function pageClosure(
   return refsOf(pageObj.toString(true)).some((n) => visitNum(n, 1));
 }
 
-export interface VerifyInput {
-  output: Uint8Array;
-  input: Uint8Array;
-  password: string;
-  protectedInput: boolean;
-  pageIndex: number;
-  pageCount: number;
+export interface VerifyInput extends SavedCorrection {
   beforeRender: RgbImage;
   beforeLines: TextLine[];
   /** Old glyph boxes in render pixels (from the accurate and the metric text reading). */
@@ -139,18 +133,7 @@ export interface VerifyInput {
   matchLength: number;
   replacement: string;
   find: string;
-  changedObjects: ChangedObject[];
-  /** Object numbers of existing objects rewritten (page dictionary, catalog …). */
-  rewrittenExisting: number[];
   textPlaceOk: { passed: boolean; detail: string };
-  /** The input's objects as its bytes write them (for the structural guard). */
-  inputIndex: ObjectIndex;
-  /** Existing objects the correction rewrote and new objects copied from existing ones. */
-  declared: DeclaredObject[];
-  /** Number tokens MuPDF re-printed that the save put back as the input wrote them. */
-  numbersKept: number;
-  /** The document is encrypted (strings are re-encrypted when an object is written again). */
-  encrypted: boolean;
   /**
    * Boxes (render pixels) the new glyphs draw in, when the engine knows them better than MuPDF's
    * character quads (vertical writing: the quads stand an em lower than the drawing). Without
@@ -187,9 +170,29 @@ export interface VerifyOutput {
   afterRender: RgbImage;
 }
 
-export function verifyOutput(v: VerifyInput): VerifyOutput {
-  const guards: GuardResult[] = [];
-  guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
+/** What every verification of a saved correction knows about the document, whatever the tier. */
+export interface SavedCorrection {
+  output: Uint8Array;
+  input: Uint8Array;
+  password: string;
+  protectedInput: boolean;
+  pageIndex: number;
+  pageCount: number;
+  changedObjects: ChangedObject[];
+  /** Object numbers of existing objects rewritten (page dictionary, catalog …). */
+  rewrittenExisting: number[];
+  /** The input's objects as its bytes write them (for the structural guard). */
+  inputIndex: ObjectIndex;
+  /** Existing objects the correction rewrote and new objects copied from existing ones. */
+  declared: DeclaredObject[];
+  /** Number tokens MuPDF re-printed that the save put back as the input wrote them. */
+  numbersKept: number;
+  /** The document is encrypted (strings are re-encrypted when an object is written again). */
+  encrypted: boolean;
+}
+
+/** Reopens the saved bytes without repair (the guard `output_reopens`); throws when they do not open. */
+export function reopenOutput(v: SavedCorrection): { doc: mupdf.PDFDocument; reopen: GuardResult } {
   let doc: mupdf.PDFDocument | null = null;
   let reopenOk = true;
   let reopenDetail = '';
@@ -209,9 +212,16 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     reopenDetail = `the saved file did not reopen: ${(error as Error).message}`;
   }
   if (!doc) {
-    guards.push({ name: 'output_reopens', passed: false, detail: reopenDetail });
-    throw Object.assign(new Error(reopenDetail), { guards });
+    const guard = { name: 'output_reopens', passed: false, detail: reopenDetail };
+    throw Object.assign(new Error(reopenDetail), { guards: [guard] });
   }
+  return { doc, reopen: { name: 'output_reopens', passed: reopenOk, detail: reopenDetail } };
+}
+
+export function verifyOutput(v: VerifyInput): VerifyOutput {
+  const guards: GuardResult[] = [];
+  guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
+  const { doc, reopen } = reopenOutput(v);
   try {
     const page = doc.loadPage(v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
@@ -300,87 +310,27 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
         ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
         : 'no pixel changed',
     });
-    guards.push({ name: 'output_reopens', passed: reopenOk, detail: reopenDetail });
+    guards.push(reopen);
 
-    // The proof: every object compared token for token with the input; only declared keys differ.
-    const structure = objectsUntouched(
-      v.input,
-      v.output,
-      v.inputIndex,
-      new ObjectIndex(v.output, streamDecoder(doc)),
-      v.declared,
-      { encrypted: v.encrypted },
-    );
-    guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
-
-    // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
-    // the only existing objects rewritten are listed; no other page's closure reaches them.
-    const prefixKept =
-      v.output.length >= v.input.length &&
-      Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
-    const hit = new Set(v.rewrittenExisting);
-    const memo = new Map<number, boolean>();
-    const pages: VerifyPage[] = [];
-    const touchedPages: number[] = [];
-    for (let i = 0; i < v.pageCount; i += 1) {
-      if (i === v.pageIndex) {
-        pages.push({
-          page_index: i,
-          identical: diff.identical,
-          proven_by: 'render',
-          changed_pixels: diff.changed_pixels,
-          changed_fraction: diff.changed_fraction,
-          outside_pixels: diff.outside_pixels,
-          max_delta: diff.max_delta,
-          bbox: diff.bbox,
-          declared_box: declared,
-          histogram: diff.histogram,
-        });
-        continue;
-      }
-      const pageRef = doc.findPage(i);
-      // The edited page's own dictionary is a back-link target only; do not count reaching it.
-      const touched =
-        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
-      if (touched) touchedPages.push(i);
-      pages.push({
-        page_index: i,
-        identical: !touched,
-        proven_by: 'objects',
-        changed_pixels: 0,
-        changed_fraction: 0,
-        outside_pixels: 0,
-        max_delta: 0,
-        bbox: null,
-        declared_box: null,
-      });
-    }
-    guards.push({
-      name: 'other_pages_identical',
-      passed: prefixKept && touchedPages.length === 0,
-      detail: !prefixKept
-        ? 'the output was rewritten in full; other pages were not proven by objects'
-        : touchedPages.length
-          ? `pages ${touchedPages.join(', ')} reach a rewritten object`
-          : `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`,
+    const proof = proveStructure(doc, v, {
+      page_index: v.pageIndex,
+      identical: diff.identical,
+      proven_by: 'render',
+      changed_pixels: diff.changed_pixels,
+      changed_fraction: diff.changed_fraction,
+      outside_pixels: diff.outside_pixels,
+      max_delta: diff.max_delta,
+      bbox: diff.bbox,
+      declared_box: declared,
+      histogram: diff.histogram,
     });
+    guards.push(...proof.guards);
+    const { pages, stream_changes } = proof;
 
     const failures: string[] = [];
     for (const g of guards) if (!g.passed) failures.push(`${g.name}: ${g.detail}`);
     if (diff.outside_pixels > 0)
       failures.push(`${diff.outside_pixels} pixel(s) changed outside the declared box`);
-    const stream_changes = {
-      incremental: prefixKept,
-      objects: v.changedObjects,
-      rewritten_existing: v.rewrittenExisting,
-      bytes_before: v.input.length,
-      bytes_after: v.output.length,
-      pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
-      objects_compared: structure.compared,
-      objects_changed_as_declared: structure.rewritten,
-      objects_changed_undeclared: structure.undeclared,
-      numbers_kept_as_written: v.numbersKept,
-    };
     return {
       passed: failures.length === 0,
       failure_reason: failures.length ? failures.join('; ') : null,
@@ -399,4 +349,82 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   } finally {
     doc.destroy();
   }
+}
+
+/**
+ * The proof by objects, shared by every tier: each object of the input compared token for token
+ * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
+ * unchanged because the input is kept as a prefix and no other page reaches a rewritten object.
+ */
+export function proveStructure(
+  doc: mupdf.PDFDocument,
+  v: SavedCorrection,
+  edited: VerifyPage,
+): { guards: GuardResult[]; pages: VerifyPage[]; stream_changes: Record<string, unknown> } {
+  const guards: GuardResult[] = [];
+  // The proof: every object compared token for token with the input; only declared keys differ.
+  const structure = objectsUntouched(
+    v.input,
+    v.output,
+    v.inputIndex,
+    new ObjectIndex(v.output, streamDecoder(doc)),
+    v.declared,
+    { encrypted: v.encrypted },
+  );
+  guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
+
+  // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
+  // the only existing objects rewritten are listed; no other page's closure reaches them.
+  const prefixKept =
+    v.output.length >= v.input.length &&
+    Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+  const hit = new Set(v.rewrittenExisting);
+  const memo = new Map<number, boolean>();
+  const pages: VerifyPage[] = [];
+  const touchedPages: number[] = [];
+  for (let i = 0; i < v.pageCount; i += 1) {
+    if (i === v.pageIndex) {
+      pages.push(edited);
+      continue;
+    }
+    const pageRef = doc.findPage(i);
+    // The edited page's own dictionary is a back-link target only; do not count reaching it.
+    const touched =
+      pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
+    if (touched) touchedPages.push(i);
+    pages.push({
+      page_index: i,
+      identical: !touched,
+      proven_by: 'objects',
+      changed_pixels: 0,
+      changed_fraction: 0,
+      outside_pixels: 0,
+      max_delta: 0,
+      bbox: null,
+      declared_box: null,
+    });
+  }
+  guards.push({
+    name: 'other_pages_identical',
+    passed: prefixKept && touchedPages.length === 0,
+    detail: !prefixKept
+      ? 'the output was rewritten in full; other pages were not proven by objects'
+      : touchedPages.length
+        ? `pages ${touchedPages.join(', ')} reach a rewritten object`
+        : `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`,
+  });
+
+  const stream_changes = {
+    incremental: prefixKept,
+    objects: v.changedObjects,
+    rewritten_existing: v.rewrittenExisting,
+    bytes_before: v.input.length,
+    bytes_after: v.output.length,
+    pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
+    objects_compared: structure.compared,
+    objects_changed_as_declared: structure.rewritten,
+    objects_changed_undeclared: structure.undeclared,
+    numbers_kept_as_written: v.numbersKept,
+  };
+  return { guards, pages, stream_changes };
 }

@@ -18,7 +18,8 @@ export interface ChangedObject {
     | 'font'
     | 'resources'
     | 'page'
-    | 'cmap';
+    | 'cmap'
+    | 'image';
   /** Object this one replaces for this page (0 when none). */
   replaces: number;
   bytes_before: number;
@@ -167,6 +168,51 @@ export function writeEdits(
     const base = pageObj.getInheritable('Resources');
     pageObj.put('Resources', overriddenResources(doc, base, pageOverride));
   }
+  changed.push({
+    num: objNum(pageObj),
+    kind: 'page',
+    replaces: objNum(pageObj),
+    bytes_before: 0,
+    bytes_after: 0,
+  });
+  return changed;
+}
+
+/**
+ * Draws `drawing` over the page, after everything the page draws: the page's own contents are
+ * wrapped in q … Q (so a graphics state they leave behind cannot move the drawing) and the
+ * drawing's XObjects are added to the page's resources under fresh names. Returns the objects
+ * written; the page dictionary is the only existing object that changes.
+ */
+export function appendPageDrawing(
+  doc: mupdf.PDFDocument,
+  page: mupdf.PDFPage,
+  drawing: Uint8Array,
+  xobjects: Map<string, mupdf.PDFObject>,
+): ChangedObject[] {
+  const pageObj = page.getObject();
+  const changed: ChangedObject[] = [];
+  const contents = pageObj.get('Contents');
+  const parts: mupdf.PDFObject[] = [];
+  if (contents.isArray()) for (let i = 0; i < contents.length; i++) parts.push(contents.get(i));
+  else if (!contents.isNull()) parts.push(contents);
+  const open = newFlateStream(doc, new TextEncoder().encode('q\n'), doc.newDictionary());
+  const close = newFlateStream(doc, drawing, doc.newDictionary());
+  const arr = doc.newArray();
+  arr.push(open);
+  for (const p of parts) arr.push(p);
+  arr.push(close);
+  pageObj.put('Contents', arr);
+  for (const ref of [open, close])
+    changed.push({ num: objNum(ref), kind: 'content stream', replaces: 0, bytes_before: 0, bytes_after: 0 });
+  const base = pageObj.getInheritable('Resources');
+  pageObj.put(
+    'Resources',
+    overriddenResources(doc, base.isDictionary() ? base : doc.newDictionary(), {
+      XObject: xobjects,
+      Font: new Map(),
+    }),
+  );
   changed.push({
     num: objNum(pageObj),
     kind: 'page',
