@@ -12,6 +12,8 @@ export interface BatchEdit {
   match?: number;
   method: 'text_layer' | 'ocr';
   font_attempt: number;
+  /** OCR: a person looked at a served crop of this match (the engine checks the crop was served). */
+  confirmed?: boolean;
 }
 
 export interface EditsPlan {
@@ -31,7 +33,7 @@ export function parseReplace(value: string): BatchEdit {
   return { find, replace, method: 'text_layer', font_attempt: 0 };
 }
 
-const EDIT_KEYS = new Set(['find', 'replace', 'page', 'match', 'method', 'font_attempt']);
+const EDIT_KEYS = new Set(['find', 'replace', 'page', 'match', 'method', 'font_attempt', 'confirmed']);
 
 function isInt(v: unknown, min = 0): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= min;
@@ -59,6 +61,10 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     problems.push(`${where}.page: required with "method": "ocr"`);
   if (e.font_attempt !== undefined && !isInt(e.font_attempt))
     problems.push(`${where}.font_attempt: an integer >= 0`);
+  if (e.confirmed !== undefined && typeof e.confirmed !== 'boolean')
+    problems.push(`${where}.confirmed: true or false`);
+  if (e.confirmed === true && (e.method !== 'ocr' || e.match === undefined))
+    problems.push(`${where}.confirmed: only for "method": "ocr" with "page" and "match"`);
   if (problems.length > before) return undefined;
   return {
     find: e.find as string,
@@ -67,6 +73,7 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     ...(e.match !== undefined ? { match: e.match as number } : {}),
     method: (e.method as BatchEdit['method'] | undefined) ?? 'text_layer',
     font_attempt: (e.font_attempt as number | undefined) ?? 0,
+    ...(e.confirmed === true ? { confirmed: true } : {}),
   };
 }
 

@@ -195,7 +195,14 @@ async function confirmOcrMatch(
   );
   const match = ocr.matches?.find((m) => m.index === o.match) ?? ocr.matches?.[o.match];
   if (!match?.needs_confirmation) return;
-  const [x0, y0, x1, y1] = match.box_render;
+  // Crops are asked in 300-dpi working pixels; the match's box is at the recognition's resolution.
+  const s = 300 / ocr.render_dpi;
+  const [x0, y0, x1, y1] = [
+    Math.floor(match.box_render[0] * s),
+    Math.floor(match.box_render[1] * s),
+    Math.ceil(match.box_render[2] * s),
+    Math.ceil(match.box_render[3] * s),
+  ];
   const pad = Math.max(8, Math.round((y1 - y0) / 2));
   const x = Math.max(0, x0 - pad);
   const y = Math.max(0, y0 - pad);

@@ -316,7 +316,7 @@ async function fixOne(
           page_index: occ.page,
           target:
             edit.method === 'ocr'
-              ? { method: 'ocr', find: edit.find, match_index: occ.match }
+              ? { method: 'ocr', find: edit.find, match_index: occ.match, confirmed: edit.confirmed === true }
               : { method: 'text_layer', find: edit.find, match_index: occ.match },
           replacement: edit.replace,
           attestation_id: attestation.attestation_id,
