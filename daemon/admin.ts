@@ -1,6 +1,8 @@
 // The daemon's own commands (run by bin/docfix-daemon.js; the docfix CLI forwards `daemon`, `keys`
 // and `tenants` here): serve in the foreground, start/stop/status a background daemon, and manage
-// keys and tenants directly in a data directory — a running daemon on it sees the change at once.
+// keys and tenants directly in a data directory or a deployment's PostgreSQL database (--database,
+// DOCFIX_DATABASE_URL) — running daemons on it see the change at once. `migrate` brings a database's
+// schema up to date without serving.
 import { daemonEnvironment } from '../src/daemon-environment.ts';
 import { Command, CommanderError, Option } from 'commander';
 import { spawn } from 'node:child_process';
@@ -16,6 +18,8 @@ import { serve } from './server.ts';
 import { loadOrCreateSigningKeys, publishedKeyDocument, rotateSigningKey } from './signing-keys.ts';
 import { DataLayout } from './storage/data-layout.ts';
 import { TenantStore } from './storage/tenant-store.ts';
+import type { TenantStorage } from './storage/storage.ts';
+import type { SigningKeys } from './signing-keys.ts';
 
 const DAEMON_BIN = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
 
@@ -41,6 +45,57 @@ function bool(value: string): boolean {
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'data directory ($DOCFIX_DATA_DIR or the platform data folder)');
+
+const databaseOption = () =>
+  new Option('--database <url>', "a deployment's PostgreSQL database, postgres://… ($DOCFIX_DATABASE_URL)");
+
+interface StoreOptions {
+  dataDir?: string;
+  database?: string;
+}
+
+/**
+ * The database named by --database, else by DOCFIX_DATABASE_URL unless --data-dir was given
+ * (an explicit data directory wins over the environment), else none.
+ */
+function databaseUrl(opts: StoreOptions): string | null {
+  if (opts.database) return opts.database;
+  if (opts.dataDir) return null;
+  return process.env.DOCFIX_DATABASE_URL || null;
+}
+
+/** Runs `work` on the tenant store the options name: a database (migrated first) or a data dir. */
+async function withTenants<T>(opts: StoreOptions, work: (store: TenantStorage) => Promise<T>): Promise<T> {
+  const url = databaseUrl(opts);
+  if (!url) return work(new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir())));
+  const { Database } = await import('./storage/pg-database.ts');
+  const { PgTenantStore } = await import('./storage/pg-tenant-store.ts');
+  const db = new Database(url, { max: 2 });
+  try {
+    await db.migrate();
+    return await work(new PgTenantStore(db));
+  } finally {
+    await db.close();
+  }
+}
+
+/** The signing keys of a data dir, or of a database (shared by every instance on it). */
+async function withSigning(opts: StoreOptions, rotate: boolean): Promise<SigningKeys> {
+  const url = databaseUrl(opts);
+  const dataDir = opts.dataDir ?? defaultDataDir();
+  if (!url) return rotate ? rotateSigningKey(dataDir) : loadOrCreateSigningKeys(dataDir);
+  const { Database } = await import('./storage/pg-database.ts');
+  const settings = await import('./storage/pg-settings.ts');
+  const db = new Database(url, { max: 2 });
+  try {
+    await db.migrate();
+    return rotate
+      ? await settings.rotateSharedSigningKey(db)
+      : await settings.loadOrCreateSharedSigningKeys(db);
+  } finally {
+    await db.close();
+  }
+}
 
 function print(json: boolean, data: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
@@ -110,8 +165,18 @@ export function program(): Command {
     .addOption(dataDirOption())
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain) ($DOCFIX_TLS_CERT)')
     .option('--tls-key <file>', 'and this PEM private key ($DOCFIX_TLS_KEY)')
+    .addOption(databaseOption())
+    .option('--blobs <url>', 'keep revision files in an S3 bucket, s3://BUCKET[/PREFIX] ($DOCFIX_BLOBS)')
     .action(
-      async (opts: { host?: string; port?: number; dataDir?: string; tlsCert?: string; tlsKey?: string }) => {
+      async (opts: {
+        host?: string;
+        port?: number;
+        dataDir?: string;
+        tlsCert?: string;
+        tlsKey?: string;
+        database?: string;
+        blobs?: string;
+      }) => {
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
           throw new UsageError('--tls-cert and --tls-key go together');
         await serve({
@@ -119,9 +184,37 @@ export function program(): Command {
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           dataDir: opts.dataDir ?? defaultDataDir(),
           ...(opts.tlsCert && opts.tlsKey ? { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } } : {}),
+          ...(opts.database !== undefined ? { database: opts.database } : {}),
+          ...(opts.blobs !== undefined ? { blobs: opts.blobs } : {}),
         });
       },
     );
+
+  daemon
+    .command('migrate')
+    .description("bring a PostgreSQL database up to this version's schema, then exit")
+    .addOption(databaseOption())
+    .option('--json', 'machine output')
+    .action(async (opts: { database?: string; json?: boolean }) => {
+      const url = opts.database ?? process.env.DOCFIX_DATABASE_URL;
+      if (!url) throw new UsageError('--database (or DOCFIX_DATABASE_URL) names the database to migrate');
+      const { Database, isPostgresUrl } = await import('./storage/pg-database.ts');
+      if (!isPostgresUrl(url)) throw new UsageError('--database must be a postgres:// or postgresql:// URL');
+      const db = new Database(url, { max: 1 });
+      try {
+        const applied = await db.migrate();
+        const version = await db.schemaVersion();
+        print(
+          !!opts.json,
+          { applied, schema_version: version },
+          applied.length
+            ? `applied migration${applied.length === 1 ? '' : 's'} ${applied.join(', ')}; schema version ${version}`
+            : `schema already at version ${version}`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
 
   daemon
     .command('start')
@@ -129,52 +222,74 @@ export function program(): Command {
     .option('--host <host>', 'address to listen on', DEFAULT_HOST)
     .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
     .addOption(dataDirOption())
+    .addOption(databaseOption())
+    .option('--blobs <url>', 'revision files in an S3 bucket ($DOCFIX_BLOBS)')
     .option('--json', 'machine output')
-    .action(async (opts: { host: string; port: number; dataDir?: string; json?: boolean }) => {
-      const dataDir = opts.dataDir ?? defaultDataDir();
-      const before = await daemonStatus(dataDir);
-      if (before.running) {
-        print(
-          !!opts.json,
-          { ...before, started: false },
-          `docfix daemon already running on ${before.url} (pid ${before.pid})`,
-        );
-        return;
-      }
-      await mkdir(dataDir, { recursive: true, mode: 0o700 });
-      const log = openSync(join(dataDir, 'daemon.log'), 'a');
-      const child = spawn(
-        process.execPath,
-        [DAEMON_BIN, 'serve', '--host', opts.host, '--port', String(opts.port), '--data-dir', dataDir],
-        { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
-      );
-      child.unref();
-      closeSync(log);
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline) {
-        const status = await daemonStatus(dataDir);
-        if (status.running && status.pid === child.pid) {
+    .action(
+      async (opts: {
+        host: string;
+        port: number;
+        dataDir?: string;
+        database?: string;
+        blobs?: string;
+        json?: boolean;
+      }) => {
+        const dataDir = opts.dataDir ?? defaultDataDir();
+        const before = await daemonStatus(dataDir);
+        if (before.running) {
           print(
             !!opts.json,
-            { ...status, started: true },
-            `docfix daemon started on ${status.url} (pid ${status.pid})`,
+            { ...before, started: false },
+            `docfix daemon already running on ${before.url} (pid ${before.pid})`,
           );
           return;
         }
-        if (child.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      // Say why when it said so (e.g. another daemon holds the data directory).
-      const logFile = join(dataDir, 'daemon.log');
-      const last = (await readFile(logFile, 'utf8').catch(() => ''))
-        .trim()
-        .split('\n')
-        .pop()
-        ?.replace(/^docfix: /, '');
-      throw new Error(
-        `the daemon did not start${child.exitCode !== null && last ? `: ${last}` : ''} (see ${logFile})`,
-      );
-    });
+        await mkdir(dataDir, { recursive: true, mode: 0o700 });
+        const log = openSync(join(dataDir, 'daemon.log'), 'a');
+        const child = spawn(
+          process.execPath,
+          [
+            DAEMON_BIN,
+            'serve',
+            '--host',
+            opts.host,
+            '--port',
+            String(opts.port),
+            '--data-dir',
+            dataDir,
+            ...(opts.database ? ['--database', opts.database] : []),
+            ...(opts.blobs ? ['--blobs', opts.blobs] : []),
+          ],
+          { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
+        );
+        child.unref();
+        closeSync(log);
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+          const status = await daemonStatus(dataDir);
+          if (status.running && status.pid === child.pid) {
+            print(
+              !!opts.json,
+              { ...status, started: true },
+              `docfix daemon started on ${status.url} (pid ${status.pid})`,
+            );
+            return;
+          }
+          if (child.exitCode !== null) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        // Say why when it said so (e.g. another daemon holds the data directory).
+        const logFile = join(dataDir, 'daemon.log');
+        const last = (await readFile(logFile, 'utf8').catch(() => ''))
+          .trim()
+          .split('\n')
+          .pop()
+          ?.replace(/^docfix: /, '');
+        throw new Error(
+          `the daemon did not start${child.exitCode !== null && last ? `: ${last}` : ''} (see ${logFile})`,
+        );
+      },
+    );
 
   daemon
     .command('stop')
@@ -217,33 +332,34 @@ export function program(): Command {
     .command('create')
     .description('create a key for a tenant (the tenant is made when new)')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .requiredOption('--tenant <name>', 'tenant name')
     .option('--plan <plan>', `plan of a new tenant (${PLAN_IDS.join(', ')})`, plan)
     .option('--label <text>', 'a note to recognise the key by', '')
     .option('--json', 'machine output')
-    .action(
-      async (opts: { dataDir?: string; tenant: string; plan?: PlanId; label: string; json?: boolean }) => {
-        const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
+    .action(async (opts: StoreOptions & { tenant: string; plan?: PlanId; label: string; json?: boolean }) => {
+      const { tenant, key } = await withTenants(opts, async (store) => {
         const existing = await store.findTenantByName(opts.tenant);
         const tenant = await store.setTenant(opts.tenant, {
           plan: opts.plan ?? (existing ? undefined : 'business'),
         });
-        const key = await store.createKey(tenant.tenant_id, opts.label);
-        print(
-          !!opts.json,
-          key,
-          `${key.api_key}\n(key ${key.key_id} for tenant ${tenant.name}; it is shown only now)`,
-        );
-      },
-    );
+        return { tenant, key: await store.createKey(tenant.tenant_id, opts.label) };
+      });
+      print(
+        !!opts.json,
+        key,
+        `${key.api_key}\n(key ${key.key_id} for tenant ${tenant.name}; it is shown only now)`,
+      );
+    });
   keys
     .command('list')
     .description('list keys (never their secrets)')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--json', 'machine output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
-      const list = (await store.listKeys()).map(({ secret_sha256: _secret, ...rest }) => rest);
+    .action(async (opts: StoreOptions & { json?: boolean }) => {
+      const keys = await withTenants(opts, (store) => store.listKeys());
+      const list = keys.map(({ secret_sha256: _secret, ...rest }) => rest);
       print(
         !!opts.json,
         list,
@@ -262,10 +378,10 @@ export function program(): Command {
     .description('revoke a key; it stops working at once')
     .argument('<key_id>')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--json', 'machine output')
-    .action(async (keyId: string, opts: { dataDir?: string; json?: boolean }) => {
-      const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
-      const record = await store.revokeKey(keyId);
+    .action(async (keyId: string, opts: StoreOptions & { json?: boolean }) => {
+      const record = await withTenants(opts, (store) => store.revokeKey(keyId));
       if (!record) throw new UsageError(`no key ${keyId}`);
       const { secret_sha256: _secret, ...shown } = record;
       print(!!opts.json, shown, `revoked ${keyId}`);
@@ -276,9 +392,10 @@ export function program(): Command {
     .command('show')
     .description('show the current key id and the earlier keys still published')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--json', 'machine output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const keys = await loadOrCreateSigningKeys(opts.dataDir ?? defaultDataDir());
+    .action(async (opts: StoreOptions & { json?: boolean }) => {
+      const keys = await withSigning(opts, false);
       const doc = publishedKeyDocument(keys);
       print(
         !!opts.json,
@@ -292,9 +409,10 @@ export function program(): Command {
       'make a new signing key; earlier public keys stay published so old certificates still verify',
     )
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--json', 'machine output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const doc = publishedKeyDocument(await rotateSigningKey(opts.dataDir ?? defaultDataDir()));
+    .action(async (opts: StoreOptions & { json?: boolean }) => {
+      const doc = publishedKeyDocument(await withSigning(opts, true));
       print(
         !!opts.json,
         doc,
@@ -308,16 +426,15 @@ export function program(): Command {
     .description('create or change a tenant')
     .argument('<name>')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--plan <plan>', `plan (${PLAN_IDS.join(', ')})`, plan)
     .option('--suspended <bool>', 'true stops new work; false lifts it', bool)
     .option('--json', 'machine output')
     .action(
-      async (
-        name: string,
-        opts: { dataDir?: string; plan?: PlanId; suspended?: boolean; json?: boolean },
-      ) => {
-        const store = new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir()));
-        const tenant = await store.setTenant(name, { plan: opts.plan, suspended: opts.suspended });
+      async (name: string, opts: StoreOptions & { plan?: PlanId; suspended?: boolean; json?: boolean }) => {
+        const tenant = await withTenants(opts, (store) =>
+          store.setTenant(name, { plan: opts.plan, suspended: opts.suspended }),
+        );
         print(
           !!opts.json,
           tenant,
@@ -329,9 +446,10 @@ export function program(): Command {
     .command('list')
     .description('list tenants')
     .addOption(dataDirOption())
+    .addOption(databaseOption())
     .option('--json', 'machine output')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const list = await new TenantStore(new DataLayout(opts.dataDir ?? defaultDataDir())).listTenants();
+    .action(async (opts: StoreOptions & { json?: boolean }) => {
+      const list = await withTenants(opts, (store) => store.listTenants());
       print(
         !!opts.json,
         list,

@@ -18,18 +18,10 @@ import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers } from './routes/documents.ts';
 import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
-import { loadOrCreateSecret } from './secret.ts';
-import { CertificateStore } from './certificate-store.ts';
-import { JOB_ROUTES, JobBoard } from './job-board.ts';
-import { loadOrCreateSigningKeys } from './signing-keys.ts';
+import { JOB_ROUTES, type JobInput, type JobRerun } from './job-board.ts';
+import { runInJob } from './job-context.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
-import { AuditedChanges } from './storage/audited-changes.ts';
-import { AuditLog } from './storage/audit-log.ts';
-import { BlobStore } from './storage/blob-store.ts';
-import { DataLayout } from './storage/data-layout.ts';
-import { DocumentStore } from './storage/document-store.ts';
-import { TenantStore } from './storage/tenant-store.ts';
-import { UsageStore } from './storage/usage-store.ts';
+import { openStorage } from './storage/storage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,19 +68,19 @@ export const ALL_HANDLERS: Handlers = {
 
 export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = resolveConfig(options.config);
-  const layout = new DataLayout(config.dataDir);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const ownEngine = !options.engine;
-  const documents = new DocumentStore(layout);
-  const audit = new AuditLog(layout);
+  // The filesystem store of the data dir, or PostgreSQL when a database is configured.
+  const storage = await openStorage(config);
   const services: Services = {
     config,
-    tenants: new TenantStore(layout),
-    documents,
-    blobs: new BlobStore(layout),
-    audit,
-    changes: new AuditedChanges(documents, audit),
-    usage: new UsageStore(layout),
+    storage: storage.kind,
+    tenants: storage.tenants,
+    documents: storage.documents,
+    blobs: storage.blobs,
+    audit: storage.audit,
+    changes: storage.changes,
+    usage: storage.usage,
     engine:
       options.engine ??
       new EngineSlots({
@@ -96,10 +88,10 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
         queue: config.engineQueue,
         timeoutMs: config.engineTimeoutMs,
       }),
-    secret: await loadOrCreateSecret(layout.secretFile),
-    certificates: new CertificateStore(config.dataDir),
-    jobs: new JobBoard(),
-    signing: () => loadOrCreateSigningKeys(config.dataDir),
+    secret: storage.secret,
+    certificates: storage.certificates,
+    jobs: storage.jobs,
+    signing: storage.signing,
   };
   // The signing key pair is made at first start, not at the first certificate.
   await services.signing();
@@ -177,7 +169,7 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const job =
           JOB_ROUTES.has(id) && request.caller
-            ? services.jobs.begin(request.caller.tenant.tenant_id, id)
+            ? await services.jobs.begin(request.caller.tenant.tenant_id, id, jobInput(id, request))
             : null;
         if (job) {
           // The id is announced at once (103 Early Hints) so another client can follow the work
@@ -190,8 +182,8 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
           reply.header('X-Docfix-Job', job.job_id);
         }
         let result: unknown;
-        try {
-          result = await handler({
+        const run = () =>
+          handler({
             params: request.params,
             query: request.query ?? {},
             body: request.body,
@@ -200,11 +192,13 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
             req: request,
             reply,
           } as HandlerInput<RouteId>);
+        try {
+          result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, run) : await run();
         } catch (error) {
-          if (job) services.jobs.fail(job, error);
+          if (job) await services.jobs.fail(job, error);
           throw error;
         }
-        if (job) services.jobs.succeed(job, route.status, result);
+        if (job) await services.jobs.succeed(job, route.status, result);
         if (reply.sent) return reply;
         reply.code(route.status);
         if (route.media === 'empty') return reply.send();
@@ -230,10 +224,61 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     return payload;
   });
 
+  // Jobs whose instance died are finished here (PostgreSQL); a no-op on the filesystem.
+  storage.jobs.startWorker(rerunJob(services, handlers));
   app.addHook('onClose', async () => {
+    await storage.close();
     if (ownEngine) await services.engine.close();
   });
   return app;
+}
+
+/** What a job needs to run again on another instance; null for an upload (its bytes stay here). */
+function jobInput(id: RouteId, request: FastifyRequest): JobInput | null {
+  if (id === 'uploadDocument' || !request.caller) return null;
+  return {
+    key_id: request.caller.key.key_id,
+    params: request.params ?? {},
+    query: request.query ?? {},
+    body: request.body ?? null,
+    host: typeof request.headers.host === 'string' ? request.headers.host : null,
+    protocol: request.protocol,
+  };
+}
+
+/**
+ * Runs a job's request again, as its caller (the key must still be valid, its tenant not
+ * suspended): the handler gets the stored request and a reply that only collects headers.
+ */
+function rerunJob(services: Services, handlers: Handlers): JobRerun {
+  return async (job, input) => {
+    const handler = handlers[job.kind] as ((input: HandlerInput<RouteId>) => Promise<unknown>) | undefined;
+    if (!handler) throw new DocfixError('not_found', `No handler for ${job.kind}.`);
+    const key = (await services.tenants.listKeys()).find((k) => k.key_id === input.key_id);
+    const tenant = key && !key.revoked_at ? await services.tenants.getTenant(key.tenant_id) : null;
+    if (!key || !tenant || tenant.tenant_id !== job.tenant_id)
+      throw new DocfixError('invalid_api_key', 'The key that asked for this job is no longer valid.');
+    if (tenant.suspended) throw new DocfixError('account_suspended', 'This account is suspended.');
+    const reply = {
+      sent: false,
+      header: () => reply,
+      type: () => reply,
+      code: () => reply,
+      writeEarlyHints: () => {},
+    };
+    const req = { headers: { host: input.host ?? undefined }, protocol: input.protocol };
+    const body = await handler({
+      params: input.params,
+      query: input.query,
+      body: input.body,
+      caller: { tenant, key },
+      services,
+      // The handlers that can run again read only these members of the request and the reply.
+      req: req as unknown as FastifyRequest,
+      reply: reply as unknown as FastifyReply,
+    } as HandlerInput<RouteId>);
+    return { status: ROUTES[job.kind].status, body };
+  };
 }
 
 /** Does a JSON answer carry a `tenant_id` other than the caller's (two levels deep, arrays included)? */

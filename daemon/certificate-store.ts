@@ -104,7 +104,7 @@ export class CertificateStore {
 }
 
 /** The fields the service reads and answers with have their types (the signatures say the rest). */
-function isRecordShaped(r: unknown): r is CertificateRecord {
+export function isRecordShaped(r: unknown): r is CertificateRecord {
   if (!r || typeof r !== 'object') return false;
   const o = r as Record<string, unknown>;
   const strings = [

@@ -18,6 +18,14 @@ export interface DaemonConfig {
   version: string;
   /** HTTPS with this certificate and key (PEM files; --tls-cert/--tls-key, DOCFIX_TLS_CERT/KEY), else HTTP. */
   tls: { certFile: string; keyFile: string } | null;
+  /**
+   * PostgreSQL URL of a deployment shared by several daemons (--database, DOCFIX_DATABASE_URL); null:
+   * the filesystem store in dataDir, as always. With a database, dataDir holds only this instance's
+   * temporary files and blob cache.
+   */
+  database: string | null;
+  /** s3://bucket/prefix for revision files (--blobs, DOCFIX_BLOBS); only with a database. */
+  blobs: string | null;
 }
 
 export const VERSION = (
@@ -52,7 +60,23 @@ export function resolveConfig(
     jsonBodyLimit: overrides.jsonBodyLimit ?? 1024 * 1024,
     version: VERSION,
     tls: overrides.tls !== undefined ? overrides.tls : tlsFromEnv(env),
+    ...storageFrom(overrides, env),
   };
+}
+
+function storageFrom(
+  overrides: Partial<DaemonConfig>,
+  env: NodeJS.ProcessEnv,
+): Pick<DaemonConfig, 'database' | 'blobs'> {
+  const database = overrides.database !== undefined ? overrides.database : env.DOCFIX_DATABASE_URL || null;
+  const blobs = overrides.blobs !== undefined ? overrides.blobs : env.DOCFIX_BLOBS || null;
+  if (database && !/^postgres(ql)?:\/\//.test(database))
+    throw new Error('--database (DOCFIX_DATABASE_URL) must be a postgres:// or postgresql:// URL');
+  if (blobs && !database)
+    throw new Error('--blobs (DOCFIX_BLOBS) needs --database: blobs in a bucket serve a shared database');
+  if (blobs && !blobs.startsWith('s3://'))
+    throw new Error('--blobs (DOCFIX_BLOBS) must be an s3://BUCKET[/PREFIX] URL');
+  return { database, blobs };
 }
 
 function tlsFromEnv(env: NodeJS.ProcessEnv): DaemonConfig['tls'] {

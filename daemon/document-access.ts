@@ -34,8 +34,17 @@ export function findRevision(record: DocumentRecord, revisionId: string): Revisi
   return revision;
 }
 
-export function revisionPath(services: Services, record: DocumentRecord, revision: RevisionRecord): string {
-  return services.blobs.path(record.document.tenant_id, record.document.document_id, revision.blob_sha256);
+/** A local file of the revision for the engine (on PostgreSQL, fetched into this instance's cache). */
+export async function revisionPath(
+  services: Services,
+  record: DocumentRecord,
+  revision: RevisionRecord,
+): Promise<string> {
+  return services.blobs.localPath(
+    record.document.tenant_id,
+    record.document.document_id,
+    revision.blob_sha256,
+  );
 }
 
 /** The document's password ('' when it has none), unsealed with the daemon secret. */

@@ -2,8 +2,9 @@
 // preflight, certificate) is recorded as a job while it runs and for an hour after, so another
 // client — a CLI in a second terminal, a CI dashboard — can follow it with GET /v1/jobs/{id}. The
 // request answers as usual; its job id comes at once in a 103 Early Hints answer and again on the
-// final answer, in the `X-Docfix-Job` header. Jobs live in memory:
-// they describe work in flight, not records to keep (those are in the audit log).
+// final answer, in the `X-Docfix-Job` header. Here jobs live in memory: they describe work in
+// flight, not records to keep (those are in the audit log). On PostgreSQL (daemon/storage/
+// pg-job-queue.ts) they are rows that outlive the instance that accepted them.
 import type { RouteId } from '../src/api-routes.ts';
 import { isErrorCode } from '../src/errors.ts';
 import type { JobOut } from '../src/schemas.ts';
@@ -33,6 +34,41 @@ const RESULT_FIELDS = [
   'refusal',
 ];
 
+/** What a job needs to run again elsewhere: the request as the route received it. */
+export interface JobInput {
+  key_id: string;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  /** Host header and protocol (the certificate names the key's URL from them). */
+  host: string | null;
+  protocol: string;
+}
+
+/** Runs a job's request again (another instance finishing a job whose instance died). */
+export type JobRerun = (
+  job: { job_id: string; tenant_id: string; kind: RouteId; attempt: number },
+  input: JobInput,
+) => Promise<{ status: number; body: unknown }>;
+
+/** The job's answer summary: the HTTP status and the ids the client needs. */
+export function jobSummary(httpStatus: number, body: unknown): Record<string, unknown> {
+  const summary: Record<string, unknown> = { http_status: httpStatus };
+  if (body && typeof body === 'object' && !ArrayBuffer.isView(body)) {
+    for (const field of RESULT_FIELDS) {
+      const value = (body as Record<string, unknown>)[field];
+      if (value !== undefined && value !== null) summary[field] = value;
+    }
+  }
+  return summary;
+}
+
+/** The error code a failed job reports. */
+export function jobErrorCode(error: unknown): JobOut['last_error'] {
+  const code = (error as { code?: unknown })?.code;
+  return isErrorCode(code) ? code : 'internal_error';
+}
+
 interface JobEntry {
   tenantId: string;
   job: JobOut;
@@ -42,7 +78,7 @@ interface JobEntry {
 export class JobBoard {
   private jobs = new Map<string, JobEntry>();
 
-  begin(tenantId: string, kind: RouteId): JobOut {
+  async begin(tenantId: string, kind: RouteId, _input: JobInput | null = null): Promise<JobOut> {
     this.prune();
     const job: JobOut = {
       job_id: randomId('job'),
@@ -57,27 +93,24 @@ export class JobBoard {
     return job;
   }
 
-  succeed(job: JobOut, httpStatus: number, body: unknown): void {
-    const summary: Record<string, unknown> = { http_status: httpStatus };
-    if (body && typeof body === 'object' && !ArrayBuffer.isView(body)) {
-      for (const field of RESULT_FIELDS) {
-        const value = (body as Record<string, unknown>)[field];
-        if (value !== undefined && value !== null) summary[field] = value;
-      }
-    }
-    this.end(job, { status: 'succeeded', result: summary, last_error: null });
+  async succeed(job: JobOut, httpStatus: number, body: unknown): Promise<void> {
+    this.end(job, { status: 'succeeded', result: jobSummary(httpStatus, body), last_error: null });
   }
 
-  fail(job: JobOut, error: unknown): void {
-    const code = (error as { code?: unknown })?.code;
-    this.end(job, { status: 'failed', result: {}, last_error: isErrorCode(code) ? code : 'internal_error' });
+  async fail(job: JobOut, error: unknown): Promise<void> {
+    this.end(job, { status: 'failed', result: {}, last_error: jobErrorCode(error) });
   }
 
   /** The job if it belongs to this tenant (another tenant's id is not found). */
-  get(tenantId: string, jobId: string): JobOut | null {
+  async get(tenantId: string, jobId: string): Promise<JobOut | null> {
     const entry = this.jobs.get(jobId);
     return entry && entry.tenantId === tenantId ? entry.job : null;
   }
+
+  /** Nothing to take over here: a job in memory ends with its process. */
+  startWorker(_rerun: JobRerun): void {}
+
+  async stop(): Promise<void> {}
 
   private end(job: JobOut, change: Pick<JobOut, 'status' | 'result' | 'last_error'>): void {
     const entry = this.jobs.get(job.job_id);

@@ -11,13 +11,16 @@ import { writeFileDurable } from './storage/atomic-file.ts';
 import { DataLayout } from './storage/data-layout.ts';
 import { recoverDataDir } from './storage/recovery.ts';
 import { TenantStore } from './storage/tenant-store.ts';
+import type { TenantStorage } from './storage/storage.ts';
 
 export const DEFAULT_TENANT = 'default';
 
 /** First start with no keys: a default Business tenant and a key, remembered in the CLI config. */
-export async function ensureDefaultKey(dataDir: string, url: string): Promise<{ created: boolean }> {
-  const layout = new DataLayout(dataDir);
-  const tenants = new TenantStore(layout);
+export async function ensureDefaultKey(
+  dataDir: string,
+  url: string,
+  tenants: TenantStorage = new TenantStore(new DataLayout(dataDir)),
+): Promise<{ created: boolean }> {
   const config = openLocalConfig();
   const keys = await tenants.listKeys();
   if (keys.length === 0) {
@@ -39,7 +42,9 @@ export async function ensureDefaultKey(dataDir: string, url: string): Promise<{ 
 
 export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
   // One daemon per data directory: the lock first (a second daemon stops here, naming the first),
-  // then the recovery of what a killed daemon left, then the app.
+  // then the recovery of what a killed daemon left, then the app. With --database the data dir is
+  // this instance's own (temporary files, blob cache): several daemons share the database, each on
+  // its own data dir.
   const lock = await lockDataDir(resolveConfig(overrides).dataDir);
   const recovered = await recoverDataDir(resolveConfig(overrides).dataDir, (line) =>
     process.stderr.write(`docfix daemon: ${line}\n`),
@@ -57,7 +62,8 @@ export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
   const port = new URL(address).port;
   const scheme = config.tls ? 'https' : 'http';
   const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const { created } = await ensureDefaultKey(config.dataDir, url);
+  // On a shared database the first instance to start makes the default key (one tenant per name).
+  const { created } = await ensureDefaultKey(config.dataDir, url, app.docfix.tenants);
   await writeFileDurable(layout.pidFile, `${process.pid}\n`);
   await writeFileDurable(layout.runFile, JSON.stringify({ pid: process.pid, url, data_dir: config.dataDir }));
   // Only now does the lock name this daemon's address: whoever finds it through the lock (daemon

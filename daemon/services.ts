@@ -2,34 +2,38 @@
 // Built once by app.ts (build(opts)) and decorated onto the fastify instance as `docfix`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyOf, ParamsOf, QueryOf, ResponseOf, RouteId } from '../src/api-routes.ts';
-import type { AuditedChanges } from './storage/audited-changes.ts';
-import type { AuditLog } from './storage/audit-log.ts';
-import type { BlobStore } from './storage/blob-store.ts';
-import type { DocumentStore } from './storage/document-store.ts';
-import type { TenantStore } from './storage/tenant-store.ts';
-import type { UsageStore } from './storage/usage-store.ts';
 import type { EngineSlots } from './engine-slots.ts';
 import type { KeyRecord, TenantRecord } from './storage/records.ts';
 import type { DaemonConfig } from './config.ts';
-import type { CertificateStore } from './certificate-store.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import type { JobBoard } from './job-board.ts';
+import type {
+  AuditStorage,
+  BlobStorage,
+  CertificateStorage,
+  ChangeStorage,
+  DocumentStorage,
+  JobStorage,
+  TenantStorage,
+  UsageStorage,
+} from './storage/storage.ts';
 
 export interface Services {
   config: DaemonConfig;
-  tenants: TenantStore;
-  documents: DocumentStore;
-  blobs: BlobStore;
-  audit: AuditLog;
+  /** Which store serves (daemon/storage/storage.ts). */
+  storage: 'filesystem' | 'postgres';
+  tenants: TenantStorage;
+  documents: DocumentStorage;
+  blobs: BlobStorage;
+  audit: AuditStorage;
   /** Audited changes of documents: the change and its audit entry, atomic in effect. */
-  changes: AuditedChanges;
-  usage: UsageStore;
+  changes: ChangeStorage;
+  usage: UsageStorage;
   engine: EngineSlots;
-  certificates: CertificateStore;
-  jobs: JobBoard;
+  certificates: CertificateStorage;
+  jobs: JobStorage;
   /** The certificate signing keys, read on each use so a rotation by an admin command counts at once. */
   signing: () => Promise<SigningKeys>;
-  /** 32 random bytes kept in the data dir: HMAC for confirm tokens, sealing of stored passwords. */
+  /** 32 random bytes (data dir, or the database's settings): HMAC for confirm tokens, sealing of passwords. */
   secret: Buffer;
 }
 

@@ -26,7 +26,7 @@ export interface PublishedKey {
   retired_at: string | null;
 }
 
-interface KeyIndex {
+export interface KeyIndex {
   algorithm: typeof ALGORITHM;
   current: string;
   keys: PublishedKey[];
@@ -145,7 +145,34 @@ async function readIndex(dataDir: string): Promise<KeyIndex | null> {
 async function readKeys(dataDir: string): Promise<SigningKeys | null> {
   const index = await readIndex(dataDir);
   if (!index) return null;
-  const seed = fromBase64Url((await readFile(privateFile(dataDir, index.current), 'utf8')).trim());
+  return signingKeysOf(index, (await readFile(privateFile(dataDir, index.current), 'utf8')).trim());
+}
+
+/** A fresh key index naming one new key pair, and that pair's private seed (base64url). */
+export function newSigningKey(earlier: PublishedKey[]): { index: KeyIndex; seed: string } {
+  const pair = generateKeyPair();
+  const keyId = keyIdOf(pair.publicKey);
+  return {
+    index: {
+      algorithm: ALGORITHM,
+      current: keyId,
+      keys: [
+        {
+          key_id: keyId,
+          public_key: toBase64Url(pair.publicKey),
+          created_at: new Date().toISOString(),
+          retired_at: null,
+        },
+        ...earlier,
+      ],
+    },
+    seed: toBase64Url(pair.secretKey),
+  };
+}
+
+/** The keys of an index and its current private seed (base64url), checked against each other. */
+export function signingKeysOf(index: KeyIndex, seedText: string): SigningKeys {
+  const seed = fromBase64Url(seedText);
   if (!seed || seed.length !== 32) throw new Error(`the private signing key ${index.current} is damaged`);
   const publicKey = publicKeyOf(seed);
   if (keyIdOf(publicKey) !== index.current) {

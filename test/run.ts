@@ -19,7 +19,15 @@ const env: NodeJS.ProcessEnv = {
   DOCFIX_CONFIG_DIR: join(isolated, 'config'),
   DOCFIX_DATA_DIR: join(isolated, 'data'),
 };
-for (const name of ['DOCFIX_URL', 'DOCFIX_API_KEY', 'DOCFIX_PROFILE', 'DOCFIX_PORT', 'DOCFIX_HOST'])
+for (const name of [
+  'DOCFIX_URL',
+  'DOCFIX_API_KEY',
+  'DOCFIX_PROFILE',
+  'DOCFIX_PORT',
+  'DOCFIX_HOST',
+  'DOCFIX_DATABASE_URL',
+  'DOCFIX_BLOBS',
+])
   delete env[name];
 const child = spawn(process.execPath, [uvu, 'test', pattern], {
   cwd: root,

@@ -21,7 +21,7 @@ import { engineIdentity } from '../../src/corrections/manifest.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability } from '../../src/plans.ts';
 import type { CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';
-import { certificateOut, type CertificateRecord, type CertificateStore } from '../certificate-store.ts';
+import { certificateOut, type CertificateRecord } from '../certificate-store.ts';
 import { passGate, standingCorrections } from '../export-gate.ts';
 import type { Handlers, Services } from '../services.ts';
 import { publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
@@ -42,7 +42,7 @@ function signingKeys(services: Services): Promise<SigningKeys> {
   return services.signing();
 }
 
-function certificateStore(services: Services): CertificateStore {
+function certificateStore(services: Services): Services['certificates'] {
   return services.certificates;
 }
 

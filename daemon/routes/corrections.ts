@@ -180,45 +180,30 @@ export function correctionLimit(tenant: TenantRecord, now = new Date()): number 
   return planLimits(tenant.plan).corrections_per_day ?? null;
 }
 
-/** Applies under way per tenant: counted against the daily limit until they are counted for real. */
-const inFlight = new Map<string, number>();
-
 /**
- * Checks the daily limit and holds a place for this correction until `release` (after the usage
- * count is written or the apply failed), so racing applies cannot pass the limit together.
+ * Checks the daily limit and holds a place for this correction (in the usage store: this process's
+ * count on a data directory, the database's on PostgreSQL) until it is committed (counted) or
+ * released, so racing applies — on any instance — cannot pass the limit together.
  */
-async function reserveCorrection(services: Services, tenant: TenantRecord): Promise<() => void> {
+async function reserveCorrection(
+  services: Services,
+  tenant: TenantRecord,
+): Promise<{ commit(): Promise<void>; release(): Promise<void> }> {
   const limit = correctionLimit(tenant);
-  if (limit === null) return () => {};
-  const key = tenant.tenant_id;
-  const pending = inFlight.get(key) ?? 0;
-  inFlight.set(key, pending + 1);
-  const release = () => {
-    const n = (inFlight.get(key) ?? 1) - 1;
-    if (n <= 0) inFlight.delete(key);
-    else inFlight.set(key, n);
-  };
-  let used: number;
-  try {
-    used = await services.usage.correctionsToday(key);
-  } catch (error) {
-    release();
-    throw error;
-  }
-  if (used + pending >= limit) {
-    release();
+  const hold = await services.usage.reserve(tenant.tenant_id, limit);
+  if (!hold.granted) {
     throw new DocfixError(
       'daily_limit_reached',
       `This account made its ${limit} corrections for today (UTC); the count starts again on ${nextUtcDay()}.`,
       {
         hint: 'A one-time plan lifts the limit for 30 days after purchase; Personal and Business plans have no daily limit. See `docfix plans`.',
         limit,
-        used,
+        used: hold.used,
         resets_on: nextUtcDay(),
       },
     );
   }
-  return release;
+  return hold;
 }
 
 function stale(reason: string): DocfixError {
@@ -385,11 +370,11 @@ export const correctionHandlers: Handlers = {
     };
     const headCheck = checkTokenHead(services.secret, body.apply.confirm_token, binding);
     if (!headCheck.ok) throw stale(headCheck.reason);
-    const release = await reserveCorrection(services, caller.tenant);
+    const hold = await reserveCorrection(services, caller.tenant);
     try {
       return await applyReserved();
     } finally {
-      release();
+      await hold.release();
     }
 
     async function applyReserved(): Promise<VerificationOut> {
@@ -532,8 +517,8 @@ export const correctionHandlers: Handlers = {
         }
         throw new DocfixError('not_found', `No document ${documentId} on this account.`);
       }
-      // 4. The usage count.
-      await services.usage.countCorrection(tenantId);
+      // 4. The usage count (the place held becomes a counted correction).
+      await hold.commit();
       return verification;
     }
   },

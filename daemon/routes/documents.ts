@@ -143,7 +143,7 @@ export const documentHandlers: Handlers = {
     const revision = currentRevision(record);
     const inspected = await services.engine.run(
       'documents.inspect',
-      { path: revisionPath(services, record, revision), password: documentPassword(record, services) },
+      { path: await revisionPath(services, record, revision), password: documentPassword(record, services) },
       { timeoutMs: INSPECT_TIMEOUT_MS, timeoutCode: 'unreadable_pdf' },
     );
     await services.documents.update(tenantId, params.document_id, (r) => {
@@ -159,7 +159,7 @@ export const documentHandlers: Handlers = {
     return services.engine.run(
       'documents.search',
       {
-        path: revisionPath(services, record, revision),
+        path: await revisionPath(services, record, revision),
         password: documentPassword(record, services),
         q: query.q ?? '',
         kinds: record.document.pages?.map((p) => p.kind),
@@ -180,7 +180,7 @@ export const documentHandlers: Handlers = {
     const picture = await services.engine.run(
       'documents.preview',
       {
-        path: revisionPath(services, record, revision),
+        path: await revisionPath(services, record, revision),
         password: documentPassword(record, services),
         page_index: params.page_index,
         thumb: query.thumb ?? false,
@@ -228,7 +228,7 @@ export const documentHandlers: Handlers = {
     const picture = await services.engine.run(
       'documents.crop',
       {
-        path: revisionPath(services, record, revision),
+        path: await revisionPath(services, record, revision),
         password: documentPassword(record, services),
         page_index: params.page_index,
         ...req,

@@ -22,7 +22,7 @@ async function pageRegion(
   const record = await loadDocument(services, caller, params.document_id);
   checkPageIndex(record, params.page_index);
   return {
-    path: revisionPath(services, record, currentRevision(record)),
+    path: await revisionPath(services, record, currentRevision(record)),
     password: documentPassword(record, services),
     page_index: params.page_index,
     box_render: (body.box_render as Box | null | undefined) ?? null,

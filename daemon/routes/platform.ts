@@ -78,7 +78,7 @@ export const platformHandlers: Handlers = {
   verifyAuditChain: async ({ caller, services }) => services.audit.verifyChain(caller.tenant.tenant_id),
 
   getJob: async ({ caller, services, params }) => {
-    const job = services.jobs.get(caller.tenant.tenant_id, params.job_id);
+    const job = await services.jobs.get(caller.tenant.tenant_id, params.job_id);
     if (!job)
       throw new DocfixError(
         'not_found',

@@ -78,6 +78,11 @@ export class BlobStore {
   async has(tenantId: string, documentId: string, sha256: string, ext = 'pdf'): Promise<boolean> {
     return exists(this.path(tenantId, documentId, sha256, ext));
   }
+
+  /** A file the engine can open: here the blob itself. */
+  async localPath(tenantId: string, documentId: string, sha256: string, ext = 'pdf'): Promise<string> {
+    return this.path(tenantId, documentId, sha256, ext);
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

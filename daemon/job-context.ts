@@ -1,0 +1,21 @@
+// The job a piece of work runs for, carried across awaits (AsyncLocalStorage) so storage can tie a
+// change to its job without every route passing it along: on PostgreSQL a change made for a job is
+// fenced by the job's attempt (an instance whose lease was taken over cannot commit) and its audit
+// entry names the job, which is how a re-run after a crash finds the work already done.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface JobContext {
+  job_id: string;
+  /** Which claim of the job this is (1 for the instance that accepted it). */
+  attempt: number;
+}
+
+const current = new AsyncLocalStorage<JobContext>();
+
+export function runInJob<T>(job: JobContext, work: () => Promise<T>): Promise<T> {
+  return current.run(job, work);
+}
+
+export function currentJob(): JobContext | null {
+  return current.getStore() ?? null;
+}
