@@ -7,7 +7,7 @@ _docfix_subcommands() {
     'cert') echo 'issue ls list get pdf key verify check' ;;
     'audit') echo 'export' ;;
     'config') echo 'set use rm list ls show path' ;;
-    'daemon') echo 'serve start stop status' ;;
+    'daemon') echo 'serve migrate start stop status' ;;
     'keys') echo 'create list revoke' ;;
     'tenants') echo 'set list' ;;
   esac
@@ -60,17 +60,18 @@ _docfix_flags() {
     'config show') echo '--help -h' ;;
     'config path') echo '--help -h' ;;
     'daemon') echo '--help -h' ;;
-    'daemon serve') echo '--host --port --data-dir --help -h' ;;
+    'daemon serve') echo '--host --port --data-dir --database --blobs --help -h' ;;
+    'daemon migrate') echo '--database --help -h' ;;
     'daemon start') echo '--host --port --data-dir --help -h' ;;
     'daemon stop') echo '--data-dir --help -h' ;;
     'daemon status') echo '--data-dir --port --help -h' ;;
     'keys') echo '--help -h' ;;
-    'keys create') echo '--data-dir --tenant --plan --label --help -h' ;;
-    'keys list') echo '--data-dir --help -h' ;;
-    'keys revoke') echo '--data-dir --help -h' ;;
+    'keys create') echo '--data-dir --database --tenant --plan --label --help -h' ;;
+    'keys list') echo '--data-dir --database --help -h' ;;
+    'keys revoke') echo '--data-dir --database --help -h' ;;
     'tenants') echo '--help -h' ;;
-    'tenants set') echo '--plan --suspended --data-dir --help -h' ;;
-    'tenants list') echo '--data-dir --help -h' ;;
+    'tenants set') echo '--plan --suspended --data-dir --database --help -h' ;;
+    'tenants list') echo '--data-dir --database --help -h' ;;
     'completion') echo '--help -h' ;;
     'help') echo '--help -h' ;;
   esac

@@ -14,7 +14,7 @@ _docfix() {
     'cert') subs=('issue:Issue a certificate for a document as it now stands (Business plan)' 'ls:List a document'\''s certificates, newest first' 'list:List a document'\''s certificates, newest first' 'get:Ask the service about a certificate by id (public; exit 6 unless it is valid)' 'pdf:Download the certificate PDF' 'key:Show the certificate signing key pinned for the configured daemon (--refresh fetches and pins it again)' 'verify:Check a certificate file offline\: signature, seal and key (exit 6 if it does not verify)' 'check:Ask the service about a certificate file by its exact bytes (public; exit 6 unless valid)') ;;
     'audit') subs=('export:Export the whole audit record as NDJSON with the chain verdict as its last line (Business plan)') ;;
     'config') subs=('set:Add or change a profile' 'use:Use a profile by default ("local" for the local daemon)' 'rm:Remove a profile' 'list:List profiles (keys are never printed)' 'ls:List profiles (keys are never printed)' 'show:Show where commands go now\: address, its source, whether a key is set' 'path:Print the configuration file path') ;;
-    'daemon') subs=('serve:Run the daemon in the foreground until SIGINT/SIGTERM' 'start:Start the daemon in the background and wait until it answers' 'stop:Stop the background daemon' 'status:Say whether the background daemon runs, and where') ;;
+    'daemon') subs=('serve:Run the daemon in the foreground until SIGINT/SIGTERM' 'migrate:Bring a PostgreSQL database up to this version'\''s schema, then exit' 'start:Start the daemon in the background and wait until it answers' 'stop:Stop the background daemon' 'status:Say whether the background daemon runs, and where') ;;
     'keys') subs=('create:Create an API key for a tenant (prints it once)' 'list:List API keys (never their secrets)' 'revoke:Revoke an API key') ;;
     'tenants') subs=('set:Create or change a tenant' 'list:List tenants') ;;
     esac
@@ -77,17 +77,18 @@ _docfix() {
     'config show') flags=('--help:show help' '-h:show help') ;;
     'config path') flags=('--help:show help' '-h:show help') ;;
     'daemon') flags=('--help:show help' '-h:show help') ;;
-    'daemon serve') flags=('--host:address to listen on' '--port:port (0\: any free port)' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
+    'daemon serve') flags=('--host:address to listen on' '--port:port (0\: any free port)' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--blobs:revision files in an S3 bucket, s3\://BUCKET[/PREFIX] (default\: $DOCFIX_BLOBS)' '--help:show help' '-h:show help') ;;
+    'daemon migrate') flags=('--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
     'daemon start') flags=('--host:address to listen on' '--port:port' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
     'daemon stop') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
     'daemon status') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--port:port' '--help:show help' '-h:show help') ;;
     'keys') flags=('--help:show help' '-h:show help') ;;
-    'keys create') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--tenant:tenant name (created if new)' '--plan:plan of a new tenant (default business)' '--label:a note to recognise the key by' '--help:show help' '-h:show help') ;;
-    'keys list') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
-    'keys revoke') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
+    'keys create') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--tenant:tenant name (created if new)' '--plan:plan of a new tenant (default business)' '--label:a note to recognise the key by' '--help:show help' '-h:show help') ;;
+    'keys list') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
+    'keys revoke') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
     'tenants') flags=('--help:show help' '-h:show help') ;;
-    'tenants set') flags=('--plan:plan id' '--suspended:true or false' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
-    'tenants list') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
+    'tenants set') flags=('--plan:plan id' '--suspended:true or false' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
+    'tenants list') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
     'completion') flags=('--help:show help' '-h:show help') ;;
     'help') flags=('--help:show help' '-h:show help') ;;
     esac
@@ -100,7 +101,7 @@ _docfix() {
     'cert') subs=('issue:Issue a certificate for a document as it now stands (Business plan)' 'ls:List a document'\''s certificates, newest first' 'list:List a document'\''s certificates, newest first' 'get:Ask the service about a certificate by id (public; exit 6 unless it is valid)' 'pdf:Download the certificate PDF' 'key:Show the certificate signing key pinned for the configured daemon (--refresh fetches and pins it again)' 'verify:Check a certificate file offline\: signature, seal and key (exit 6 if it does not verify)' 'check:Ask the service about a certificate file by its exact bytes (public; exit 6 unless valid)') ;;
     'audit') subs=('export:Export the whole audit record as NDJSON with the chain verdict as its last line (Business plan)') ;;
     'config') subs=('set:Add or change a profile' 'use:Use a profile by default ("local" for the local daemon)' 'rm:Remove a profile' 'list:List profiles (keys are never printed)' 'ls:List profiles (keys are never printed)' 'show:Show where commands go now\: address, its source, whether a key is set' 'path:Print the configuration file path') ;;
-    'daemon') subs=('serve:Run the daemon in the foreground until SIGINT/SIGTERM' 'start:Start the daemon in the background and wait until it answers' 'stop:Stop the background daemon' 'status:Say whether the background daemon runs, and where') ;;
+    'daemon') subs=('serve:Run the daemon in the foreground until SIGINT/SIGTERM' 'migrate:Bring a PostgreSQL database up to this version'\''s schema, then exit' 'start:Start the daemon in the background and wait until it answers' 'stop:Stop the background daemon' 'status:Say whether the background daemon runs, and where') ;;
     'keys') subs=('create:Create an API key for a tenant (prints it once)' 'list:List API keys (never their secrets)' 'revoke:Revoke an API key') ;;
     'tenants') subs=('set:Create or change a tenant' 'list:List tenants') ;;
   esac

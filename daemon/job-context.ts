@@ -19,3 +19,14 @@ export function runInJob<T>(job: JobContext, work: () => Promise<T>): Promise<T>
 export function currentJob(): JobContext | null {
   return current.getStore() ?? null;
 }
+
+/**
+ * Fault injection for the kill -9 test of durable jobs (test/daemon/postgres.test.ts):
+ * DOCFIX_FAULT_JOB_PAUSE=commit:MS pauses a job's change inside its transaction, before it commits;
+ * end:MS pauses after the work, before the job's end is recorded. Unset everywhere else.
+ */
+const PAUSE = /^(commit|end):(\d+)$/.exec(process.env.DOCFIX_FAULT_JOB_PAUSE ?? '');
+
+export async function faultPause(point: 'commit' | 'end'): Promise<void> {
+  if (PAUSE?.[1] === point) await new Promise((resolve) => setTimeout(resolve, Number(PAUSE[2])));
+}

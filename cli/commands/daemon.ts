@@ -75,14 +75,21 @@ Examples:
     );
   const dataDir = '--data-dir <dir>';
   const dataDirHelp = 'data directory (default: $DOCFIX_DATA_DIR or ~/.local/share/docfix)';
+  const database = '--database <url>';
+  const databaseHelp = "a deployment's PostgreSQL database, postgres://… (default: $DOCFIX_DATABASE_URL)";
   leaf(daemon, 'serve', 'Run the daemon in the foreground until SIGINT/SIGTERM')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '7341')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
+    .option('--blobs <url>', 'revision files in an S3 bucket, s3://BUCKET[/PREFIX] (default: $DOCFIX_BLOBS)')
     .action(async () => {
       const code = await serveInForeground(forwardedArgs(rawArgs(), 'daemon'));
       if (code !== 0) throw new CliExit(code);
     });
+  leaf(daemon, 'migrate', "Bring a PostgreSQL database up to this version's schema, then exit")
+    .option(database, databaseHelp)
+    .action(() => forward('daemon', []));
   leaf(daemon, 'start', 'Start the daemon in the background and wait until it answers')
     .option('--host <host>', 'address to listen on')
     .option('--port <port>', 'port')
@@ -109,16 +116,19 @@ Examples:
     );
   leaf(keys, 'create', 'Create an API key for a tenant (prints it once)')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
     .option('--tenant <name>', 'tenant name (created if new)')
     .option('--plan <plan>', 'plan of a new tenant (default business)')
     .option('--label <text>', 'a note to recognise the key by')
     .action(() => forward('keys', ['keys']));
   leaf(keys, 'list', 'List API keys (never their secrets)')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
     .action(() => forward('keys', ['keys']));
   leaf(keys, 'revoke', 'Revoke an API key')
     .argument('<key_id>', 'the key id')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
     .action(() => forward('keys', ['keys']));
 
   const tenants = program
@@ -133,8 +143,10 @@ Examples:
     .option('--plan <plan>', 'plan id')
     .option('--suspended <bool>', 'true or false')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
     .action(() => forward('tenants', ['tenants']));
   leaf(tenants, 'list', 'List tenants')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
     .action(() => forward('tenants', ['tenants']));
 }

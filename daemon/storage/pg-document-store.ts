@@ -11,7 +11,7 @@
 import type pg from 'pg';
 import { DocfixError } from '../../src/errors.ts';
 import type { AuditEntryOut } from '../../src/schemas.ts';
-import { currentJob } from '../job-context.ts';
+import { currentJob, faultPause } from '../job-context.ts';
 import type { OwedEvent } from './audited-changes.ts';
 import { isSafeId } from './data-layout.ts';
 import { appendAuditEntry } from './pg-audit-log.ts';
@@ -37,6 +37,7 @@ export class JobLeaseLost extends Error {
 async function fenceJob(c: pg.PoolClient): Promise<void> {
   const job = currentJob();
   if (!job) return;
+  await faultPause('commit');
   const rows = await c.query(
     "SELECT 1 FROM jobs WHERE job_id = $1 AND attempt = $2 AND status = 'running' FOR UPDATE",
     [job.job_id, job.attempt],

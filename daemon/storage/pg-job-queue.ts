@@ -18,7 +18,7 @@
 import { hostname } from 'node:os';
 import { ROUTES, type RouteId } from '../../src/api-routes.ts';
 import type { JobOut } from '../../src/schemas.ts';
-import { runInJob } from '../job-context.ts';
+import { faultPause, runInJob } from '../job-context.ts';
 import { jobErrorCode, jobSummary, type JobInput, type JobRerun } from '../job-board.ts';
 import { randomId } from './ids.ts';
 import type { Database } from './pg-database.ts';
@@ -26,9 +26,6 @@ import { JobLeaseLost } from './pg-document-store.ts';
 import type { JobStorage } from './storage.ts';
 
 const KEEP_MS = 60 * 60 * 1000;
-
-/** Fault injection for the kill -9 test: pause after the job's row is written, or before its end. */
-const PAUSE = /^(begin|end):(\d+)$/.exec(process.env.DOCFIX_FAULT_JOB_PAUSE ?? '');
 
 interface Claimed {
   job_id: string;
@@ -80,12 +77,11 @@ export class PgJobQueue implements JobStorage {
       ],
     );
     this.mine.set(job.job_id, 1);
-    if (PAUSE?.[1] === 'begin') await sleep(Number(PAUSE[2]));
     return job;
   }
 
   async succeed(job: JobOut, httpStatus: number, body: unknown): Promise<void> {
-    if (PAUSE?.[1] === 'end') await sleep(Number(PAUSE[2]));
+    await faultPause('end');
     await this.end(job.job_id, this.mine.get(job.job_id) ?? 1, {
       ...job,
       status: 'succeeded',
@@ -221,8 +217,4 @@ export class PgJobQueue implements JobStorage {
       [KEEP_MS],
     );
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -76,7 +76,7 @@ source completions/docfix.zsh
 words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _docfix`;
     return spawnSync('zsh', ['-c', script], { cwd: ROOT, encoding: 'utf8' }).stdout.trim().split('\n');
   };
-  assert.equal(probe(['docfix', 'daemon', 's']), ['serve', 'start', 'stop', 'status']);
+  assert.equal(probe(['docfix', 'daemon', 's']), ['serve', 'migrate', 'start', 'stop', 'status']);
   assert.ok(probe(['docfix', 'list', '--']).includes('--limit'), 'aliases lead to their command');
   assert.ok(probe(['docfix', 'fix', 'a.pdf', '--m']).includes('--max-cost'));
   assert.equal(probe(['docfix', 'show', 'x']), ['FILES']);

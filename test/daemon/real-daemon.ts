@@ -43,8 +43,10 @@ export async function startDaemon(
   dataDir: string,
   configDir: string,
   extraEnv: Record<string, string> = {},
+  extraArgs: string[] = [],
 ): Promise<RealDaemon> {
-  const child = spawn(process.execPath, [DAEMON_BIN, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const args = [DAEMON_BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs];
+  const child = spawn(process.execPath, args, {
     env: daemonEnv(configDir, extraEnv),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,8 +71,9 @@ export async function startDaemon(
       reject(new Error(`daemon exited (${code ?? signal}) before it listened: ${err}`));
     });
   });
-  const config = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
-    local: { api_key: string };
+  // A daemon on a shared database that found keys there makes no default key: no key to read.
+  const config = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8').catch(() => '{}')) as {
+    local?: { api_key: string };
   };
   const wait = async () => {
     await exited;
@@ -78,7 +81,7 @@ export async function startDaemon(
   return {
     child,
     url,
-    apiKey: config.local.api_key,
+    apiKey: config.local?.api_key ?? '',
     dataDir,
     stderr: () => err,
     exited,
