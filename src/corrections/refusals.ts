@@ -10,13 +10,17 @@ export const TIER_NAMES: Record<number, string> = {
   5: 'pixel_patch',
 };
 
-/** Tiers not built in this engine: always listed in `rejected` when reached. */
+/**
+ * Tier 5 as it stands for text drawn from a font: its pixels are not the document's own (the font
+ * draws them), so they are never patched. Listed in `rejected` when a text page reaches it.
+ */
 export const NOT_BUILT: TierRejection[] = [
   {
     tier: 5,
     tier_name: TIER_NAMES[5],
-    code: 'not_available',
-    reason: 'Pixel patches are for scanned pages and are not built in this engine.',
+    code: 'not_a_scan',
+    reason:
+      'Pixel patches are for words in a scanned image; this text is drawn from a font, so its pixels are corrected by rewriting the text.',
   },
 ];
 

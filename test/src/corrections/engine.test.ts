@@ -230,7 +230,7 @@ test('too wide for its gap: refused with advice, and apply refuses too', async (
   assert.is(proposal.visibility_cost, 'refused');
   assert.is(proposal.advice?.code, 'replacement_too_wide');
   assert.ok(proposal.rejected?.some((r) => r.code === 'does_not_fit'));
-  assert.ok(proposal.rejected?.some((r) => r.tier === 5 && r.code === 'not_available'));
+  assert.ok(proposal.rejected?.some((r) => r.tier === 5 && r.code === 'not_a_scan'));
   try {
     await applyEdit(input);
     assert.unreachable('apply should refuse');
