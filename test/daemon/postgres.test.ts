@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Database } from '../../daemon/storage/pg-database.ts';
+import { PgUsageStore } from '../../daemon/storage/pg-usage-store.ts';
 import { parsePublicKeys } from '../../src/certificates/crypto.ts';
 import { verifyCertificateOffline } from '../../src/certificates/verify-offline.ts';
 import { CORPUS_DIR } from './harness.ts';
@@ -262,6 +264,29 @@ test('concurrent audited requests on both daemons: the chain verifies and has no
     entries.map((e) => e.seq),
     Array.from({ length: entries.length }, (_, i) => i + 1),
   );
+});
+
+test('the daily limit is counted in the database: racing holds through two pools never pass it', async () => {
+  const pools = [new Database(db, { max: 8 }), new Database(db, { max: 8 })];
+  try {
+    const stores = pools.map((p) => new PgUsageStore(p));
+    const holds = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => stores[i % 2].reserve('tnt_limit', 10)),
+    );
+    const granted = holds.filter((h) => h.granted);
+    assert.is(granted.length, 10);
+    // Half the applies fail (their places come back), half are counted.
+    await Promise.all(granted.map((h, i) => (h.granted ? (i % 2 ? h.release() : h.commit()) : null)));
+    assert.is(await stores[1].correctionsToday('tnt_limit'), 5);
+    const again = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => stores[i % 2].reserve('tnt_limit', 10)),
+    );
+    assert.is(again.filter((h) => h.granted).length, 5);
+    const refused = again.find((h) => !h.granted);
+    assert.is(refused && !refused.granted ? refused.used : -1, 5);
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
 });
 
 /** POST through node:http to read the job id from the 103 Early Hints answer. */
