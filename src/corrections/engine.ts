@@ -7,10 +7,9 @@ import { DocfixError } from '../errors.ts';
 import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
-import { codeWidth, loadProgram, programGlyphNames, type FontInfo } from './fonts.ts';
-import { baseEncodingName } from './encodings.ts';
+import { loadProgram, type FontInfo } from './fonts.ts';
 import { GlyphIndex, observedCodes } from './locate.ts';
-import { locateTarget, pageAnnotationTexts } from './target.ts';
+import { locateTarget, pageAnnotationTexts, type Target } from './target.ts';
 import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
@@ -22,9 +21,9 @@ import {
   mul,
   verticalEmBox,
   type Glyph,
+  type Interpretation,
   type Mat,
 } from './text-interpreter.ts';
-import { extendEncoding, type Extension } from './tier2.ts';
 import { glyphInkBoxes } from './ink.ts';
 import {
   boxesAt,
@@ -33,6 +32,7 @@ import {
   toRender,
   verifyOutput,
   WORKING_DPI,
+  type SavedCorrection,
   type VerifyOutput,
 } from './verify.ts';
 import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
@@ -40,9 +40,9 @@ import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
-import { freshFontName, matchedFont, oldWidthsFor, planMatchedEdits, type MatchedFont } from './tier4.ts';
-import { siblingSubset, type Sibling } from './tier3.ts';
-import { loadProgram as loadProgramOf } from './fonts.ts';
+import { climb, type Code, type TierContext, type TierProduct } from './tier-ladder.ts';
+import { reuseCodes, tier1Code } from './tier1.ts';
+import { freshFontName, planMatchedEdits } from './tier4.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -296,13 +296,87 @@ async function run(
 }
 
 const devicePoint = (g: Glyph, x: number): [number, number] => applyMat(mul(g.tm, g.ctm), x, g.state.Trise);
+const round = (v: number) => Math.round(v * 1000) / 1000;
 
+/** The page and the target on it, as every step after the ladder reads them. */
+interface Located extends Target {
+  pageIndex: number;
+  pageCount: number;
+  page: mupdf.PDFPage;
+  before: BeforeState;
+  lines: TextLine[];
+  interp: Interpretation;
+  index: GlyphIndex;
+  /** The target's first glyph, and its font. */
+  g0: Glyph;
+  font: FontInfo;
+}
+
+/**
+ * One correction in memory: the ladder (tier-ladder.ts) gives the codes for the new characters, and
+ * every other step is the same whichever tier gave them.
+ */
 function attempt(input: EditTaskInput, forApply: boolean): Candidate {
-  const request = input.request;
+  const { find, matchIndex, replacement } = checkRequest(input.request);
+  const opened = openPdf(input.pdf, input.password);
+  const doc = opened.doc;
+  const programs: mupdf.Font[] = [];
+  try {
+    const t = locate(input, doc, find, matchIndex, replacement);
+    const warnings = signatureWarnings(doc);
+    const { tier, product, rejected } = climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
+    if (!t.font.embedded && t.font.kind !== 'Type3') warnings.push(notEmbedded(t.font));
+    verticalRule(t, tier, product.codes, rejected);
+    const fit = fitRule(t, tier, product, find, replacement, rejected);
+    if (-fit.overflow > 0.5 * fit.emPts)
+      warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
+    const plan = planEdit(t, product, fit.measurements, rejected, warnings);
+    const boxes = glyphBoxes(t, product, fit);
+    const textPlace = checkTextPlace(t);
+    const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
+    const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
+    const box = unionBox(boxes.oldBoxes) ?? [0, 0, 0, 0];
+    const facts: ManifestFacts = { page: t.pageIndex, box, find, replacement, tier };
+    const objects = declareObjects(doc, input, t.page, facts, changedObjects, forApply);
+    const saved = saveExact(doc, input, opened, t, changedObjects, objects);
+    const verify = verifyCorrection(input, t, boxes, saved, textPlace, find, replacement);
+    const explanation = product.explain({
+      oldText: fit.measurements.old_text as string,
+      newText: fit.measurements.new_text as string,
+      sizePt: round(fit.emPts),
+      rule: fit.rule,
+      adjusted: plan.changes.some((c) => c.adjustment !== 0),
+    });
+    return {
+      tier,
+      explanation,
+      measurements: fit.measurements,
+      warnings,
+      // Tier 1's own refusal is news only when a later tier did the work.
+      rejected: tier === 1 ? [] : rejected,
+      fontAlternatives: product.fontAlternatives,
+      output: saved.output,
+      verify,
+      beforeRender: boxes.beforeRender,
+      fingerprint,
+      textBefore: find,
+      textAfter: replacement,
+      box: unionBox([verify.declared_box as Box, ...boxes.oldBoxes]) ?? [0, 0, 0, 0],
+      declared: objects.declared,
+      facts,
+      band: witnessBand(t.match.line, verify),
+    };
+  } finally {
+    for (const p of programs) p.destroy();
+    doc.destroy();
+  }
+}
+
+/** The request's target and replacement, or a refusal for a method, or a replacement, that cannot be done. */
+function checkRequest(request: EditRequest): { find: string; matchIndex: number; replacement: string } {
   const target = request.target;
   if (target.method !== 'text_layer') methodRefusal(target.method);
   const find = target.find;
-  const matchIndex = target.match_index ?? 0;
   const replacement = request.replacement ?? '';
   if (replacement === '') {
     refuse(
@@ -320,554 +394,530 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       ['Send the corrected text as `replacement`.'],
     );
   }
-  const pageIndex = request.page_index ?? 0;
-  const opened = openPdf(input.pdf, input.password);
-  const doc = opened.doc;
-  const programs: mupdf.Font[] = [];
-  try {
-    const pageCount = doc.countPages();
-    if (pageIndex >= pageCount) {
-      throw new DocfixError(
-        'page_out_of_range',
-        `Page index ${pageIndex} is beyond the last page (${pageCount - 1}).`,
-      );
-    }
-    const page = doc.loadPage(pageIndex);
-    const before = beforeState(input, pageIndex, page);
-    const lines = before.lines;
-    const interp = interpretPage(page, page.getTransform() as Mat);
-    const index = new GlyphIndex(interp.glyphs);
-    const { match, findCps, newChars, glyphs, span } = locateTarget(
-      { lines, index, interp, annotations: () => pageAnnotationTexts(page) },
-      find,
-      matchIndex,
-      replacement,
+  return { find, matchIndex: target.match_index ?? 0, replacement };
+}
+
+/** Opens the page, reads it and locates the glyphs that draw the target (or refuses). */
+function locate(
+  input: EditTaskInput,
+  doc: mupdf.PDFDocument,
+  find: string,
+  matchIndex: number,
+  replacement: string,
+): Located {
+  const pageIndex = input.request.page_index ?? 0;
+  const pageCount = doc.countPages();
+  if (pageIndex >= pageCount) {
+    throw new DocfixError(
+      'page_out_of_range',
+      `Page index ${pageIndex} is beyond the last page (${pageCount - 1}).`,
     );
-    const g0 = glyphs[0];
-    const font = g0.font;
+  }
+  const page = doc.loadPage(pageIndex);
+  const before = beforeState(input, pageIndex, page);
+  const lines = before.lines;
+  const interp = interpretPage(page, page.getTransform() as Mat);
+  const index = new GlyphIndex(interp.glyphs);
+  const target = locateTarget(
+    { lines, index, interp, annotations: () => pageAnnotationTexts(page) },
+    find,
+    matchIndex,
+    replacement,
+  );
+  const g0 = target.glyphs[0];
+  return { ...target, pageIndex, pageCount, page, before, lines, interp, index, g0, font: g0.font };
+}
 
-    // Codes for the new characters: tier 1 (glyph reuse), then tier 2 (encoding extension).
-    const rejected: TierRejection[] = [];
-    const warnings: string[] = [];
-    const signed = signedFields(doc);
-    if (signed.names.length || signed.sigFlags & 1) {
-      warnings.push(
-        `The document is signed (${signed.names.length ? `signature field(s) ${signed.names.map((n) => `“${n}”`).join(', ')}` : 'AcroForm SigFlags'}): the correction is saved as an incremental update, so the signed revision stays byte-exact, but viewers will show the signature as covering an earlier revision — the document as modified after signing.`,
-      );
-    }
-    const observed = observedCodes(lines, index).get(font) ?? new Map<string, Map<number, number>>();
-    let program: mupdf.Font | null | undefined;
-    const getProgram = () => {
-      if (program === undefined) {
-        program = loadProgram(font);
-        if (program) programs.push(program);
-      }
-      return program;
-    };
-    const codeLength = g0.length;
-    const sources: string[] = [];
-    const codes: { code: number; length: number }[] = [];
-    const missing: string[] = [];
-    for (const ch of newChars) {
-      const found = tier1Code(font, ch, observed, getProgram);
-      if (found) {
-        codes.push({ code: found.code, length: font.composite ? codeLength : 1 });
-        sources.push(found.source);
-      } else {
-        codes.push({ code: -1, length: font.composite ? codeLength : 1 });
-        sources.push('missing');
-        missing.push(ch);
-      }
-    }
-    let tier = 1;
-    let extension: Extension | null = null;
-    let matched: MatchedFont | null = null;
-    let sibling: Sibling | null = null;
-    const measurements_extra: Record<string, unknown> = {};
-    if (missing.length) {
-      rejected.push({
-        tier: 1,
-        tier_name: TIER_NAMES[1],
-        code: 'glyph_not_in_font',
-        reason: `The font ${font.baseFont} has no code for ${missing.map((c) => `“${c}”`).join(', ')} whose glyph the engine can prove exists.`,
-        evidence: {
-          font: font.baseFont,
-          missing,
-          embedded: font.embedded,
-          kind: font.kind,
-          program_glyphs: programGlyphNames(font)?.size ?? null,
-        },
-      });
-      const ext = extendEncoding(doc, font, [...new Set(missing)], getProgram, interp);
-      if (!('refused' in ext)) {
-        extension = ext;
-        tier = 2;
-        measurements_extra.extension = { codes: Object.fromEntries(ext.codes), proof: ext.proof };
-        newChars.forEach((ch, i) => {
-          if (codes[i].code < 0) {
-            codes[i].code = ext.codes.get(ch)!;
-            sources[i] = 'encoding_extension';
-          }
-        });
-      } else {
-        rejected.push({
-          tier: 2,
-          tier_name: TIER_NAMES[2],
-          code: ext.code,
-          reason: ext.refused,
-          evidence: ext.evidence,
-        });
-        // Tier 3: another subset of the same font in the document.
-        const sib = siblingSubset(doc, font, newChars, (f, ch) => {
-          let p: mupdf.Font | null | undefined;
-          const found = tier1Code(f, ch, new Map(), () => {
-            if (p === undefined) {
-              p = loadProgramOf(f);
-              if (p) programs.push(p);
-            }
-            return p;
-          });
-          return found ? { code: found.code, length: f.composite ? codeLength : 1 } : null;
-        });
-        if (!('refused' in sib)) {
-          sibling = sib;
-          tier = 3;
-          measurements_extra.sibling_subset = { font: sib.info.baseFont, object: sib.info.objNum };
-          newChars.forEach((ch, i) => {
-            codes[i] = sib.codes[i];
-            sources[i] = 'sibling_subset';
-          });
-        } else {
-          rejected.push({
-            tier: 3,
-            tier_name: TIER_NAMES[3],
-            code: 'no_sibling',
-            reason: sib.refused,
-            evidence: sib.evidence,
-          });
-        }
-      }
-      if (!extension && !sibling) {
-        const mf = matchedFont(doc, font, newChars, request.font_attempt ?? 0);
-        if ('code' in mf) {
-          const lacks = mf.alternatives.map(
-            (a) =>
-              `${a.face} (font_attempt ${a.font_attempt})${a.lacks.length ? ` lacks ${a.lacks.map((c) => `“${c}”`).join(', ')}` : ' has them all'}`,
-          );
-          rejected.push({
-            tier: 4,
-            tier_name: TIER_NAMES[4],
-            code: mf.code,
-            reason: mf.what,
-            evidence: { alternatives: mf.alternatives },
-          });
-          refuse(
-            mf.code === 'font_attempt_out_of_range' ? mf.code : 'glyph_not_available',
-            `The page's font ${font.baseFont} cannot draw ${missing.map((c) => `“${c}”`).join(', ')}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
-            `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}. ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
-            [
-              ...new Set([
-                ...mf.do,
-                'Choose a replacement made of characters the document already shows in this font.',
-              ]),
-            ],
-            {
-              rejected: [...rejected, ...NOT_BUILT],
-              evidence: { font_alternatives: mf.alternatives.length, alternatives: mf.alternatives },
-            },
-          );
-        }
-        matched = mf;
-        tier = 4;
-        measurements_extra.matched_font = {
-          face: mf.face.id,
-          family: mf.face.family,
-          style: mf.face.style,
-          reused: mf.reused,
-          width_diff: mf.candidate.width_diff,
-          font_file_bytes: mf.font_file_bytes,
-          alternatives: mf.alternatives,
-        };
-        newChars.forEach((ch, i) => {
-          codes[i] = { code: mf.gids[i], length: 2 };
-          sources[i] = 'matched_font';
-        });
-      }
-    }
-    if (!font.embedded && font.kind !== 'Type3') {
-      warnings.push(
-        `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`,
-      );
-    }
+const notEmbedded = (font: FontInfo) =>
+  `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`;
 
-    // Vertical writing: every glyph advances down the column by the same amount (DW2; fonts with
-    // /W2 are not mapped at all), so a replacement of the same number of glyphs from the font's own
-    // codes, string for string, leaves every other glyph where it was. Anything else is refused.
-    const vertical = font.wmode === 1;
-    if (vertical) {
-      const oneString = glyphs.every(
-        (g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element === g0.element,
-      );
-      if (tier !== 1 || codes.length !== glyphs.length || !(oneString || keepsInnerKerning(glyphs, codes))) {
-        refuse(
-          'vertical_text',
-          'In vertical writing this engine only swaps glyphs the font already draws, as many as it replaces.',
-          tier !== 1
-            ? `A character of the replacement has no glyph in ${font.baseFont} (tiers 2–4 add glyphs with horizontal metrics only).`
-            : 'A different number of glyphs would move the rest of the column, which the engine does not compensate vertically.',
-          [
-            'Replace the same number of characters with ones the column already shows.',
-            'Report the file if this is needed.',
-          ],
-          { worth_reporting: true, rejected: [...rejected, ...NOT_BUILT] },
-        );
-      }
-    }
+function signatureWarnings(doc: mupdf.PDFDocument): string[] {
+  const signed = signedFields(doc);
+  if (!signed.names.length && !(signed.sigFlags & 1)) return [];
+  return [
+    `The document is signed (${signed.names.length ? `signature field(s) ${signed.names.map((n) => `“${n}”`).join(', ')}` : 'AcroForm SigFlags'}): the correction is saved as an incremental update, so the signed revision stays byte-exact, but viewers will show the signature as covering an earlier revision — the document as modified after signing.`,
+  ];
+}
 
-    // Width: the new text starts where the old did; the pen after it is put back where it was.
-    const widthFont = matched?.info ?? sibling?.info ?? extension?.font ?? font;
-    // A freshly embedded matched face takes the old glyphs' advances (tier4.ts, mirrorOldWidths).
-    const mirrored = matched ? oldWidthsFor(glyphs, codes, matched.info) : null;
-    const newAdvance = mirrored ? glyphs.reduce((s, g) => s + g.advance, 0) : advanceOf(widthFont, codes, g0);
-    const last = glyphs[glyphs.length - 1];
-    const oldEnd = devicePoint(last, last.advance);
-    const start = devicePoint(g0, 0);
-    const unitX = devicePoint(g0, 1);
-    const dirLen = Math.hypot(unitX[0] - start[0], unitX[1] - start[1]) || 1;
-    const dir: [number, number] = [(unitX[0] - start[0]) / dirLen, (unitX[1] - start[1]) / dirLen];
-    const emPts = Math.abs(g0.state.Tfs) * dirLen;
-    const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
-    const oldExtent = along(oldEnd);
-    // Vertical: the same count of glyphs with one advance each takes the column's old extent.
-    let newExtent = vertical ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
-    // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
-    // where they are (rewrite.ts), so they count in the new extent as they did in the old.
-    const spread = !vertical && !matched && !sibling && keepsInnerKerning(glyphs, codes);
-    if (spread) {
-      const oldWidths = glyphs.reduce((s, g) => s + g.advance, 0) * dirLen * Math.sign(g0.state.Th || 1);
-      newExtent += oldExtent - oldWidths;
+/** What the tiers are given; font programs they load are kept in `programs`, destroyed with the document. */
+function tierContext(
+  doc: mupdf.PDFDocument,
+  t: Located,
+  fontAttempt: number,
+  programs: mupdf.Font[],
+): TierContext {
+  const font = t.font;
+  const observed = observedCodes(t.lines, t.index).get(font) ?? new Map<string, Map<number, number>>();
+  let program: mupdf.Font | null | undefined;
+  const getProgram = () => {
+    if (program === undefined) {
+      program = loadProgram(font);
+      if (program) programs.push(program);
     }
-    const overflow = newExtent - oldExtent;
-    // The next character ahead of the old end on the same baseline band, whatever line or block
-    // MuPDF put it in (table cells, columns, right-to-left runs), skipping spaces.
-    const lineChars = match.line.chars;
-    const across = (p: [number, number]) => -(p[0] - start[0]) * dir[1] + (p[1] - start[1]) * dir[0];
-    const spanChars = new Set(lineChars.slice(span.spanStart, span.spanEnd));
-    let next: { c: string; at: number } | null = null;
-    let nearestSpace = Infinity;
-    const eps = 0.01 * emPts;
-    for (const l of lines) {
-      for (const ch of l.chars) {
-        if (spanChars.has(ch)) continue;
-        if (Math.abs(across(ch.origin)) > 0.5 * emPts) continue;
-        const at = along(ch.origin);
-        if (at < oldExtent - eps) continue;
-        if (/\s/.test(ch.c)) nearestSpace = Math.min(nearestSpace, at);
-        else if (!next || at < next.at) next = { c: ch.c, at };
-      }
+    return program;
+  };
+  const programOf = (f: FontInfo) => {
+    const p = loadProgram(f);
+    if (p) programs.push(p);
+    return p;
+  };
+  return {
+    doc,
+    font,
+    glyphs: t.glyphs,
+    newChars: t.newChars,
+    interp: t.interp,
+    fontAttempt,
+    reused: reuseCodes(font, t.newChars, observed, getProgram, t.g0.length),
+    program: getProgram,
+    programOf,
+  };
+}
+
+/**
+ * Vertical writing: every glyph advances down the column by the same amount (DW2; fonts with /W2
+ * are not mapped at all), so a replacement of the same number of glyphs from the font's own codes,
+ * string for string, leaves every other glyph where it was. Anything else is refused.
+ */
+function verticalRule(t: Located, tier: number, codes: Code[], rejected: TierRejection[]): void {
+  const { glyphs, g0, font } = t;
+  if (font.wmode !== 1) return;
+  const oneString = glyphs.every(
+    (g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element === g0.element,
+  );
+  if (tier === 1 && codes.length === glyphs.length && (oneString || keepsInnerKerning(glyphs, codes))) return;
+  refuse(
+    'vertical_text',
+    'In vertical writing this engine only swaps glyphs the font already draws, as many as it replaces.',
+    tier !== 1
+      ? `A character of the replacement has no glyph in ${font.baseFont} (tiers 2–4 add glyphs with horizontal metrics only).`
+      : 'A different number of glyphs would move the rest of the column, which the engine does not compensate vertically.',
+    [
+      'Replace the same number of characters with ones the column already shows.',
+      'Report the file if this is needed.',
+    ],
+    { worth_reporting: true, rejected: [...rejected, ...NOT_BUILT] },
+  );
+}
+
+/** The new text's extent against the old one's and the room after it; the correction's measurements. */
+interface Fit {
+  measurements: Record<string, unknown>;
+  overflow: number;
+  rule: string;
+  /** The font size on the page, and the length of one text-space unit along the baseline. */
+  emPts: number;
+  dirLen: number;
+  vertical: boolean;
+  /** Replaced code for code inside one TJ array: the kerning numbers between the letters stay. */
+  spread: boolean;
+}
+
+/**
+ * Width: the new text starts where the old did; the pen after it is put back where it was. It may
+ * take more room than the old text only where the line has room (docs/engine.md, Fit); else refused.
+ */
+function fitRule(
+  t: Located,
+  tier: number,
+  product: TierProduct,
+  find: string,
+  replacement: string,
+  rejected: TierRejection[],
+): Fit {
+  const { glyphs, g0, font, lines, span, newChars } = t;
+  const { codes, widthFont } = product;
+  const vertical = font.wmode === 1;
+  // A freshly embedded matched face takes the old glyphs' advances (tier4.ts, mirrorOldWidths).
+  const newAdvance = product.keepsOldAdvances
+    ? glyphs.reduce((s, g) => s + g.advance, 0)
+    : advanceOf(widthFont, codes, g0);
+  const last = glyphs[glyphs.length - 1];
+  const oldEnd = devicePoint(last, last.advance);
+  const start = devicePoint(g0, 0);
+  const unitX = devicePoint(g0, 1);
+  const dirLen = Math.hypot(unitX[0] - start[0], unitX[1] - start[1]) || 1;
+  const dir: [number, number] = [(unitX[0] - start[0]) / dirLen, (unitX[1] - start[1]) / dirLen];
+  const emPts = Math.abs(g0.state.Tfs) * dirLen;
+  const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
+  const oldExtent = along(oldEnd);
+  // Vertical: the same count of glyphs with one advance each takes the column's old extent.
+  let newExtent = vertical ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+  // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
+  // where they are (rewrite.ts), so they count in the new extent as they did in the old.
+  const spread = !vertical && product.draw.use !== 'inserted' && keepsInnerKerning(glyphs, codes);
+  if (spread) {
+    const oldWidths = glyphs.reduce((s, g) => s + g.advance, 0) * dirLen * Math.sign(g0.state.Th || 1);
+    newExtent += oldExtent - oldWidths;
+  }
+  const overflow = newExtent - oldExtent;
+  // The next character ahead of the old end on the same baseline band, whatever line or block
+  // MuPDF put it in (table cells, columns, right-to-left runs), skipping spaces.
+  const lineChars = t.match.line.chars;
+  const across = (p: [number, number]) => -(p[0] - start[0]) * dir[1] + (p[1] - start[1]) * dir[0];
+  const spanChars = new Set(lineChars.slice(span.spanStart, span.spanEnd));
+  let next: { c: string; at: number } | null = null;
+  let nearestSpace = Infinity;
+  const eps = 0.01 * emPts;
+  for (const l of lines) {
+    for (const ch of l.chars) {
+      if (spanChars.has(ch)) continue;
+      if (Math.abs(across(ch.origin)) > 0.5 * emPts) continue;
+      const at = along(ch.origin);
+      if (at < oldExtent - eps) continue;
+      if (/\s/.test(ch.c)) nearestSpace = Math.min(nearestSpace, at);
+      else if (!next || at < next.at) next = { c: ch.c, at };
     }
-    const gapToNext = next ? next.at - oldExtent : null;
-    // A word gap is a space character before the next letter, or a gap as wide as one (producers
-    // that place each word by itself draw no space glyph at all).
-    const spaceFollows =
-      (next ? nearestSpace < next.at : nearestSpace < Infinity) ||
-      (gapToNext !== null && gapToNext >= WORD_GAP_EM * emPts);
-    let allowed: number;
-    let rule: string;
-    if (overflow <= FIT_TOLERANCE_EM * emPts) {
-      allowed = FIT_TOLERANCE_EM * emPts;
-      rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
-    } else if (!next) {
-      allowed = LINE_END_ALLOWANCE_EM * emPts;
-      rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
-    } else if (spaceFollows) {
-      allowed = Math.max(FIT_TOLERANCE_EM * emPts, (gapToNext ?? 0) - KEEP_GAP_EM * emPts);
-      rule = `word gap: may use the space to the next word, keeping ${KEEP_GAP_EM} em before it`;
-    } else {
-      allowed = FIT_TOLERANCE_EM * emPts;
-      rule = `no gap: the next character follows directly; only ${FIT_TOLERANCE_EM} em tolerance`;
-    }
-    const round = (v: number) => Math.round(v * 1000) / 1000;
-    const measurements: Record<string, unknown> = {
-      font: font.baseFont,
-      font_kind: font.composite ? `Type0/${font.descendantKind}` : font.kind,
-      embedded: font.embedded,
-      encoding: font.encodingName || null,
-      font_size: round(g0.state.Tfs),
-      size_on_page_pt: round(emPts),
-      old_text: lineChars
-        .slice(span.spanStart, span.spanEnd)
-        .map((c) => c.c)
-        .join(''),
-      new_text: newChars.join(''),
-      old_codes: glyphs.map((g) => g.code),
-      new_codes: codes.map((c) => c.code),
-      code_sources: sources,
-      width_before_pt: round(oldExtent),
-      width_after_pt: round(newExtent),
-      overflow_pt: round(overflow),
-      allowed_overflow_pt: round(allowed),
-      gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
-      fit_rule: rule,
-      ...measurements_extra,
-    };
-    if (overflow > allowed) {
-      rejected.push({
-        tier,
-        tier_name: TIER_NAMES[tier],
-        code: 'does_not_fit',
-        reason: `The new text is ${round(overflow)} pt wider than the old and only ${round(Math.max(0, allowed))} pt may be used (${rule}).`,
-        evidence: measurements,
-      });
+  }
+  const gapToNext = next ? next.at - oldExtent : null;
+  // A word gap is a space character before the next letter, or a gap as wide as one (producers
+  // that place each word by itself draw no space glyph at all).
+  const spaceFollows =
+    (next ? nearestSpace < next.at : nearestSpace < Infinity) ||
+    (gapToNext !== null && gapToNext >= WORD_GAP_EM * emPts);
+  let allowed: number;
+  let rule: string;
+  if (overflow <= FIT_TOLERANCE_EM * emPts) {
+    allowed = FIT_TOLERANCE_EM * emPts;
+    rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
+  } else if (!next) {
+    allowed = LINE_END_ALLOWANCE_EM * emPts;
+    rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
+  } else if (spaceFollows) {
+    allowed = Math.max(FIT_TOLERANCE_EM * emPts, (gapToNext ?? 0) - KEEP_GAP_EM * emPts);
+    rule = `word gap: may use the space to the next word, keeping ${KEEP_GAP_EM} em before it`;
+  } else {
+    allowed = FIT_TOLERANCE_EM * emPts;
+    rule = `no gap: the next character follows directly; only ${FIT_TOLERANCE_EM} em tolerance`;
+  }
+  const measurements: Record<string, unknown> = {
+    font: font.baseFont,
+    font_kind: font.composite ? `Type0/${font.descendantKind}` : font.kind,
+    embedded: font.embedded,
+    encoding: font.encodingName || null,
+    font_size: round(g0.state.Tfs),
+    size_on_page_pt: round(emPts),
+    old_text: lineChars
+      .slice(span.spanStart, span.spanEnd)
+      .map((c) => c.c)
+      .join(''),
+    new_text: newChars.join(''),
+    old_codes: glyphs.map((g) => g.code),
+    new_codes: codes.map((c) => c.code),
+    code_sources: product.sources,
+    width_before_pt: round(oldExtent),
+    width_after_pt: round(newExtent),
+    overflow_pt: round(overflow),
+    allowed_overflow_pt: round(allowed),
+    gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
+    fit_rule: rule,
+    ...product.measurements,
+  };
+  if (overflow > allowed) {
+    rejected.push({
+      tier,
+      tier_name: TIER_NAMES[tier],
+      code: 'does_not_fit',
+      reason: `The new text is ${round(overflow)} pt wider than the old and only ${round(Math.max(0, allowed))} pt may be used (${rule}).`,
+      evidence: measurements,
+    });
+    refuse(
+      'replacement_too_wide',
+      `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
+      'Every other glyph of the line stays where it is; a wider replacement would run into the next character.',
+      [
+        'Choose a replacement of about the same width.',
+        'Re-flowing the line is not something this engine does.',
+      ],
+      { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
+    );
+  }
+  return { measurements, overflow, rule, emPts, dirLen, vertical, spread };
+}
+
+interface EditPlan {
+  edits: Map<number, StreamEdit[]>;
+  changes: OperandChange[];
+  overrides: ResourceOverrides;
+}
+
+/**
+ * The content-stream edits: the codes swapped in the operators that draw the old ones, or (a font
+ * inserted by tier 3 or 4) the operator split around a run in that font under a fresh resource name.
+ * A tier 2 font copy takes the place of the page's font under its own resource name.
+ */
+function planEdit(
+  t: Located,
+  product: TierProduct,
+  measurements: Record<string, unknown>,
+  rejected: TierRejection[],
+  warnings: string[],
+): EditPlan {
+  const { interp, glyphs, g0 } = t;
+  const { codes, widthFont, draw } = product;
+  const overrides: ResourceOverrides = new Map();
+  const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
+  let edits: Map<number, StreamEdit[]>;
+  let changes: OperandChange[];
+  if (draw.use === 'inserted') {
+    const newName = freshFontName(interp.units[g0.unit].resources);
+    const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName);
+    if (!plan) {
       refuse(
-        'replacement_too_wide',
-        `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
-        'Every other glyph of the line stays where it is; a wider replacement would run into the next character.',
-        [
-          'Choose a replacement of about the same width.',
-          'Re-flowing the line is not something this engine does.',
-        ],
+        'split_drawing',
+        'The letters to change are drawn by more than one text operator.',
+        'A matched font is drawn by splitting the one operator that holds the changed letters; here they are spread over several.',
+        ['Correct a shorter part of the word, one letter run at a time.'],
         { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
       );
     }
-    if (-overflow > 0.5 * emPts)
-      warnings.push(`The new text is ${round(-overflow)} pt narrower: a wider gap follows it.`);
-
-    const overrides: ResourceOverrides = new Map();
-    let edits: Map<number, StreamEdit[]>;
-    let changes: OperandChange[];
-    const inserted = matched ?? sibling;
-    if (inserted) {
-      const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
-      const newName = freshFontName(interp.units[g0.unit].resources);
-      const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName);
-      if (!plan) {
-        refuse(
-          'split_drawing',
-          'The letters to change are drawn by more than one text operator.',
-          'A matched font is drawn by splitting the one operator that holds the changed letters; here they are spread over several.',
-          ['Correct a shorter part of the word, one letter run at a time.'],
-          { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
-        );
-      }
-      overrides.set(owner, { XObject: new Map(), Font: new Map([[newName, inserted.ref]]) });
-      edits = plan.edits;
-      changes = [
-        {
-          unit: g0.unit,
-          opIndex: g0.opIndex,
-          element: g0.element,
-          oldAdvance: plan.oldExtent,
-          newAdvance: plan.newAdvance,
-          adjustment: plan.adjustment,
-        },
-      ];
-      measurements.inserted_font_resource = newName;
-      if (matched)
-        warnings.push(
-          `${matched.face.family} ${matched.face.style} (${matched.face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${matched.reused ? '' : `; it is embedded whole (${Math.round(matched.font_file_bytes / 1024)} KB compressed)`}.`,
-        );
-    } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
-    if (extension) {
-      const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
-      overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, extension.ref]]) });
-    }
-    measurements.compensation = changes.map((c: OperandChange) => ({
-      operator: interp.units[c.unit].ops[c.opIndex].op,
-      tj_adjustment: round(c.adjustment),
-    }));
-
-    // Before: the render and the glyph boxes of the old text (metric and ink).
-    const beforeRender = before.render();
-    const accurateBefore = before.accurate();
-    const tol = Math.max(0.05, g0.state.Tfs * dirLen * 0.01);
-    const oldOrigins = glyphs.map((g) => g.origin);
-    // Vertical glyphs: the em boxes they draw in, old code and new (MuPDF's quads stand an em lower).
-    const emBoxes = (code: (i: number) => number) =>
-      glyphs
-        .map((g, i) => verticalEmBox(g, code(i)))
-        .filter((b): b is [number, number, number, number] => b !== null)
-        .map((b) => toRender(b));
-    const newGlyphBoxes = vertical ? emBoxes((i) => codes[i].code) : undefined;
-    const oldBoxes = vertical
-      ? emBoxes((i) => glyphs[i].code)
-      : [
-          ...lineChars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
-          ...boxesAt(accurateBefore, oldOrigins, tol),
-        ];
-    const newOrigins: [number, number][] = [];
-    let x = 0;
-    codes.forEach((c, i) => {
-      if (vertical) {
-        // Each new glyph takes the old one's place in the column.
-        newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);
-        return;
-      }
-      if (spread) {
-        // Each new glyph stands where the old one of its position stood, moved by the width
-        // difference of the letters before it (the kerns between them are kept).
-        const o = devicePoint(g0, x);
-        const z = devicePoint(g0, 0);
-        newOrigins.push([glyphs[i].origin[0] + o[0] - z[0], glyphs[i].origin[1] + o[1] - z[1]]);
-        x += advanceOf(widthFont, [c], g0) - glyphs[i].advance;
-        return;
-      }
-      newOrigins.push(devicePoint(g0, x));
-      x += advanceOf(widthFont, [c], g0);
-    });
-    const textPlace = checkPlace(match.line, match.start, findCps.length, index);
-    if (!textPlace.passed) {
-      refuse(
-        'text_not_mapped',
-        'Not every character of the target could be tied to the glyph that draws it.',
-        `The engine's reading of the content stream and MuPDF's text disagree on where the target is (${textPlace.detail}).`,
-        [
-          'Try a neighbouring word to see whether the font is readable at all.',
-          'Report the file if the text is plainly visible.',
-        ],
-        { worth_reporting: true, rejected: NOT_BUILT },
-      );
-    }
-
-    const changedObjects: ChangedObject[] = writeEdits(doc, page, interp.units, edits, overrides);
-    if (extension) changedObjects.push(...extension.changed);
-    if (matched) changedObjects.push(...matched.changed);
-    // An annotation or form field whose appearance was corrected: the text it holds as values
-    // (contents, rich text, a field's value) says the same, or a warning says it does not.
-    for (const c of changedObjects.filter((x) => x.kind === 'annotation')) {
-      const annot = interp.units.find((u) => u.annot && u.annot.asIndirect() === c.num)?.annot;
-      if (annot) warnings.push(...correctAnnotationValues(doc, annot, find, replacement, changedObjects));
-    }
-    const fingerprint = createHash('sha256')
-      .update(
-        JSON.stringify({
-          tier,
-          page: pageIndex,
-          font: font.baseFont,
-          codes: codes.map((c) => c.code),
-          edits: [...edits.entries()].map(([u, list]) => [u, list]),
-        }),
-      )
-      .digest('hex');
-
-    const rewrittenExisting = [page.getObject().asIndirect()];
-    const manifestObjects: DeclaredObject[] = [];
-    const manifestFacts: ManifestFacts = {
-      page: pageIndex,
-      box: unionBox(oldBoxes) ?? [0, 0, 0, 0],
-      find,
-      replacement,
-      tier,
-    };
-    if (forApply) {
-      manifestObjects.push(...embedManifestOf(doc, input, manifestFacts));
-      const catalog = manifestObjects.find((d) => d.kind === 'catalog');
-      if (catalog) rewrittenExisting.push(catalog.num);
-    }
-    // Every existing object rewritten, and every new object copied from an existing one, is
-    // declared with its kind: the structural guard allows changes only at that kind's keys.
-    const declared: DeclaredObject[] = [{ num: rewrittenExisting[0], kind: 'page' }, ...manifestObjects];
-    for (const c of changedObjects) {
-      if (c.kind === 'annotation' && c.num > 0) {
-        // An annotation whose appearance was corrected: an existing object, rewritten at /AP.
-        declared.push({ num: c.num, kind: 'annotation' });
-        rewrittenExisting.push(c.num);
-        continue;
-      }
-      if (c.num === c.replaces || declared.some((d) => d.num === c.num)) continue;
-      const copy =
-        c.replaces > 0 &&
-        (c.kind === 'font' ||
-          c.kind === 'form xobject' ||
-          c.kind === 'annotation appearance' ||
-          c.kind === 'resources');
-      declared.push(copy ? { num: c.num, kind: c.kind, from: c.replaces } : { num: c.num, kind: c.kind });
-    }
-    const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
-    const saved = save(doc);
-    let output = saved;
-    let numbersKept = 0;
-    try {
-      const exact = keepOriginalNumbers(
-        input.pdf,
-        saved,
-        inputIndex,
-        new Map(declared.filter((d) => d.from !== undefined).map((d) => [d.num, d.from!])),
-      );
-      output = exact.bytes;
-      numbersKept = exact.restored;
-    } catch {
-      // MuPDF's bytes stand; the structural guard then names every number it re-printed.
-    }
-    const verify = verifyOutput({
-      output,
-      input: input.pdf,
-      password: input.password,
-      protectedInput: opened.protected || (opened.encrypted && input.password !== ''),
-      pageIndex,
-      pageCount,
-      beforeRender,
-      beforeLines: lines,
-      oldBoxes,
-      // The edited document already draws the new text: read the old glyphs from the input bytes.
-      oldInk: () => {
-        const original = openPdf(input.pdf, input.password).doc;
-        try {
-          return glyphInkBoxes(original.loadPage(pageIndex), oldOrigins, tol).map((b) => toRender(b));
-        } finally {
-          original.destroy();
-        }
+    overrides.set(owner, { XObject: new Map(), Font: new Map([[newName, draw.ref]]) });
+    edits = plan.edits;
+    changes = [
+      {
+        unit: g0.unit,
+        opIndex: g0.opIndex,
+        element: g0.element,
+        oldAdvance: plan.oldExtent,
+        newAdvance: plan.newAdvance,
+        adjustment: plan.adjustment,
       },
-      newOrigins,
-      newChars,
-      tolerance: tol,
-      line: match.line,
-      matchStart: match.start,
-      matchLength: findCps.length,
-      replacement,
-      find,
-      changedObjects,
-      rewrittenExisting,
-      textPlaceOk: textPlace,
+    ];
+    measurements.inserted_font_resource = newName;
+    warnings.push(...product.warnings);
+  } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
+  if (draw.use === 'replacement')
+    overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, draw.ref]]) });
+  measurements.compensation = changes.map((c: OperandChange) => ({
+    operator: interp.units[c.unit].ops[c.opIndex].op,
+    tj_adjustment: round(c.adjustment),
+  }));
+  return { edits, changes, overrides };
+}
+
+/** The page before (render, glyph boxes of the old text, metric and ink) and where the new glyphs go. */
+function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
+  const { glyphs, g0, match, span } = t;
+  const { codes, widthFont } = product;
+  const { vertical, spread } = fit;
+  const beforeRender = t.before.render();
+  const accurateBefore = t.before.accurate();
+  const tol = Math.max(0.05, g0.state.Tfs * fit.dirLen * 0.01);
+  const oldOrigins = glyphs.map((g) => g.origin);
+  // Vertical glyphs: the em boxes they draw in, old code and new (MuPDF's quads stand an em lower).
+  const emBoxes = (code: (i: number) => number) =>
+    glyphs
+      .map((g, i) => verticalEmBox(g, code(i)))
+      .filter((b): b is [number, number, number, number] => b !== null)
+      .map((b) => toRender(b));
+  const newGlyphBoxes = vertical ? emBoxes((i) => codes[i].code) : undefined;
+  const oldBoxes = vertical
+    ? emBoxes((i) => glyphs[i].code)
+    : [
+        ...match.line.chars.slice(span.spanStart, span.spanEnd).map((c) => toRender(quadBox(c.quad))),
+        ...boxesAt(accurateBefore, oldOrigins, tol),
+      ];
+  const newOrigins: [number, number][] = [];
+  let x = 0;
+  codes.forEach((c, i) => {
+    if (vertical) {
+      // Each new glyph takes the old one's place in the column.
+      newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);
+      return;
+    }
+    if (spread) {
+      // Each new glyph stands where the old one of its position stood, moved by the width
+      // difference of the letters before it (the kerns between them are kept).
+      const o = devicePoint(g0, x);
+      const z = devicePoint(g0, 0);
+      newOrigins.push([glyphs[i].origin[0] + o[0] - z[0], glyphs[i].origin[1] + o[1] - z[1]]);
+      x += advanceOf(widthFont, [c], g0) - glyphs[i].advance;
+      return;
+    }
+    newOrigins.push(devicePoint(g0, x));
+    x += advanceOf(widthFont, [c], g0);
+  });
+  return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, newGlyphBoxes };
+}
+
+/** The target's characters found at the glyph origins the content stream gives, or a refusal. */
+function checkTextPlace(t: Located): { passed: boolean; detail: string } {
+  const place = checkPlace(t.match.line, t.match.start, t.findCps.length, t.index);
+  if (place.passed) return place;
+  refuse(
+    'text_not_mapped',
+    'Not every character of the target could be tied to the glyph that draws it.',
+    `The engine's reading of the content stream and MuPDF's text disagree on where the target is (${place.detail}).`,
+    [
+      'Try a neighbouring word to see whether the font is readable at all.',
+      'Report the file if the text is plainly visible.',
+    ],
+    { worth_reporting: true, rejected: NOT_BUILT },
+  );
+}
+
+/**
+ * Writes the edits copy-on-write and lists every object changed or added. An annotation or form
+ * field whose appearance was corrected: the text it holds as values (contents, rich text, a field's
+ * value) says the same, or a warning says it does not.
+ */
+function writeCorrection(
+  doc: mupdf.PDFDocument,
+  t: Located,
+  plan: EditPlan,
+  product: TierProduct,
+  find: string,
+  replacement: string,
+  warnings: string[],
+): ChangedObject[] {
+  const units = t.interp.units;
+  const changedObjects: ChangedObject[] = writeEdits(doc, t.page, units, plan.edits, plan.overrides);
+  changedObjects.push(...product.changed);
+  for (const c of changedObjects.filter((x) => x.kind === 'annotation')) {
+    const annot = units.find((u) => u.annot && u.annot.asIndirect() === c.num)?.annot;
+    if (annot) warnings.push(...correctAnnotationValues(doc, annot, find, replacement, changedObjects));
+  }
+  return changedObjects;
+}
+
+/**
+ * Every existing object rewritten, and every new object copied from an existing one, declared with
+ * its kind: the structural guard allows changes only at that kind's keys. An apply embeds the
+ * manifest here (the catalog is then rewritten too).
+ */
+function declareObjects(
+  doc: mupdf.PDFDocument,
+  input: EditTaskInput,
+  page: mupdf.PDFPage,
+  facts: ManifestFacts,
+  changedObjects: ChangedObject[],
+  forApply: boolean,
+): { declared: DeclaredObject[]; rewrittenExisting: number[] } {
+  const rewrittenExisting = [page.getObject().asIndirect()];
+  const manifestObjects: DeclaredObject[] = [];
+  if (forApply) {
+    manifestObjects.push(...embedManifestOf(doc, input, facts));
+    const catalog = manifestObjects.find((d) => d.kind === 'catalog');
+    if (catalog) rewrittenExisting.push(catalog.num);
+  }
+  const declared: DeclaredObject[] = [{ num: rewrittenExisting[0], kind: 'page' }, ...manifestObjects];
+  for (const c of changedObjects) {
+    if (c.kind === 'annotation' && c.num > 0) {
+      // An annotation whose appearance was corrected: an existing object, rewritten at /AP.
+      declared.push({ num: c.num, kind: 'annotation' });
+      rewrittenExisting.push(c.num);
+      continue;
+    }
+    if (c.num === c.replaces || declared.some((d) => d.num === c.num)) continue;
+    const copy =
+      c.replaces > 0 &&
+      (c.kind === 'font' ||
+        c.kind === 'form xobject' ||
+        c.kind === 'annotation appearance' ||
+        c.kind === 'resources');
+    declared.push(copy ? { num: c.num, kind: c.kind, from: c.replaces } : { num: c.num, kind: c.kind });
+  }
+  return { declared, rewrittenExisting };
+}
+
+/** Saves incrementally and puts back the object numbers MuPDF re-printed where the input wrote them. */
+function saveExact(
+  doc: mupdf.PDFDocument,
+  input: EditTaskInput,
+  opened: ReturnType<typeof openPdf>,
+  t: Located,
+  changedObjects: ChangedObject[],
+  objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
+): SavedCorrection {
+  const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
+  const saved = save(doc);
+  let output = saved;
+  let numbersKept = 0;
+  try {
+    const exact = keepOriginalNumbers(
+      input.pdf,
+      saved,
       inputIndex,
-      declared,
-      numbersKept,
-      encrypted: opened.encrypted,
-      newGlyphBoxes,
-    });
-    const explanation =
-      tier === 3
-        ? `Tier 3 (sibling subset): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; another embedded subset of the same font, ${sibling!.info.baseFont}, has it: “${measurements.new_text}” is drawn with that subset at the same size, colour and position, the original font is set again right after it, and every following glyph stays where it was. Fit rule: ${rule}.`
-        : tier === 4
-          ? `Tier 4 (matched font): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; “${measurements.new_text}” is drawn with the bundled ${matched!.face.family} ${matched!.face.style} (metric-compatible, mean width difference ${matched!.candidate.width_diff ?? '?'}/1000 em), ${matched!.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${rule}.`
-          : tier === 1
-            ? `Tier 1 (glyph reuse): “${measurements.old_text}” becomes “${measurements.new_text}” in ${font.baseFont} at ${round(emPts)} pt, using codes the font already maps (${[...new Set(sources)].join(', ')}). ${
-                changes.some((c) => c.adjustment !== 0)
-                  ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
-                  : 'The widths are equal, so nothing else moves.'
-              } Fit rule: ${rule}.`
-            : `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...extension!.codes.values()].join(', ')} with width and ToUnicode entry (${extension!.proof}). Fit rule: ${rule}.`;
-    return {
-      tier,
-      explanation,
-      measurements,
-      warnings,
-      rejected: tier === 1 ? [] : rejected,
-      fontAlternatives: matched ? matched.alternatives.length : 0,
-      output,
-      verify,
-      beforeRender,
-      fingerprint,
-      textBefore: find,
-      textAfter: replacement,
-      box: unionBox([verify.declared_box as Box, ...oldBoxes]) ?? [0, 0, 0, 0],
-      declared,
-      facts: manifestFacts,
-      band: witnessBand(match.line, verify),
-    };
+      new Map(objects.declared.filter((d) => d.from !== undefined).map((d) => [d.num, d.from!])),
+    );
+    output = exact.bytes;
+    numbersKept = exact.restored;
+  } catch {
+    // MuPDF's bytes stand; the structural guard then names every number it re-printed.
+  }
+  return {
+    output,
+    input: input.pdf,
+    password: input.password,
+    protectedInput: opened.protected || (opened.encrypted && input.password !== ''),
+    pageIndex: t.pageIndex,
+    pageCount: t.pageCount,
+    changedObjects,
+    rewrittenExisting: objects.rewrittenExisting,
+    inputIndex,
+    declared: objects.declared,
+    numbersKept,
+    encrypted: opened.encrypted,
+  };
+}
+
+/** Same tier, page, font, codes and stream edits: the same correction. */
+function fingerprintOf(tier: number, t: Located, codes: Code[], edits: Map<number, StreamEdit[]>): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        tier,
+        page: t.pageIndex,
+        font: t.font.baseFont,
+        codes: codes.map((c) => c.code),
+        edits: [...edits.entries()].map(([u, list]) => [u, list]),
+      }),
+    )
+    .digest('hex');
+}
+
+/** Verifies the saved bytes by rendering and by objects (verify.ts). */
+function verifyCorrection(
+  input: EditTaskInput,
+  t: Located,
+  boxes: ReturnType<typeof glyphBoxes>,
+  saved: SavedCorrection,
+  textPlace: { passed: boolean; detail: string },
+  find: string,
+  replacement: string,
+): VerifyOutput {
+  return verifyOutput({
+    ...saved,
+    beforeRender: boxes.beforeRender,
+    beforeLines: t.lines,
+    oldBoxes: boxes.oldBoxes,
+    // The edited document already draws the new text: read the old glyphs from the input bytes.
+    oldInk: () => oldInkBoxes(input, t.pageIndex, boxes.oldOrigins, boxes.tol),
+    newOrigins: boxes.newOrigins,
+    newChars: t.newChars,
+    tolerance: boxes.tol,
+    line: t.match.line,
+    matchStart: t.match.start,
+    matchLength: t.findCps.length,
+    replacement,
+    find,
+    textPlaceOk: textPlace,
+    newGlyphBoxes: boxes.newGlyphBoxes,
+  });
+}
+
+/** Ink boxes (render pixels) of the old glyphs, read from the input's bytes. */
+function oldInkBoxes(
+  input: EditTaskInput,
+  pageIndex: number,
+  origins: [number, number][],
+  tol: number,
+): Box[] {
+  const original = openPdf(input.pdf, input.password).doc;
+  try {
+    return glyphInkBoxes(original.loadPage(pageIndex), origins, tol).map((b) => toRender(b));
   } finally {
-    for (const p of programs) p.destroy();
-    doc.destroy();
+    original.destroy();
   }
 }
 
@@ -1177,71 +1227,6 @@ function checkPlace(
     passed,
     detail: `${mapped} of ${length} character(s) of the target found at the glyph origins the content stream gives (largest distance ${worst.toFixed(3)} pt)`,
   };
-}
-
-interface CodeChoice {
-  code: number;
-  source: string;
-}
-
-/** Tier 1: a code the font already maps to `ch`, whose glyph exists. */
-function tier1Code(
-  font: FontInfo,
-  ch: string,
-  observed: Map<string, Map<number, number>>,
-  getProgram: () => mupdf.Font | null,
-): CodeChoice | null {
-  const seen = observed.get(ch);
-  if (seen && seen.size) {
-    const best = [...seen.entries()].sort((a, b) => b[1] - a[1])[0][0];
-    return { code: best, source: 'drawn_on_page' };
-  }
-  const candidates: number[] = [];
-  if (font.toUnicode) for (const [code, u] of font.toUnicode) if (u === ch) candidates.push(code);
-  if (!font.composite) {
-    for (const [code, u] of font.encodingUnicode) {
-      if (u !== ch) continue;
-      const tu = font.toUnicode?.get(code);
-      if (tu !== undefined && tu !== ch) continue;
-      if (!candidates.includes(code)) candidates.push(code);
-    }
-  }
-  for (const code of candidates) {
-    if (
-      !font.composite &&
-      (code < font.firstChar || code > font.lastChar) &&
-      font.widths.size &&
-      !font.standard14
-    )
-      continue;
-    if (codeWidth(font, code) <= 0 && ch !== ' ') continue;
-    if (!font.embedded) {
-      if (font.composite) continue; // a CID font without its program: the viewer's substitute is unknown
-      return { code, source: 'encoding_non_embedded' };
-    }
-    if (font.kind === 'Type3') {
-      const name = font.differences.get(code);
-      if (name && !font.dict.get('CharProcs').get(name).isNull()) return { code, source: 'type3_charproc' };
-      continue;
-    }
-    // The program must draw this very code as the character: for CID fonts only an identity
-    // CIDToGIDMap on a TrueType program ties code to glyph id; symbolic TrueType codes bypass Unicode.
-    if (font.composite && (font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)) continue;
-    if (!font.composite && font.kind === 'TrueType' && font.symbolic) continue;
-    // Type1/CFF: the code's glyph name (Differences or base encoding) must be in the program.
-    const names = programGlyphNames(font);
-    const name =
-      font.differences.get(code) ??
-      (font.baseEncoding ? baseEncodingName(font.baseEncoding, code) : undefined);
-    if (names && name) {
-      if (names.has(name)) return { code, source: 'font_program' };
-      continue;
-    }
-    const program = getProgram();
-    const gid = program ? program.encodeCharacter(ch.codePointAt(0) ?? 0) : 0;
-    if (gid > 0 && (!font.composite || gid === code)) return { code, source: 'font_program' };
-  }
-  return null;
 }
 
 export const _internals = { tier1Code, sha256 };

@@ -9,6 +9,8 @@
 // Anything else is refused with evidence. The caller verifies by rendering, including that each new
 // glyph actually leaves ink.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { TIER_NAMES } from './refusals.ts';
+import type { Tier } from './tier-ladder.ts';
 import { builtinFont, codeUnicode, programGlyphNames, standardName, type FontInfo } from './fonts.ts';
 import { unicodeToGlyphName } from './encodings.ts';
 import { streamBytes } from './pdf-bytes.ts';
@@ -110,6 +112,35 @@ const refusal = (
   code,
   evidence,
 });
+
+export const encodingExtensionTier: Tier = {
+  tier: 2,
+  name: TIER_NAMES[2],
+  needs:
+    "the missing characters' glyphs in the page font's program (or a standard font's set), and free codes",
+  attempt(ctx) {
+    const { font, reused, newChars } = ctx;
+    const missing = reused.missing;
+    const ext = extendEncoding(ctx.doc, font, [...new Set(missing)], ctx.program, ctx.interp);
+    if ('refused' in ext) return { refused: { code: ext.code, reason: ext.refused, evidence: ext.evidence } };
+    // Tier 1's codes stay; the added codes fill the characters it had none for.
+    const codes = reused.codes.map((c, i) => (c.code < 0 ? { ...c, code: ext.codes.get(newChars[i])! } : c));
+    const sources = reused.sources.map((s, i) => (reused.codes[i].code < 0 ? 'encoding_extension' : s));
+    return {
+      codes,
+      sources,
+      widthFont: ext.font,
+      draw: { use: 'replacement', ref: ext.ref },
+      keepsOldAdvances: false,
+      changed: ext.changed,
+      measurements: { extension: { codes: Object.fromEntries(ext.codes), proof: ext.proof } },
+      warnings: [],
+      fontAlternatives: 0,
+      explain: (p) =>
+        `Tier 2 (encoding extension): the embedded program of ${font.baseFont} has ${missing.map((c) => `“${c}”`).join(', ')} but the PDF font had no code for it; a copy of the font dictionary for this page adds code(s) ${[...ext.codes.values()].join(', ')} with width and ToUnicode entry (${ext.proof}). Fit rule: ${p.rule}.`,
+    };
+  },
+};
 
 export function extendEncoding(
   doc: mupdf.PDFDocument,

@@ -4,6 +4,9 @@
 // as tier 4 draws with a matched font; since it is the same font program, the cost is `none`.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { loadFontInfo, type FontInfo } from './fonts.ts';
+import { TIER_NAMES } from './refusals.ts';
+import { tier1Code } from './tier1.ts';
+import type { Tier } from './tier-ladder.ts';
 
 export interface Sibling {
   ref: mupdf.PDFObject;
@@ -77,3 +80,34 @@ export function siblingSubset(
     evidence: { siblings: lacking },
   };
 }
+
+export const siblingSubsetTier: Tier = {
+  tier: 3,
+  name: TIER_NAMES[3],
+  needs: 'another embedded subset of the same font program that has every new character (the tier-1 rule)',
+  attempt(ctx) {
+    const { font, newChars } = ctx;
+    const codeLength = ctx.glyphs[0].length;
+    const sib = siblingSubset(ctx.doc, font, newChars, (f, ch) => {
+      let p: mupdf.Font | null | undefined;
+      const found = tier1Code(f, ch, new Map(), () => (p === undefined ? (p = ctx.programOf(f)) : p));
+      return found ? { code: found.code, length: f.composite ? codeLength : 1 } : null;
+    });
+    if ('refused' in sib)
+      return { refused: { code: 'no_sibling', reason: sib.refused, evidence: sib.evidence } };
+    const missing = ctx.reused.missing;
+    return {
+      codes: sib.codes,
+      sources: newChars.map(() => 'sibling_subset'),
+      widthFont: sib.info,
+      draw: { use: 'inserted', ref: sib.ref },
+      keepsOldAdvances: false,
+      changed: [],
+      measurements: { sibling_subset: { font: sib.info.baseFont, object: sib.info.objNum } },
+      warnings: [],
+      fontAlternatives: 0,
+      explain: (p) =>
+        `Tier 3 (sibling subset): ${font.baseFont} has no glyph for ${missing.map((c) => `“${c}”`).join(', ')}; another embedded subset of the same font, ${sib.info.baseFont}, has it: “${p.newText}” is drawn with that subset at the same size, colour and position, the original font is set again right after it, and every following glyph stays where it was. Fit rule: ${p.rule}.`,
+    };
+  },
+};

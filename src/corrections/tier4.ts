@@ -16,6 +16,8 @@ import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
 import { loadFontInfo, type FontInfo } from './fonts.ts';
+import { TIER_NAMES } from './refusals.ts';
+import type { Tier } from './tier-ladder.ts';
 import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
@@ -52,6 +54,69 @@ export interface MatchRefusal {
   do: string[];
   alternatives: Alternative[];
 }
+
+const quoted = (chars: string[]) => chars.map((c) => `“${c}”`).join(', ');
+
+export const matchedFontTier: Tier = {
+  tier: 4,
+  name: TIER_NAMES[4],
+  needs:
+    "a bundled face matched to the page's font (font_attempt chooses which) that has every new character",
+  attempt(ctx) {
+    const { font, newChars } = ctx;
+    const missing = ctx.reused.missing;
+    const mf = matchedFont(ctx.doc, font, newChars, ctx.fontAttempt);
+    if ('code' in mf) {
+      const lacks = mf.alternatives.map(
+        (a) =>
+          `${a.face} (font_attempt ${a.font_attempt})${a.lacks.length ? ` lacks ${quoted(a.lacks)}` : ' has them all'}`,
+      );
+      return {
+        refused: { code: mf.code, reason: mf.what, evidence: { alternatives: mf.alternatives } },
+        end: {
+          code: mf.code === 'font_attempt_out_of_range' ? mf.code : 'glyph_not_available',
+          what: `The page's font ${font.baseFont} cannot draw ${quoted(missing)}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
+          why: `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}. ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
+          do: [
+            ...new Set([
+              ...mf.do,
+              'Choose a replacement made of characters the document already shows in this font.',
+            ]),
+          ],
+          evidence: { font_alternatives: mf.alternatives.length, alternatives: mf.alternatives },
+        },
+      };
+    }
+    const codes = mf.gids.map((gid) => ({ code: gid, length: 2 }));
+    const face = mf.face;
+    return {
+      codes,
+      sources: newChars.map(() => 'matched_font'),
+      widthFont: mf.info,
+      draw: { use: 'inserted', ref: mf.ref },
+      // A face this correction embeds takes the old glyphs' advances where it can (mirrorOldWidths).
+      keepsOldAdvances: oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
+      changed: mf.changed,
+      measurements: {
+        matched_font: {
+          face: face.id,
+          family: face.family,
+          style: face.style,
+          reused: mf.reused,
+          width_diff: mf.candidate.width_diff,
+          font_file_bytes: mf.font_file_bytes,
+          alternatives: mf.alternatives,
+        },
+      },
+      warnings: [
+        `${face.family} ${face.style} (${face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded whole (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+      ],
+      fontAlternatives: mf.alternatives.length,
+      explain: (p) =>
+        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; “${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+    };
+  },
+};
 
 /** Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks. */
 export function alternativesFor(
