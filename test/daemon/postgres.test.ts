@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../daemon/storage/pg-database.ts';
+import { PgDocumentStore } from '../../daemon/storage/pg-document-store.ts';
 import { PgUsageStore } from '../../daemon/storage/pg-usage-store.ts';
 import { parsePublicKeys } from '../../src/certificates/crypto.ts';
 import { verifyCertificateOffline } from '../../src/certificates/verify-offline.ts';
@@ -266,6 +267,38 @@ test('concurrent audited requests on both daemons: the chain verifies and has no
   );
 });
 
+test('the database refuses a second revision of one correction seq, whatever a process believes', async () => {
+  const doc = await newDocument(A);
+  const first = await propose(A, doc, true);
+  assert.is((await call(A, 'POST', `/v1/documents/${doc.id}/edits`, first)).status, 200);
+  const pool = new Database(db, { max: 2 });
+  try {
+    const store = new PgDocumentStore(pool, join(work, 'cache'));
+    // A writer that skipped the head check: a second child of the original with correction seq 1.
+    const forked = store.update(key.tenant_id, doc.id, (record) => {
+      record.revisions.push({
+        revision_id: 'rev_forked',
+        parent_revision_id: record.original_revision_id,
+        blob_sha256: record.revisions[0].blob_sha256,
+        correction_seq: 1,
+        created_at: new Date().toISOString(),
+      });
+    });
+    const error = await forked.then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
+    assert.is(error?.code, 'stale_or_invalid_confirmation');
+    const record = await store.get(key.tenant_id, doc.id);
+    assert.not.ok(
+      record?.revisions.some((r) => r.revision_id === 'rev_forked'),
+      'nothing was written',
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
 test('the daily limit is counted in the database: racing holds through two pools never pass it', async () => {
   const pools = [new Database(db, { max: 8 }), new Database(db, { max: 8 })];
   try {
@@ -403,5 +436,32 @@ for (const point of ['commit', 'end'] as const) {
     assert.is(owner[0].attempt, 2, 'claimed once more after the crash');
   });
 }
+
+test('kill -9 of a daemon at the end of a proposal job: the other runs it again and records its answer', async () => {
+  const victim = await launch('victim-propose', { DOCFIX_FAULT_JOB_PAUSE: 'end:60000' }, ['--database', db]);
+  const V = { url: victim.url, apiKey: key.api_key };
+  const doc = await newDocument(A);
+  const request = {
+    page_index: 0,
+    target: { method: 'text_layer', find: WORD[0], match_index: 0 },
+    replacement: WORD[1],
+    attestation_id: doc.attestation,
+  };
+  const pending = applyFollowingJob(V, `/v1/documents/${doc.id}/edits:propose`, request);
+  const jobId = await pending.job;
+  // Killed during the engine's work or in the pause before the job's end is recorded: either way
+  // nothing was answered, and the job is run again elsewhere.
+  await new Promise((r) => setTimeout(r, 1000));
+  await victim.kill9();
+  await pending.done;
+  const job = await until('the job to finish elsewhere', async () => {
+    const j = await call(A, 'GET', `/v1/jobs/${jobId}`);
+    return j.body?.status && j.body.status !== 'running' ? j.body : null;
+  });
+  assert.is(job.status, 'succeeded', JSON.stringify(job));
+  assert.is(job.kind, 'proposeEdit');
+  assert.match(job.result.proposal_id, /^prop_/);
+  assert.is(job.result.document_id, doc.id);
+});
 
 test.run();
