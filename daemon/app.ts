@@ -195,10 +195,15 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
         try {
           result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, run) : await run();
         } catch (error) {
-          if (job) await services.jobs.fail(job, error);
+          if (job) await services.jobs.fail(job, error).catch((e: unknown) => jobLogError(request, e));
           throw error;
         }
-        if (job) await services.jobs.succeed(job, route.status, result);
+        // The work is done (and committed): a failure to record the job's end must not turn the
+        // answer into an error. On PostgreSQL the job is then finished by whoever takes it over.
+        if (job)
+          await services.jobs
+            .succeed(job, route.status, result)
+            .catch((e: unknown) => jobLogError(request, e));
         if (reply.sent) return reply;
         reply.code(route.status);
         if (route.media === 'empty') return reply.send();
@@ -231,6 +236,10 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     if (ownEngine) await services.engine.close();
   });
   return app;
+}
+
+function jobLogError(request: FastifyRequest, error: unknown): void {
+  request.log.error({ err: error }, 'the job could not be recorded');
 }
 
 /** What a job needs to run again on another instance; null for an upload (its bytes stay here). */
