@@ -61,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tenant_id, seq)
       );
       CREATE INDEX audit_by_job ON audit_entries (job_id) WHERE job_id IS NOT NULL;
+      CREATE INDEX audit_by_subject ON audit_entries (tenant_id, subject_id, seq);
       CREATE TABLE usage_days (
         tenant_id text NOT NULL,
         day text NOT NULL,
