@@ -40,6 +40,9 @@ import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
+import { attemptPixelPatch, type ServedCrop } from './tier5.ts';
+import { hiddenWordOf, type HiddenWord } from './hidden-text.ts';
+import { classifyPage } from '../documents/classify.ts';
 import { climb, type Code, type TierContext, type TierProduct } from './tier-ladder.ts';
 import { reuseCodes, tier1Code } from './tier1.ts';
 import { freshFontName, planMatchedEdits } from './tier4.ts';
@@ -49,6 +52,8 @@ export interface EditTaskInput {
   password: string;
   request: EditRequest;
   manifest: ManifestInput;
+  /** Crops of this revision served to the account (crop.png), for an OCR match's `confirmed`. */
+  served_regions?: ServedCrop[];
 }
 
 export type EngineProposal = Omit<ProposalOut, 'proposal_id' | 'confirm_token' | 'document_id'> & {
@@ -76,6 +81,8 @@ const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
   tier: number;
+  /** Tier 5 says its own cost; the text tiers' follows from the tier. */
+  cost?: 'low' | 'medium';
   fontAlternatives: number;
   explanation: string;
   measurements: Record<string, unknown>;
@@ -126,12 +133,10 @@ function methodRefusal(method: string): never {
   refuse(
     'method_not_available',
     `Target method “${method}” is not available in this engine.`,
-    method === 'ocr'
-      ? 'Corrections on scanned pages need a pixel patch (tier 5), which is not built.'
-      : 'Visual targets (a box drawn on the render) are not built; the engine corrects text it can find in the text layer.',
+    'Visual targets (a box drawn on the render) are not built; the engine corrects text it finds in the text layer, or on a scan by recognition.',
     [
       'Use method "text_layer" with the exact text the page extracts.',
-      'Search the document to see its text layer.',
+      'On a scanned page, use method "ocr" with the word as the scan shows it.',
     ],
     { rejected: NOT_BUILT },
   );
@@ -186,7 +191,7 @@ async function run(
   const pageIndex = request.page_index ?? 0;
   const fontAttempt = request.font_attempt ?? 0;
   try {
-    const candidate = attempt(input, forApply);
+    const candidate = await attemptAnyTier(input, forApply);
     const v = candidate.verify;
     // A proposal runs the same verification as its apply (the second renderer included), so a
     // proposal that says it can be made is made: the only difference at apply is the manifest, whose
@@ -249,7 +254,7 @@ async function run(
       page_index: pageIndex,
       tier: candidate.tier,
       tier_name: TIER_NAMES[candidate.tier],
-      visibility_cost: candidate.tier === 4 ? 'low' : 'none',
+      visibility_cost: costOf({ tier: candidate.tier, cost: candidate.cost }),
       explanation: candidate.explanation,
       measurements: candidate.measurements,
       warnings,
@@ -293,6 +298,110 @@ async function run(
       { cause: error },
     );
   }
+}
+
+/** A proposal's visibility cost: tier 5 says its own; tier 4 draws in another face (low); else none. */
+function costOf(f: { tier: number; cost?: 'low' | 'medium' }): 'none' | 'low' | 'medium' {
+  return f.cost ?? (f.tier === 4 ? 'low' : 'none');
+}
+
+/**
+ * The ladder's two halves: text drawn from a font is corrected by the text tiers (1–4); a word in a
+ * scanned image — an OCR target, or a text target on the invisible layer over a scan — by tier 5.
+ */
+async function attemptAnyTier(input: EditTaskInput, forApply: boolean): Promise<Candidate> {
+  const target = input.request.target;
+  if (target.method === 'ocr') return patchCandidate(input, forApply, null);
+  try {
+    return attempt(input, forApply);
+  } catch (error) {
+    if (
+      !(error instanceof Refusal) ||
+      error.advice.code !== 'invisible_text' ||
+      target.method !== 'text_layer'
+    )
+      throw error;
+    const { doc } = openPdf(input.pdf, input.password);
+    let hidden: HiddenWord | null;
+    try {
+      const pageIndex = input.request.page_index ?? 0;
+      const page = doc.loadPage(pageIndex);
+      // Invisible text over a scan is an OCR layer: the word is in the scan's pixels. Elsewhere it
+      // is hidden text that draws nothing, and stays refused.
+      const kind = classifyPage(page, pageIndex).info.kind;
+      const overScan = kind === 'scanned' || kind === 'scanned_with_text_layer' || kind === 'mixed';
+      hidden = overScan
+        ? hiddenWordOf(beforeState(input, pageIndex, page).lines, target.find, target.match_index ?? 0)
+        : null;
+    } finally {
+      doc.destroy();
+    }
+    if (!hidden) throw error;
+    return patchCandidate(input, forApply, hidden);
+  }
+}
+
+/** Tier 5 with the engine's shared steps: the before render, the declared objects and manifest, the exact save. */
+async function patchCandidate(
+  input: EditTaskInput,
+  forApply: boolean,
+  hidden: HiddenWord | null,
+): Promise<Candidate> {
+  const request = input.request;
+  const target = request.target;
+  if (target.method === 'visual') methodRefusal(target.method);
+  const pageIndex = request.page_index ?? 0;
+  const find = target.find;
+  const replacement = request.replacement ?? '';
+  const ocr = target.method === 'ocr' ? target : null;
+  const patch = await attemptPixelPatch(
+    input.pdf,
+    input.password,
+    {
+      find,
+      replacement,
+      pageIndex,
+      matchIndex: target.match_index ?? 0,
+      confirmed: ocr?.confirmed ?? false,
+      renderDpi: ocr?.render_dpi ?? WORKING_DPI,
+      lang: ocr?.lang ?? null,
+      hidden,
+    },
+    input.served_regions ?? [],
+    {
+      beforeRender: (page) => beforeState(input, pageIndex, page).render(),
+      declare: (doc, page, facts, changed) =>
+        declareObjects(
+          doc,
+          input,
+          page,
+          { page: pageIndex, find, replacement, tier: 5, ...facts },
+          changed,
+          forApply,
+        ),
+      save: (doc, opened, pageCount, changed, objects) =>
+        saveExact(doc, input, opened, { pageIndex, pageCount }, changed, objects),
+    },
+  );
+  return {
+    tier: 5,
+    cost: patch.cost,
+    fontAlternatives: 0,
+    explanation: patch.explanation,
+    measurements: patch.measurements,
+    warnings: patch.warnings,
+    rejected: [],
+    output: patch.output,
+    verify: patch.verify,
+    beforeRender: patch.beforeRender,
+    fingerprint: patch.fingerprint,
+    textBefore: find,
+    textAfter: replacement,
+    box: patch.box,
+    declared: patch.declared,
+    band: null,
+    facts: { page: pageIndex, find, replacement, tier: 5, ...patch.facts },
+  };
 }
 
 const devicePoint = (g: Glyph, x: number): [number, number] => applyMat(mul(g.tm, g.ctm), x, g.state.Trise);
@@ -825,7 +934,7 @@ function saveExact(
   doc: mupdf.PDFDocument,
   input: EditTaskInput,
   opened: ReturnType<typeof openPdf>,
-  t: Located,
+  t: { pageIndex: number; pageCount: number },
   changedObjects: ChangedObject[],
   objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
 ): SavedCorrection {
@@ -1044,6 +1153,10 @@ interface ManifestFacts {
   find: string;
   replacement: string;
   tier: number;
+  /** Tier 5's cost (low for cloned letters, medium for drawn ones); text tiers' follows the tier. */
+  cost?: 'low' | 'medium';
+  /** Tier 5 on a match that needed a person: what the engine checked. */
+  confirmation?: Record<string, unknown>;
 }
 
 /**
@@ -1060,8 +1173,9 @@ function embedManifestOf(doc: mupdf.PDFDocument, input: EditTaskInput, f: Manife
     text_after: f.replacement,
     tier: f.tier,
     tier_name: TIER_NAMES[f.tier],
-    visibility_cost: f.tier === 4 ? 'low' : 'none',
+    visibility_cost: costOf(f),
     created_at: new Date().toISOString(),
+    ...(f.confirmation ? { confirmation: f.confirmation } : {}),
   });
   const declared: DeclaredObject[] = [];
   const root = doc.getTrailer().get('Root');

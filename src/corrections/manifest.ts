@@ -30,6 +30,11 @@ export interface ManifestCorrection {
   tier_name: string;
   visibility_cost: string;
   created_at: string;
+  /**
+   * A scanned word's correction on a match that needed a person (tier 5): what the engine checked
+   * (the crop served to the account, its resolution and time). Absent otherwise.
+   */
+  confirmation?: Record<string, unknown>;
 }
 
 /** What the daemon knows about a document when it asks the engine for a new revision. */
@@ -70,6 +75,8 @@ function normalise(c: ManifestCorrection, where: string): ManifestCorrection {
   if (typeof c.tier_name !== 'string') fail('tier_name');
   if (typeof c.visibility_cost !== 'string') fail('visibility_cost');
   if (typeof c.created_at !== 'string' || Number.isNaN(Date.parse(c.created_at))) fail('created_at');
+  if (c.confirmation !== undefined && (typeof c.confirmation !== 'object' || c.confirmation === null))
+    fail('confirmation');
   return {
     page: c.page,
     box_render: c.box_render === null ? null : [...c.box_render],
@@ -80,6 +87,7 @@ function normalise(c: ManifestCorrection, where: string): ManifestCorrection {
     tier_name: c.tier_name,
     visibility_cost: c.visibility_cost,
     created_at: c.created_at,
+    ...(c.confirmation ? { confirmation: c.confirmation } : {}),
   };
 }
 

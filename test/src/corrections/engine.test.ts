@@ -319,7 +319,8 @@ test('refusals are answers with advice; a page beyond the last is an error', asy
   assert.is(await code('twothree', 'x'), 'target_spans_lines');
   assert.is(await code('one', ''), 'empty_replacement');
   assert.is(await code('one', 'one'), 'identical_replacement');
-  assert.is(await code('one', 'uno', { method: 'ocr' }), 'method_not_available');
+  // A word of a text page found by recognition: its pixels come from a font, never patched.
+  assert.is(await code('one', 'uno', { method: 'ocr' }), 'not_a_scan');
   try {
     await proposeEdit(editInput(pdf, 'one', 'uno', 5));
     assert.unreachable();
