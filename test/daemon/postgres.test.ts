@@ -22,7 +22,7 @@ import { parsePublicKeys } from '../../src/certificates/crypto.ts';
 import { verifyCertificateOffline } from '../../src/certificates/verify-offline.ts';
 import { CORPUS_DIR } from './harness.ts';
 import { startPostgres, type PostgresServer } from './postgres-server.ts';
-import { call, daemonEnv, startDaemon, uploadPdf, type RealDaemon } from './real-daemon.ts';
+import { call, DAEMON_BIN, daemonEnv, startDaemon, uploadPdf, type RealDaemon } from './real-daemon.ts';
 
 const run = promisify(execFile);
 const DOCFIX_BIN = fileURLToPath(new URL('../../bin/docfix.js', import.meta.url));
@@ -265,6 +265,43 @@ test('concurrent audited requests on both daemons: the chain verifies and has no
     entries.map((e) => e.seq),
     Array.from({ length: entries.length }, (_, i) => i + 1),
   );
+});
+
+test('accounts stay apart across daemons; a signing key rotated in the database counts on both', async () => {
+  const other = await docfix(['keys', 'create', '--database', db, '--tenant', 'gamma', '--json']);
+  const doc = await newDocument(A);
+  const proposal = applyFollowingJob(A, `/v1/documents/${doc.id}/edits:propose`, {
+    page_index: 0,
+    target: { method: 'text_layer', find: WORD[0], match_index: 0 },
+    replacement: WORD[1],
+    attestation_id: doc.attestation,
+  });
+  const jobId = await proposal.job;
+  await proposal.done;
+  for (const on of [A, B]) {
+    const as = { ...on, apiKey: other.api_key };
+    assert.is((await call(as, 'GET', `/v1/documents/${doc.id}`)).status, 404);
+    assert.is((await call(as, 'GET', `/v1/jobs/${jobId}`)).status, 404);
+    assert.is((await call(on, 'GET', `/v1/jobs/${jobId}`)).body.status, 'succeeded');
+    assert.is((await call(as, 'GET', '/v1/audit/verify-chain')).body.entries, 0);
+  }
+
+  const before = JSON.parse(await (await fetch(`${A.url}/.well-known/docfix-certificate-key`)).text());
+  // The daemon's own command (docfix forwards only daemon, keys and tenants).
+  const { stdout } = await run(
+    process.execPath,
+    [DAEMON_BIN, 'signing-key', 'rotate', '--database', db, '--json'],
+    {
+      env: daemonEnv(join(work, 'cli-config')),
+    },
+  );
+  const rotated = JSON.parse(stdout);
+  assert.is.not(rotated.key_id, before.key_id);
+  for (const on of [A, B]) {
+    const published = JSON.parse(await (await fetch(`${on.url}/.well-known/docfix-certificate-key`)).text());
+    assert.is(published.key_id, rotated.key_id);
+    assert.ok(published.previous.some((k: any) => k.key_id === before.key_id));
+  }
 });
 
 test('the database refuses a second revision of one correction seq, whatever a process believes', async () => {
