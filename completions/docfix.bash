@@ -62,7 +62,7 @@ _docfix_flags() {
     'daemon') echo '--help -h' ;;
     'daemon serve') echo '--host --port --data-dir --database --blobs --help -h' ;;
     'daemon migrate') echo '--database --help -h' ;;
-    'daemon start') echo '--host --port --data-dir --help -h' ;;
+    'daemon start') echo '--host --port --data-dir --database --blobs --help -h' ;;
     'daemon stop') echo '--data-dir --help -h' ;;
     'daemon status') echo '--data-dir --port --help -h' ;;
     'keys') echo '--help -h' ;;

@@ -79,7 +79,7 @@ _docfix() {
     'daemon') flags=('--help:show help' '-h:show help') ;;
     'daemon serve') flags=('--host:address to listen on' '--port:port (0\: any free port)' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--blobs:revision files in an S3 bucket, s3\://BUCKET[/PREFIX] (default\: $DOCFIX_BLOBS)' '--help:show help' '-h:show help') ;;
     'daemon migrate') flags=('--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--help:show help' '-h:show help') ;;
-    'daemon start') flags=('--host:address to listen on' '--port:port' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
+    'daemon start') flags=('--host:address to listen on' '--port:port' '--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--database:a deployment'\''s PostgreSQL database, postgres\://… (default\: $DOCFIX_DATABASE_URL)' '--blobs:revision files in an S3 bucket, s3\://BUCKET[/PREFIX] (default\: $DOCFIX_BLOBS)' '--help:show help' '-h:show help') ;;
     'daemon stop') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--help:show help' '-h:show help') ;;
     'daemon status') flags=('--data-dir:data directory (default\: $DOCFIX_DATA_DIR or ~/.local/share/docfix)' '--port:port' '--help:show help' '-h:show help') ;;
     'keys') flags=('--help:show help' '-h:show help') ;;

@@ -94,6 +94,8 @@ Examples:
     .option('--host <host>', 'address to listen on')
     .option('--port <port>', 'port')
     .option(dataDir, dataDirHelp)
+    .option(database, databaseHelp)
+    .option('--blobs <url>', 'revision files in an S3 bucket, s3://BUCKET[/PREFIX] (default: $DOCFIX_BLOBS)')
     .action(() => forward('daemon', []));
   leaf(daemon, 'stop', 'Stop the background daemon')
     .option(dataDir, dataDirHelp)
