@@ -437,6 +437,10 @@ export const correctionHandlers: Handlers = {
         revision_id: revisionId,
       };
       const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
+      // A scanned word's match a person had to confirm: what the engine checked goes on record.
+      const checked = (proposal.measurements as { confirmation?: { needed?: boolean } } | undefined)
+        ?.confirmation;
+      const confirmation = checked?.needed ? (checked as Record<string, unknown>) : null;
       let correction: CorrectionRecord | null = null;
       // 3. The records and the audit entry they owe, in one write (storage/audited-changes.ts).
       const written = await services.changes.update(tenantId, documentId, (current) => {
@@ -480,6 +484,7 @@ export const correctionHandlers: Handlers = {
           tier_name: proposal.tier_name,
           status: 'standing',
           attestation_id: attestation.attestation_id,
+          ...(confirmation ? { confirmation } : {}),
         };
         current.corrections.push(correction);
         current.verifications[verificationId] = verification;
@@ -507,6 +512,7 @@ export const correctionHandlers: Handlers = {
             attestation_id: attestation.attestation_id,
             proposal_id: body.apply.proposal_id,
             key_id: caller.key.key_id,
+            ...(confirmation ? { confirmation } : {}),
           },
         };
       });

@@ -52,6 +52,8 @@ export interface CorrectionRecord extends CorrectionOut {
   /** 'standing' in the head chain; 'undone' stepped back (redo can restore); 'discarded' left behind. */
   status: 'standing' | 'undone' | 'discarded';
   attestation_id: string;
+  /** A scanned word's match that needed a person: the engine's check of the crop served (tier 5). */
+  confirmation?: Record<string, unknown>;
 }
 
 /** A region of a page served as pixels (crop.png/preview), for the OCR confirmation check. */
