@@ -180,8 +180,10 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
   } finally {
     doc.destroy();
   }
-  const region = input.box_render ?? pageBox;
   if (kind === 'scanned' || kind === 'scanned_with_text_layer') {
+    // A scan's words are corrected in its pixels (tier 5): found by recognition, cloned from the
+    // page's own letters. Whether one word can be patched depends on its letters and on a person's
+    // look at an uncertain match, so the preflight names no word and says how such a page goes.
     const layer = kind === 'scanned_with_text_layer';
     return {
       page_index: input.page_index,
@@ -190,20 +192,8 @@ export async function preflightPage(input: PreflightTaskInput): Promise<Prefligh
       checked: 0,
       skipped: 0,
       applicable: true,
-      message: 'The page is a scan: every word on it refuses.',
-      regions: [
-        {
-          box_render: region,
-          code: layer ? 'invisible_text' : 'scanned_page',
-          what: layer
-            ? 'The text on this page is an invisible OCR layer over a scanned image.'
-            : 'This page is a scanned image without a text layer.',
-          why: 'Changing what the page shows would need a pixel patch of the scan (tier 5), which this engine does not have; changing an invisible layer would not change what anyone sees.',
-          do: ['Correct the source document and scan it again, or correct a born-digital version.'],
-          evidence: { page_kind: kind },
-          worth_reporting: false,
-        },
-      ],
+      message: `The page is a scan${layer ? ' under an invisible OCR layer' : ''}: its words are corrected as pixel patches of the scan (tier 5, cost low for letters the page shows, medium for others), found by recognition (POST …/pages/${input.page_index}/ocr)${layer ? ' or by the layer, which is retyped with them' : ''}; an uncertain match needs a person's look at a magnified crop first.`,
+      regions: [],
     };
   }
   // Words the dry run could not settle: the engine's full proposal, up to the cap.
