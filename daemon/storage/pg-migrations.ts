@@ -5,7 +5,7 @@
 // `json`, not `jsonb`, so a record reads back byte for byte as written. The relational columns are
 // the ones the guarantees need: the documents' rows are locked by every change, revisions are unique
 // per (document, correction seq) and per (document, parent, seq), audit entries per (tenant, seq),
-// usage counted per (tenant, day) with the limit checked in the same statement, and jobs claimed
+// usage counted per (tenant, day) with the limit checked under that row's lock, and jobs claimed
 // with FOR UPDATE SKIP LOCKED under a lease.
 export interface Migration {
   version: number;
@@ -105,6 +105,22 @@ export const MIGRATIONS: readonly Migration[] = [
         finished_at timestamptz
       );
       CREATE INDEX jobs_running ON jobs (lease_until) WHERE status = 'running';
+    `,
+  },
+  {
+    version: 2,
+    name: 'usage holds that expire',
+    sql: `
+      -- A place held for an apply under way is a row with an end, not a counter: the place of an
+      -- instance killed mid-apply is given back when it ends, not at the end of the day.
+      CREATE TABLE usage_holds (
+        hold_id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        day text NOT NULL,
+        held_until timestamptz NOT NULL
+      );
+      CREATE INDEX usage_holds_by_day ON usage_holds (tenant_id, day);
+      ALTER TABLE usage_days DROP COLUMN reserved;
     `,
   },
 ];

@@ -82,7 +82,7 @@ async function setUp(): Promise<void> {
   pgs = await startPostgres();
   db = await pgs.newDatabase('docfix');
   const migrated = await docfix(['daemon', 'migrate', '--database', db, '--json']);
-  assert.equal(migrated, { applied: [1], schema_version: 1 });
+  assert.equal(migrated, { applied: [1, 2], schema_version: 2 });
   key = await docfix([
     'keys',
     'create',
@@ -354,6 +354,12 @@ test('the daily limit is counted in the database: racing holds through two pools
     assert.is(again.filter((h) => h.granted).length, 5);
     const refused = again.find((h) => !h.granted);
     assert.is(refused && !refused.granted ? refused.used : -1, 5);
+    // A hold whose instance died (never committed nor released) ends by itself.
+    await pgs.query("UPDATE usage_holds SET held_until = now() - interval '1 second'", [], db);
+    const after = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => stores[i % 2].reserve('tnt_limit', 10)),
+    );
+    assert.is(after.filter((h) => h.granted).length, 5);
   } finally {
     await Promise.all(pools.map((p) => p.close()));
   }
