@@ -26,10 +26,17 @@ export type RemoveDocumentFiles = (
   documentId: string,
 ) => Promise<(() => Promise<void>) | null>;
 
-export class JobLeaseLost extends Error {
+/**
+ * This instance lost its job to another (its lease ran out): its change is not made. The caller is
+ * told to follow the job, which the other instance finishes (GET /v1/jobs/{id}).
+ */
+export class JobLeaseLost extends DocfixError {
   constructor(jobId: string) {
-    super(`job ${jobId} was taken over by another instance; this attempt changes nothing`);
-    this.name = 'JobLeaseLost';
+    super(
+      'busy',
+      `Job ${jobId} was taken over by another instance of the service, which finishes it; follow it at /v1/jobs/${jobId}.`,
+      { retry_after: 1, job_id: jobId },
+    );
   }
 }
 

@@ -370,14 +370,14 @@ function applyFollowingJob(
   on: Endpoint,
   path: string,
   body: unknown,
-): { job: Promise<string>; done: Promise<void> } {
+): { job: Promise<string>; done: Promise<{ status: number; body: any } | null> } {
   let resolveJob: (id: string) => void = () => {};
   let rejectJob: (e: Error) => void = () => {};
   const job = new Promise<string>((resolve, reject) => {
     resolveJob = resolve;
     rejectJob = reject;
   });
-  const done = new Promise<void>((resolve) => {
+  const done = new Promise<{ status: number; body: any } | null>((resolve) => {
     const url = new URL(path, on.url);
     const req = httpRequest(url, {
       method: 'POST',
@@ -390,12 +390,22 @@ function applyFollowingJob(
     req.on('response', (res) => {
       const id = res.headers['x-docfix-job'];
       if (typeof id === 'string') resolveJob(id);
-      res.resume();
-      res.on('end', () => resolve());
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
     });
     req.on('error', (error) => {
       rejectJob(error);
-      resolve(); // the daemon was killed under the request
+      resolve(null); // the daemon was killed under the request
     });
     req.end(JSON.stringify(body));
   });
@@ -479,6 +489,53 @@ for (const point of ['commit', 'end'] as const) {
     assert.is(owner[0].attempt, 2, 'claimed once more after the crash');
   });
 }
+
+test('a daemon stalled past its lease cannot commit its job: the other finishes it, the stalled one answers 503 busy', async () => {
+  const victim = await launch('stalled', { DOCFIX_FAULT_JOB_PAUSE: 'commit:2000' }, ['--database', db]);
+  const V = { url: victim.url, apiKey: key.api_key };
+  const doc = await newDocument(A);
+  const base = `/v1/documents/${doc.id}`;
+  const before = (await call(A, 'GET', `${base}/corrections`)).body.length;
+  const body = await propose(A, doc, true);
+  const pending = applyFollowingJob(V, `${base}/edits`, body);
+  const jobId = await pending.job;
+  await until('the stalled daemon to reach its commit', async () => {
+    const rows = await pgs.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'SELECT record FROM documents%FOR UPDATE'",
+      [],
+      db,
+    );
+    return Number(rows[0].n) > 0;
+  });
+  // Stopped, it renews no lease: another daemon takes the job over (and waits for the row).
+  process.kill(victim.child.pid!, 'SIGSTOP');
+  try {
+    await until('the job to be taken over', async () => {
+      const rows = await pgs.query<{ attempt: number }>(
+        'SELECT attempt FROM jobs WHERE job_id = $1',
+        [jobId],
+        db,
+      );
+      return rows[0]?.attempt === 2;
+    });
+  } finally {
+    process.kill(victim.child.pid!, 'SIGCONT');
+  }
+  const answer = await pending.done;
+  assert.is(answer?.status, 503, JSON.stringify(answer));
+  assert.is(answer?.body.error, 'busy');
+  const job = await until('the job to finish elsewhere', async () => {
+    const j = await call(B, 'GET', `/v1/jobs/${jobId}`);
+    return j.body?.status && j.body.status !== 'running' ? j.body : null;
+  });
+  assert.is(job.status, 'succeeded', JSON.stringify(job));
+  assert.is((await call(A, 'GET', `${base}/corrections`)).body.length, before + 1, 'applied exactly once');
+  const applies = (await auditLines(A)).filter(
+    (e) => e.action === 'correction.apply' && e.payload.proposal_id === body.apply.proposal_id,
+  );
+  assert.is(applies.length, 1);
+  await victim.stop();
+});
 
 test('kill -9 of a daemon at the end of a proposal job: the other runs it again and records its answer', async () => {
   const victim = await launch('victim-propose', { DOCFIX_FAULT_JOB_PAUSE: 'end:60000' }, ['--database', db]);
