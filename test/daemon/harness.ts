@@ -8,8 +8,21 @@ import { build } from '../../daemon/app.ts';
 import type { DaemonConfig } from '../../daemon/config.ts';
 import { EngineSlots } from '../../daemon/engine-slots.ts';
 import type { PlanId } from '../../src/plans.ts';
+import { startPostgres, type PostgresServer } from './postgres-server.ts';
 
 let engine: EngineSlots | null = null;
+let cluster: Promise<PostgresServer> | null = null;
+let databases = 0;
+
+/**
+ * DOCFIX_TEST_STORE=postgres runs the inject() tests on PostgreSQL: one private cluster for the test
+ * process, a fresh database for each harness (so accounts of one test never meet another's).
+ */
+async function testDatabase(): Promise<string | null> {
+  if (process.env.DOCFIX_TEST_STORE !== 'postgres') return null;
+  cluster ??= startPostgres();
+  return (await cluster).newDatabase(`harness_${process.pid}_${++databases}`);
+}
 
 /** The test process's engine pool (2 slots; workers are unref'd so the process can exit). */
 export function sharedEngine(): EngineSlots {
@@ -86,8 +99,14 @@ export async function makeHarness(
   options: { plan?: PlanId; config?: Partial<DaemonConfig> } = {},
 ): Promise<Harness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'docfix-test-'));
+  const database = await testDatabase();
   const app = await build({
-    config: { dataDir, rateLimit: { perMinute: 1_000_000, burst: 1_000_000 }, ...options.config },
+    config: {
+      dataDir,
+      rateLimit: { perMinute: 1_000_000, burst: 1_000_000 },
+      ...(database ? { database } : {}),
+      ...options.config,
+    },
     engine: sharedEngine(),
   });
   const newAccount = async (name: string, plan: PlanId = 'business'): Promise<Account> => {
