@@ -148,4 +148,20 @@ export class PgBlobBackend implements BlobBackend {
     await c.query('DELETE FROM blobs WHERE tenant_id = $1 AND document_id = $2', [tenantId, documentId]);
     return null;
   };
+
+  /**
+   * Removes files of documents that do not exist, written more than `olderThanMs` ago: an apply
+   * that wrote its revision while its document was being deleted. (An upload writes its file
+   * before its record: the age keeps uploads under way safe.) Returns how many were removed.
+   */
+  async sweepOrphans(olderThanMs = 60 * 60 * 1000): Promise<number> {
+    const rows = await this.db.query(
+      `DELETE FROM blobs b
+       WHERE b.created_at < now() - $1 * interval '1 millisecond'
+         AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.tenant_id = b.tenant_id AND d.document_id = b.document_id)
+       RETURNING 1`,
+      [olderThanMs],
+    );
+    return rows.length;
+  }
 }

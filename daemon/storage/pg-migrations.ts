@@ -123,4 +123,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_days DROP COLUMN reserved;
     `,
   },
+  {
+    version: 3,
+    name: 'blobs know when they were written',
+    sql: `
+      -- So that a file written for a document deleted meanwhile (an apply racing a delete) can be
+      -- found and removed once no upload could still be on its way to naming it.
+      ALTER TABLE blobs ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+    `,
+  },
 ];

@@ -37,11 +37,16 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     );
   }
   let backend: BlobBackend;
+  let sweeper: NodeJS.Timeout | null = null;
   if (options.blobs) {
     const { S3BlobBackend } = await import('./s3-blob-store.ts');
     backend = new S3BlobBackend(options.blobs);
   } else {
-    backend = new PgBlobBackend(db);
+    const inDatabase = new PgBlobBackend(db);
+    backend = inDatabase;
+    // Files left by an apply that raced its document's deletion, every ten minutes.
+    sweeper = setInterval(() => void inDatabase.sweepOrphans().catch(() => {}), 10 * 60 * 1000);
+    sweeper.unref();
   }
   const jobs = new PgJobQueue(db, {
     leaseMs: envMs('DOCFIX_JOB_LEASE_MS'),
@@ -60,6 +65,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     secret: await loadOrCreateSharedSecret(db),
     signing: () => loadOrCreateSharedSigningKeys(db),
     close: async () => {
+      if (sweeper) clearInterval(sweeper);
       await jobs.stop();
       await db.close();
     },

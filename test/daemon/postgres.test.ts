@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Database } from '../../daemon/storage/pg-database.ts';
+import { PgBlobBackend } from '../../daemon/storage/pg-blob-store.ts';
 import { PgDocumentStore } from '../../daemon/storage/pg-document-store.ts';
 import { PgUsageStore } from '../../daemon/storage/pg-usage-store.ts';
 import { parsePublicKeys } from '../../src/certificates/crypto.ts';
@@ -82,7 +83,7 @@ async function setUp(): Promise<void> {
   pgs = await startPostgres();
   db = await pgs.newDatabase('docfix');
   const migrated = await docfix(['daemon', 'migrate', '--database', db, '--json']);
-  assert.equal(migrated, { applied: [1, 2], schema_version: 2 });
+  assert.equal(migrated, { applied: [1, 2, 3], schema_version: 3 });
   key = await docfix([
     'keys',
     'create',
@@ -330,6 +331,26 @@ test('the database refuses a second revision of one correction seq, whatever a p
     assert.not.ok(
       record?.revisions.some((r) => r.revision_id === 'rev_forked'),
       'nothing was written',
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test('files of a deleted document written by a racing apply are swept once old; live ones stay', async () => {
+  const doc = await newDocument(A);
+  const pool = new Database(db, { max: 2 });
+  try {
+    const blobs = new PgBlobBackend(pool);
+    const sha = 'b'.repeat(64);
+    await blobs.put(key.tenant_id, 'doc_gone', sha, 'pdf', new Uint8Array([1, 2, 3]));
+    assert.is(await blobs.sweepOrphans(), 0, 'too young: an upload could still be on its way');
+    assert.is(await blobs.sweepOrphans(0), 1);
+    assert.not.ok(await blobs.has(key.tenant_id, 'doc_gone', sha, 'pdf'));
+    const record = (await call(B, 'GET', `/v1/documents/${doc.id}`)).body;
+    assert.ok(
+      await blobs.has(key.tenant_id, doc.id, record.original_sha256, 'pdf'),
+      'a live document keeps its files',
     );
   } finally {
     await pool.close();
