@@ -2,9 +2,11 @@
 // per document, as in a document's folder on a filesystem, stored in the database (`blobs`, bytea,
 // up to the plan's 30 MB) or in an S3-compatible bucket (s3-blob-store.ts). The engine opens files
 // by path, so each instance materialises a blob it needs into a local cache folder of its data dir
-// (written durably, named by its hash: a file there is always whole and never stale).
+// (written durably, named by its hash: a file there is always whole and never stale). The cache is
+// kept under a size (DOCFIX_BLOB_CACHE_MB, default 2048): past it, the files used least recently —
+// and not in the last ten minutes, so none is removed under a request using it — are removed.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { writeFileDurable } from './atomic-file.ts';
@@ -24,15 +26,62 @@ function checkSha(sha256: string): void {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a SHA-256: ${sha256}`);
 }
 
+/** Files used in the last ten minutes are never removed from the cache. */
+const CACHE_KEEP_MS = 10 * 60 * 1000;
+
 export class CachedBlobStore implements BlobStorage {
   private backend: BlobBackend;
   private cacheDir: string;
   private tempDir: string;
+  private cacheBytes: number;
+  private lastPrune = 0;
 
-  constructor(backend: BlobBackend, cacheDir: string, tempDir: string) {
+  constructor(
+    backend: BlobBackend,
+    cacheDir: string,
+    tempDir: string,
+    cacheBytes = (Number(process.env.DOCFIX_BLOB_CACHE_MB) || 2048) * 1024 * 1024,
+  ) {
     this.backend = backend;
     this.cacheDir = cacheDir;
     this.tempDir = tempDir;
+    this.cacheBytes = cacheBytes;
+  }
+
+  /** Marks a cached file used now (its mtime), which keeps it from pruning. */
+  private async touch(path: string): Promise<void> {
+    const now = new Date();
+    await utimes(path, now, now).catch(() => {});
+  }
+
+  /** At most once a minute: the least recently used files go while the cache is over its size. */
+  async pruneCache(now = Date.now()): Promise<number> {
+    if (now - this.lastPrune < 60_000) return 0;
+    this.lastPrune = now;
+    let names: string[];
+    try {
+      names = await readdir(this.cacheDir);
+    } catch {
+      return 0;
+    }
+    const files: { path: string; size: number; used: number }[] = [];
+    for (const name of names) {
+      if (!/^[0-9a-f]{64}\.[a-z0-9]+$/.test(name)) continue;
+      const path = join(this.cacheDir, name);
+      const info = await stat(path).catch(() => null);
+      if (info) files.push({ path, size: info.size, used: info.mtimeMs });
+    }
+    let total = files.reduce((sum, f) => sum + f.size, 0);
+    let removed = 0;
+    files.sort((a, b) => a.used - b.used);
+    for (const f of files) {
+      if (total <= this.cacheBytes) break;
+      if (now - f.used < CACHE_KEEP_MS) break;
+      await rm(f.path, { force: true });
+      total -= f.size;
+      removed++;
+    }
+    return removed;
   }
 
   private cached(sha256: string, ext: string): string {
@@ -66,6 +115,7 @@ export class CachedBlobStore implements BlobStorage {
       await handle.close();
     }
     await rename(tempFile, target).catch(async () => rm(tempFile, { force: true }));
+    void this.pruneCache().catch(() => {});
     return hash;
   }
 
@@ -78,13 +128,16 @@ export class CachedBlobStore implements BlobStorage {
   async read(tenantId: string, documentId: string, sha256: string, ext = 'pdf'): Promise<Uint8Array> {
     const local = this.cached(sha256, ext);
     try {
-      return new Uint8Array(await readFile(local));
+      const bytes = new Uint8Array(await readFile(local));
+      await this.touch(local);
+      return bytes;
     } catch {
       // not cached here yet
     }
     const bytes = await this.backend.get(tenantId, documentId, sha256, ext);
     if (!bytes) throw Object.assign(new Error(`no blob ${sha256}.${ext}`), { code: 'ENOENT' });
     await writeFileDurable(local, bytes, 0o600);
+    void this.pruneCache().catch(() => {});
     return bytes;
   }
 
@@ -98,6 +151,7 @@ export class CachedBlobStore implements BlobStorage {
     const local = this.cached(sha256, ext);
     try {
       await stat(local);
+      await this.touch(local);
       return local;
     } catch {
       await this.read(tenantId, documentId, sha256, ext);
