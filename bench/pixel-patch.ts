@@ -1,22 +1,26 @@
-// Benchmark of one pixel-patch correction (tier 5) end to end: a word of a real 200-dpi JPEG scan of
-// the corpus (scan-russian-form.pdf, "periodic" → "peridoic"), proposed then applied — recognition
+// Benchmark of one pixel-patch correction (tier 5) end to end: a word of a 200-dpi colour JPEG scan
+// (test/src/corrections/scan-fixtures.ts; "periodic" → "peridoic"), proposed then applied — recognition
 // of the page, the patch, the save, the render comparison and the read-back of the patch — against
 // one 300 dpi render of the same page by MuPDF in the same run. Medians of 3; fresh engine caches
 // for each run (a cold proposal; the apply reuses the proposal's recognition, as in the daemon).
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { openPdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { closeRecognisers } from '../src/ocr/recognizer.ts';
+import { scannedPage } from '../test/src/corrections/scan-fixtures.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const FILE = `${root}../shared/corpus/pdf/scan-russian-form.pdf`;
 const RUNS = 3;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export default async function benchPixelPatch(): Promise<Record<string, unknown>> {
-  const bytes = new Uint8Array(readFileSync(FILE));
+  const bytes = scannedPage(
+    [
+      'The periodic review of the contract is due',
+      'Certificate of the Board, signed and dated',
+      'Please return the form with your remarks',
+    ],
+    { dpi: 200, colour: true, jpeg: 80 },
+  );
   const render: number[] = [];
   const propose: number[] = [];
   const apply: number[] = [];
@@ -66,7 +70,7 @@ export default async function benchPixelPatch(): Promise<Record<string, unknown>
   await closeRecognisers();
   const r = median(render);
   return {
-    file: 'scan-russian-form.pdf (1654×2338, 200 dpi JPEG)',
+    file: 'a 400×180 pt page scanned at 200 dpi, colour JPEG q80',
     outcome,
     runs: propose.length,
     render_300dpi_ms: Math.round(r),
