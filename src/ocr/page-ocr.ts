@@ -10,7 +10,7 @@ import { foldNeedle, foldText, readPageText, toBoxRender, unionQuads } from '../
 import { DocfixError } from '../errors.ts';
 import { mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { OcrPageOut } from '../schemas.ts';
-import { languagePath, recogniseWords } from './recognizer.ts';
+import { installedLanguages, languagePath, recogniseWords } from './recognizer.ts';
 
 type Box = [number, number, number, number];
 
@@ -165,6 +165,9 @@ function renderRegion(
         Math.round(Math.max(...ys)) + region[1],
       ];
     };
+    // The PNG carries its resolution: tesseract sizes its layout analysis by it (unlabelled, it is
+    // read as 96 dpi and a 300 dpi page's text looks three times too large — whole lines are lost).
+    pixmap.setResolution(dpi, dpi);
     return { png: new Uint8Array(pixmap.asPNG()), back };
   } finally {
     pixmap.destroy();
@@ -201,24 +204,85 @@ export function findWordMatches(words: Word[], find: string, recognised = true):
       nearMisses++;
     }
   }
-  return matches.map((m, index) => ({
-    index,
-    text: m.text,
-    confidence: m.confidence,
-    box_render: m.box_render,
-    competing: nearMisses,
-    needs_confirmation: recognised && (m.confidence < CONFIRM_THRESHOLD || nearMisses > 0),
-  }));
+  // Every other reading that could be the word meant competes: the other occurrences (reading order
+  // is not stable across resolution and skew, so match_index alone may point at another one) and
+  // the near misses. Text-layer words are exact and in a fixed order: they never need a person.
+  return matches.map((m, index) => {
+    const competing = matches.length - 1 + nearMisses;
+    return {
+      index,
+      text: m.text,
+      confidence: m.confidence,
+      box_render: m.box_render,
+      competing,
+      needs_confirmation: recognised && (m.confidence < CONFIRM_THRESHOLD || competing > 0),
+    };
+  });
+}
+
+/** ISO 639-1 codes (a catalog's /Lang, e.g. "de-DE") to tesseract's language names. */
+const ISO_TO_TESSERACT: Record<string, string> = {
+  en: 'eng',
+  de: 'deu',
+  fr: 'fra',
+  es: 'spa',
+  it: 'ita',
+  pt: 'por',
+  nl: 'nld',
+  uk: 'ukr',
+  pl: 'pol',
+  ru: 'rus',
+};
+
+/** Letters only one installed language writes, as evidence in a document's text layer. */
+const LETTERS: [RegExp, string][] = [
+  [/[іїєґІЇЄҐ]/g, 'ukr'],
+  [/[а-яА-ЯёЁ]/g, 'rus'],
+  [/[ąęłśżźćńĄĘŁŚŻŹĆŃ]/g, 'pol'],
+  [/[äöüßÄÖÜ]/g, 'deu'],
+  [/[ñ¿¡Ñ]/g, 'spa'],
+  [/[àâçèêëîïôœùûÀÂÇÈÊÎÔŒ]/g, 'fra'],
+  [/[ãõÃÕ]/g, 'por'],
+];
+
+/**
+ * The language to recognise a page of this document in, when the caller names none: the catalog's
+ * /Lang, else the letters its text layer uses most (first pages), else English — among the installed.
+ */
+export function documentLanguage(doc: mupdf.PDFDocument): string {
+  const installed = new Set(installedLanguages());
+  const declared = doc.getTrailer().get('Root').get('Lang');
+  if (declared.isString()) {
+    const code = ISO_TO_TESSERACT[declared.asString().toLowerCase().slice(0, 2)];
+    if (code && installed.has(code)) return code;
+  }
+  let text = '';
+  for (let i = 0; i < Math.min(3, doc.countPages()) && text.length < 20_000; i++) {
+    const page = doc.loadPage(i);
+    try {
+      text += page.toStructuredText('preserve-whitespace').asText();
+    } finally {
+      page.destroy();
+    }
+  }
+  // The most letters of one language wins; Ukrainian's own letters are listed before the Cyrillic
+  // shared with Russian, and a tie keeps the earlier entry.
+  let best: { lang: string; count: number } | null = null;
+  for (const [letters, lang] of LETTERS) {
+    const count = text.match(letters)?.length ?? 0;
+    if (count >= 3 && installed.has(lang) && (!best || count > best.count)) best = { lang, count };
+  }
+  return best?.lang ?? 'eng';
 }
 
 export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
   const dpi = input.render_dpi ?? 300;
-  const lang = input.lang ?? 'eng';
   const bytes = input.pdf ?? new Uint8Array((await import('node:fs')).readFileSync(input.path!));
   const { doc } = openPdf(bytes, input.password);
   try {
     const page = loadPageChecked(doc, input.page_index);
     try {
+      const lang = input.lang ?? documentLanguage(doc);
       const bounds = page.getBounds();
       const s = dpi / 72;
       const pageBox: Box = [
@@ -252,7 +316,7 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
             render_dpi: dpi,
             word_count: 0,
             available: false,
-            message: `No recognition data for language "${lang}" is installed (installed: eng). Install the @tesseract.js-data/${lang} package.`,
+            message: `No recognition data for language "${lang}" is installed (installed: ${installedLanguages().join(', ')}). Install the @tesseract.js-data/${lang} package.`,
             matches: [],
             confirm_threshold: CONFIRM_THRESHOLD,
             word_source: '',

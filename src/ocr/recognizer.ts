@@ -2,7 +2,7 @@
 // packages (nothing is downloaded at run time); one recogniser per language is kept warm per thread.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 
 const require = createRequire(import.meta.url);
@@ -26,6 +26,18 @@ export function languagePath(lang: string): string | null {
     return existsSync(join(dir, `${lang}.traineddata.gz`)) ? dir : null;
   } catch {
     return null;
+  }
+}
+
+/** Languages whose data is installed (the `@tesseract.js-data/*` packages found), sorted. */
+export function installedLanguages(): string[] {
+  const scope = join(dirname(require.resolve('tesseract.js/package.json')), '..', '@tesseract.js-data');
+  try {
+    return readdirSync(scope)
+      .filter((lang) => languagePath(lang) !== null)
+      .sort();
+  } catch {
+    return [];
   }
 }
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
-import { findWordMatches, ocrPage } from '../../../src/ocr/page-ocr.ts';
+import { documentLanguage, findWordMatches, ocrPage } from '../../../src/ocr/page-ocr.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { CORPUS_DIR } from '../../daemon/harness.ts';
 
@@ -88,9 +88,10 @@ test('a sideways page is recognised when turned, and boxes map back onto the pag
 });
 
 test('an uninstalled language is answered as unavailable', async () => {
-  const out = await ocrPage({ ...base, pdf: corpus('imagemagick-ccitt-scan.pdf'), lang: 'fra' });
+  const out = await ocrPage({ ...base, pdf: corpus('imagemagick-ccitt-scan.pdf'), lang: 'jpn' });
   assert.is(out.available, false);
-  assert.match(out.message!, /@tesseract\.js-data\/fra/);
+  assert.match(out.message!, /@tesseract\.js-data\/jpn/);
+  assert.match(out.message!, /installed: .*deu.*eng.*fra/, 'the installed languages are named');
 });
 
 test('matches: low confidence or a near miss on the page needs confirmation', () => {
@@ -109,6 +110,62 @@ test('matches: low confidence or a near miss on the page needs confirmation', ()
   matches = findWordMatches([w('Total', 96, 0), w('Tota1', 90, 20)], 'total');
   assert.is(matches![0].competing, 1);
   assert.is(matches![0].needs_confirmation, true);
+  // Three occurrences, each read clearly: each competes with the two others (and the near miss).
+  matches = findWordMatches(
+    [w('total', 96, 0), w('total', 95, 20), w('Tota1', 90, 40), w('total', 97, 60)],
+    'total',
+  );
+  assert.is(matches!.length, 3);
+  for (const m of matches!) {
+    assert.is(m.competing, 3);
+    assert.is(m.needs_confirmation, true);
+  }
+  // The text layer is exact: occurrences are counted, none needs a person.
+  matches = findWordMatches([w('total', 100, 0), w('total', 100, 20)], 'total', false);
+  assert.is(matches![0].competing, 1);
+  assert.is(matches![0].needs_confirmation, false);
+});
+
+test('the language, when none is asked for: the catalog /Lang, else the letters of the text layer', () => {
+  const make = (text: string, lang?: string) => {
+    const doc = new mupdf.PDFDocument();
+    const res = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F1', doc.addSimpleFont(new mupdf.Font('Helvetica'), 'Latin'));
+    res.put('Font', fonts);
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, res, `BT /F1 12 Tf 10 50 Td (${text}) Tj ET`));
+    if (lang) doc.getTrailer().get('Root').put('Lang', doc.newString(lang));
+    return doc;
+  };
+  const cases: [mupdf.PDFDocument, string][] = [
+    [make('Plain words only', 'de-DE'), 'deu'],
+    [make('Plain words only', 'fr'), 'fra'],
+    [make('Plain words only'), 'eng'],
+  ];
+  for (const [doc, want] of cases) {
+    try {
+      assert.is(documentLanguage(doc), want);
+    } finally {
+      doc.destroy();
+    }
+  }
+});
+
+test('the picture handed to recognition carries its resolution, and a turned 1-bit scan is read', async () => {
+  const pdf = corpus('scan-ocr-rotate270.pdf');
+  const out = await ocrPage({
+    pdf,
+    password: '',
+    page_index: 0,
+    find: 'tempor',
+    box_render: null,
+    render_dpi: 300,
+    lang: 'eng',
+    turn: 0,
+  });
+  // Labelled 96 dpi this page read as nothing at all; native tesseract reads it whole.
+  assert.ok(out.word_count >= 140, `${out.word_count} words (native tesseract: 145)`);
+  assert.ok((out.matches ?? []).length >= 1);
 });
 
 test.run();
