@@ -2,6 +2,8 @@
 // from the page's own glyph images where it can (cloning, cost low) and from a bundled face drawn
 // at the page's measured size and blur where a letter never occurs on the page (cost medium).
 // Pure image work: the engine decodes the scan, writes the returned pixels over `box` and verifies.
+// Letters are told apart by columns of ink (touching letters split at their thinnest column), cut
+// with their own grey levels and laid over a paper colour measured around the word.
 
 export type Box = [number, number, number, number]; // x0, y0, x1, y1 in raster pixels, x1/y1 exclusive, top-left origin
 export interface ScanRaster {
@@ -41,6 +43,291 @@ export type PatchResult =
     }
   | { refused: string; code: string; evidence: Record<string, unknown> };
 
+/** Grey level of a pixel (the mean of its channels). */
+function greyAt(r: ScanRaster, x: number, y: number): number {
+  const n = r.channels;
+  const i = (y * r.width + x) * n;
+  return n === 1 ? r.data[i] : (r.data[i] + r.data[i + 1] + r.data[i + 2]) / 3;
+}
+
+const clampBox = (b: Box, r: ScanRaster): Box => [
+  Math.max(0, Math.floor(b[0])),
+  Math.max(0, Math.floor(b[1])),
+  Math.min(r.width, Math.ceil(b[2])),
+  Math.min(r.height, Math.ceil(b[3])),
+];
+
+/** Paper and ink levels around a word: the light and dark ends of its pixels' grey histogram. */
+function levels(r: ScanRaster, box: Box): { paper: number; ink: number; threshold: number } {
+  const values: number[] = [];
+  for (let y = box[1]; y < box[3]; y++) for (let x = box[0]; x < box[2]; x++) values.push(greyAt(r, x, y));
+  values.sort((a, b) => a - b);
+  const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 255;
+  const paper = at(0.9);
+  const ink = at(0.02);
+  return { paper, ink, threshold: (paper + ink) / 2 };
+}
+
+/** One letter of a word: its columns and the rows its ink spans, in raster pixels. */
+interface LetterCell {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** Letters forming a word's characters: counted ink columns split (touching) or merged (broken). */
+interface Segmented {
+  letters: LetterCell[];
+  ink: Box;
+  baseline: number;
+  adjusted: number;
+}
+
+const DESCENDERS = new Set([...'gjpqyQ,;']);
+
+/** Splits a word's ink into as many column runs as it has characters, or null. */
+function segment(r: ScanRaster, box: Box, chars: string[], threshold: number): Segmented | null {
+  const cols: number[] = [];
+  let iy0 = Infinity;
+  let iy1 = -1;
+  let ix0 = Infinity;
+  let ix1 = -1;
+  for (let x = box[0]; x < box[2]; x++) {
+    let c = 0;
+    for (let y = box[1]; y < box[3]; y++) {
+      if (greyAt(r, x, y) < threshold) {
+        c++;
+        iy0 = Math.min(iy0, y);
+        iy1 = Math.max(iy1, y);
+      }
+    }
+    cols.push(c);
+    if (c > 0) {
+      ix0 = Math.min(ix0, x);
+      ix1 = Math.max(ix1, x);
+    }
+  }
+  if (ix1 < 0) return null;
+  let runs: [number, number][] = [];
+  for (let i = 0; i < cols.length; i++) {
+    if (cols[i] === 0) continue;
+    if (runs.length && runs[runs.length - 1][1] === i) runs[runs.length - 1][1] = i + 1;
+    else runs.push([i, i + 1]);
+  }
+  // Specks (a column or two of a few pixels) are noise, not letters.
+  const height = iy1 - iy0 + 1;
+  runs = runs.filter(([a, b]) => b - a > 1 || cols.slice(a, b).some((c) => c > height * 0.15));
+  let adjusted = 0;
+  while (runs.length > chars.length && runs.length > 1) {
+    // Broken letters: join the two runs with the narrowest gap.
+    let k = 0;
+    for (let i = 1; i < runs.length - 1; i++)
+      if (runs[i + 1][0] - runs[i][1] < runs[k + 1][0] - runs[k][1]) k = i;
+    runs.splice(k, 2, [runs[k][0], runs[k + 1][1]]);
+    adjusted++;
+  }
+  while (runs.length < chars.length) {
+    // Touching letters: split the widest run at its thinnest column, away from its edges.
+    let k = 0;
+    for (let i = 1; i < runs.length; i++) if (runs[i][1] - runs[i][0] > runs[k][1] - runs[k][0]) k = i;
+    const [a, b] = runs[k];
+    if (b - a < 4) return null;
+    let cut = -1;
+    for (let x = a + Math.ceil((b - a) * 0.25); x < b - Math.ceil((b - a) * 0.25); x++)
+      if (cut < 0 || cols[x] < cols[cut]) cut = x;
+    runs.splice(k, 1, [a, cut], [cut, b]);
+    adjusted++;
+  }
+  if (runs.length !== chars.length) return null;
+  const letters = runs.map(([a, b]) => {
+    let y0 = Infinity;
+    let y1 = -1;
+    for (let x = box[0] + a; x < box[0] + b; x++)
+      for (let y = box[1]; y < box[3]; y++)
+        if (greyAt(r, x, y) < threshold) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y + 1);
+        }
+    return { x0: box[0] + a, x1: box[0] + b, y0, y1 };
+  });
+  // The baseline: the lowest ink of the letters that do not descend.
+  const feet = letters.filter((_, i) => !DESCENDERS.has(chars[i])).map((l) => l.y1);
+  const baseline = feet.length ? median(feet) : Math.max(...letters.map((l) => l.y1));
+  return { letters, ink: [ix0 + 0, iy0, ix1 + 1, iy1 + 1], baseline, adjusted };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+const lettersOf = (text: string) => Array.from(text.normalize('NFC'));
+
+/** A letter image to place: where to cut it from and where its baseline is. */
+interface Source {
+  cell: LetterCell;
+  baseline: number;
+}
+
 export function patchWord(req: PatchRequest): PatchResult {
-  return { refused: 'not implemented yet', code: 'not_implemented', evidence: { target: req.target.text } };
+  const r = req.raster;
+  const target = req.target;
+  const oldChars = lettersOf(target.text).filter((c) => !/\s/.test(c));
+  const newChars = lettersOf(req.replacement).filter((c) => !/\s/.test(c));
+  if (lettersOf(req.replacement).some((c) => /\s/.test(c)))
+    return {
+      refused: 'the replacement has a space; a patch replaces one word with one word',
+      code: 'patch_one_word',
+      evidence: {},
+    };
+  const h = target.box[3] - target.box[1];
+  // The word's own ink: its recognised box widened a little (recognition boxes can clip serifs).
+  const around = clampBox(
+    [target.box[0] - h * 0.1, target.box[1] - h * 0.15, target.box[2] + h * 0.1, target.box[3] + h * 0.15],
+    r,
+  );
+  const lv = levels(
+    r,
+    clampBox([around[0] - h * 0.5, around[1] - h * 0.3, around[2] + h * 0.5, around[3] + h * 0.3], r),
+  );
+  if (lv.paper - lv.ink < 60)
+    return {
+      refused: 'the word has too little contrast with its paper to cut letters from',
+      code: 'patch_low_contrast',
+      evidence: lv,
+    };
+  const own = segment(r, around, oldChars, lv.threshold);
+  if (!own)
+    return {
+      refused: `the letters of “${target.text}” could not be told apart on the scan`,
+      code: 'patch_unsegmented',
+      evidence: { letters: oldChars.length },
+    };
+  // Letters cut from the word itself first, then from clearly read words of the same size.
+  const sources = new Map<string, Source>();
+  oldChars.forEach((c, i) => {
+    if (!sources.has(c)) sources.set(c, { cell: own.letters[i], baseline: own.baseline });
+  });
+  const ownHeight = own.baseline - Math.min(...own.letters.map((l) => l.y0));
+  const missing = () => newChars.filter((c) => !sources.has(c));
+  for (const w of req.words) {
+    if (!missing().length) break;
+    if (w.confidence < 90 || w === target) continue;
+    const wh = w.box[3] - w.box[1];
+    if (Math.abs(wh - h) > 0.25 * h) continue;
+    const chars = lettersOf(w.text).filter((c) => !/\s/.test(c));
+    if (!chars.some((c) => missing().includes(c))) continue;
+    const box = clampBox(
+      [w.box[0] - wh * 0.1, w.box[1] - wh * 0.15, w.box[2] + wh * 0.1, w.box[3] + wh * 0.15],
+      r,
+    );
+    const seg = segment(r, box, chars, lv.threshold);
+    if (!seg || seg.adjusted > 0) continue; // only words whose letters stand apart on their own
+    const segHeight = seg.baseline - Math.min(...seg.letters.map((l) => l.y0));
+    if (Math.abs(segHeight - ownHeight) > 0.2 * ownHeight) continue;
+    chars.forEach((c, i) => {
+      if (!sources.has(c)) sources.set(c, { cell: seg.letters[i], baseline: seg.baseline });
+    });
+  }
+  if (missing().length)
+    return {
+      refused: `${missing()
+        .map((c) => `“${c}”`)
+        .join(', ')} ${missing().length > 1 ? 'are' : 'is'} not shown clearly anywhere on the page`,
+      code: 'letter_not_on_page',
+      evidence: { missing: missing() },
+    };
+  // Spacing: the word's own gaps between letters, in order (the mean where the new word is longer).
+  const gaps = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
+  const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : Math.round(h * 0.08);
+  const placed: { src: Source; x: number }[] = [];
+  let x = own.letters[0].x0;
+  newChars.forEach((c, i) => {
+    const src = sources.get(c)!;
+    placed.push({ src, x });
+    x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gaps[i] ?? meanGap));
+  });
+  const newRight = placed.length
+    ? placed[placed.length - 1].x +
+      (placed[placed.length - 1].src.cell.x1 - placed[placed.length - 1].src.cell.x0)
+    : x;
+  const top = Math.min(own.ink[1], ...placed.map((p) => own.baseline - (p.src.baseline - p.src.cell.y0)));
+  const bottom = Math.max(own.ink[3], ...placed.map((p) => own.baseline + (p.src.cell.y1 - p.src.baseline)));
+  const margin = 2;
+  const box = clampBox(
+    [
+      Math.min(own.ink[0], own.letters[0].x0) - margin,
+      top - margin,
+      Math.max(own.ink[2], newRight) + margin,
+      bottom + margin,
+    ],
+    r,
+  );
+  // A wider word must not run into the next word on its line.
+  const next = req.words.filter(
+    (w) =>
+      w !== target && w.box[0] >= target.box[2] - 1 && w.box[1] < target.box[3] && w.box[3] > target.box[1],
+  );
+  if (next.some((w) => w.box[0] < box[2] - margin))
+    return {
+      refused: 'the new word would run into the next word on its line',
+      code: 'patch_too_wide',
+      evidence: { right: box[2] },
+    };
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
+  // The paper: the median colour of the light pixels in a ring around the word.
+  const ring: number[][] = Array.from({ length: n }, () => []);
+  const outer = clampBox([box[0] - h * 0.4, box[1] - h * 0.3, box[2] + h * 0.4, box[3] + h * 0.3], r);
+  for (let yy = outer[1]; yy < outer[3]; yy++)
+    for (let xx = outer[0]; xx < outer[2]; xx++) {
+      if (xx >= box[0] && xx < box[2] && yy >= box[1] && yy < box[3]) continue;
+      if (greyAt(r, xx, yy) < lv.threshold + (lv.paper - lv.threshold) * 0.5) continue;
+      const i = (yy * r.width + xx) * n;
+      for (let k = 0; k < n; k++) ring[k].push(r.data[i + k]);
+    }
+  const paperColour = ring.map((v) => (v.length ? median(v) : 255));
+  const pixels = new Uint8Array(bw * bh * n);
+  for (let i = 0; i < bw * bh; i++)
+    for (let k = 0; k < n; k++) pixels[i * n + k] = r.bilevel ? 255 : paperColour[k];
+  for (const p of placed) {
+    const dy = own.baseline - p.src.baseline;
+    for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
+      for (let sx = p.src.cell.x0; sx < p.src.cell.x1; sx++) {
+        const tx = p.x + (sx - p.src.cell.x0) - box[0];
+        const ty = sy + dy - box[1];
+        if (tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
+        const g = greyAt(r, sx, sy);
+        const o = (ty * bw + tx) * n;
+        if (r.bilevel) {
+          if (g < 128) pixels[o] = 0;
+          continue;
+        }
+        // Ink coverage of the source pixel, blended over the paper: no seam around a cut cell.
+        const alpha = Math.max(0, Math.min(1, (lv.paper - g) / Math.max(1, lv.paper - lv.ink)));
+        if (alpha <= 0) continue;
+        const si = (sy * r.width + sx) * n;
+        for (let k = 0; k < n; k++) {
+          const v = pixels[o + k] * (1 - alpha) + r.data[si + k] * alpha;
+          pixels[o + k] = Math.min(pixels[o + k], Math.round(v));
+        }
+      }
+    }
+  }
+  return {
+    box,
+    pixels,
+    method: 'clone',
+    cost: 'low',
+    measurements: {
+      letters_cloned: newChars.length,
+      letters_from_word: newChars.filter((c) => oldChars.includes(c)).length,
+      letters_from_page: newChars.filter((c) => !oldChars.includes(c)).length,
+      segmentation_adjusted: own.adjusted,
+      paper: paperColour,
+      ink_level: Math.round(lv.ink),
+    },
+  };
 }
