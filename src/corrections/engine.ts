@@ -228,7 +228,11 @@ async function run(
             ...(candidate.tier === 4 && candidate.fontAlternatives > (request.font_attempt ?? 0) + 1
               ? [`Try the next matched font: font_attempt ${(request.font_attempt ?? 0) + 1}.`]
               : []),
-            'Choose a replacement of the same width as the original.',
+            ...(candidate.tier === 5
+              ? [
+                  'Choose a replacement made of letters the scan shows clearly, or look at the patch in the preview.',
+                ]
+              : ['Choose a replacement of the same width as the original.']),
             'Correct a different occurrence.',
           ],
           worth_reporting: true,
@@ -245,7 +249,7 @@ async function run(
               measurements: candidate.measurements,
             },
           },
-          ...NOT_BUILT,
+          ...(candidate.tier === 5 ? [] : NOT_BUILT),
         ],
         { ...candidate.measurements, font_alternatives: candidate.fontAlternatives },
       );

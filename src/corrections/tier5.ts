@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { openPdf, renderPageRgb, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import { findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../ocr/page-ocr.ts';
-import { recogniseWords } from '../ocr/recognizer.ts';
+import { recogniseWords, type RecognisedWord } from '../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from './render-diff.ts';
 import { refuse, TIER_NAMES } from './refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
@@ -286,11 +286,22 @@ function freshXObjectName(page: mupdf.PDFPage): string {
 const fmt = (v: number) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, ''));
 
 /** Reads the patched word back from the corrected page's pixels, with tesseract.js. */
-async function readBack(after: RgbImage, box300: Box, lang: string) {
+async function readBack(after: RgbImage, box300: Box, lang: string): Promise<RecognisedWord[][]> {
   const h = box300[3] - box300[1];
-  const region = padBox(box300, Math.round(h * 0.6), after);
-  const words = await recogniseWords(cropPng(after, region), lang, false);
-  return words;
+  // The word with some of its line on each side: recognition reads a word with its neighbours far
+  // more surely than alone (a lone non-word, as a typo fix often is, gets a low confidence). Three
+  // widths of context; the replacement must be read in one and the old word in none.
+  const readings: RecognisedWord[][] = [];
+  for (const side of [2, 4, 8]) {
+    const region: Box = [
+      Math.max(0, box300[0] - side * h),
+      Math.max(0, box300[1] - Math.round(0.1 * h)),
+      Math.min(after.width, box300[2] + side * h),
+      Math.min(after.height, box300[3] + Math.round(0.1 * h)),
+    ];
+    readings.push(await recogniseWords(cropPng(after, region), lang, 'line', WORKING_DPI));
+  }
+  return readings;
 }
 
 /** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
@@ -341,6 +352,8 @@ export async function attemptPixelPatch(
   try {
     const pageCount = doc.countPages();
     const page = doc.loadPage(t.pageIndex) as mupdf.PDFPage;
+    // The page as it was, before anything is written into it.
+    const before = hooks.beforeRender(page);
     const scan = findScanImage(page);
     if ('refused' in scan) {
       refuse(
@@ -419,7 +432,6 @@ export async function attemptPixelPatch(
       cost: patch.cost,
       ...(located.confirmation.needed ? { confirmation } : {}),
     };
-    const before = hooks.beforeRender(page);
     const objects = hooks.declare(doc, page, facts, changedObjects);
     const saved = hooks.save(doc, opened, pageCount, changedObjects, objects);
     const verify = await verifyPatch({
@@ -519,18 +531,21 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       passed: diff.outside_pixels === 0,
       detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
     });
-    const read = await readBack(after, v.patchBox300, v.lang);
-    const forms = read.map((w) => ({ form: matchForm(w.text), confidence: w.confidence }));
+    const readings = await readBack(after, v.patchBox300, v.lang);
     const wanted = matchForm(v.replacement);
-    const hit = forms.find((w) => w.form === wanted);
     const old = matchForm(v.find);
-    const oldStill = old !== wanted && forms.some((w) => w.form === old);
+    const found = readings.flat().filter((w) => matchForm(w.text) === wanted);
+    const best = found.length ? Math.max(...found.map((w) => w.confidence)) : null;
+    const oldStill = old !== wanted && readings.flat().some((w) => matchForm(w.text) === old);
+    const threshold = CONFIRM_THRESHOLD;
     guards.push({
       name: 'recognition_reads_replacement',
-      passed: !!hit && hit.confidence >= CONFIRM_THRESHOLD && !oldStill,
-      detail: `recognition of the patched region reads “${read.map((w) => `${w.text} (${w.confidence})`).join(' ')}”; ${
-        hit ? `“${v.replacement}” at ${hit.confidence}` : `not “${v.replacement}”`
-      }${oldStill ? `, and still “${v.find}”` : ''} (threshold ${CONFIRM_THRESHOLD})`,
+      passed: best !== null && best >= threshold && !oldStill,
+      detail: `recognition of the patched line reads ${readings
+        .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
+        .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
+        oldStill ? `, and still “${v.find}”` : ''
+      } (threshold ${threshold})`,
     });
     if (v.hiddenBefore) {
       const text = page.toStructuredText('preserve-whitespace').asText();

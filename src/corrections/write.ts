@@ -197,7 +197,11 @@ export function appendPageDrawing(
   if (contents.isArray()) for (let i = 0; i < contents.length; i++) parts.push(contents.get(i));
   else if (!contents.isNull()) parts.push(contents);
   const open = newFlateStream(doc, new TextEncoder().encode('q\n'), doc.newDictionary());
-  const close = newFlateStream(doc, drawing, doc.newDictionary());
+  const restore = new TextEncoder().encode('\nQ\n');
+  const closing = new Uint8Array(restore.length + drawing.length);
+  closing.set(restore);
+  closing.set(drawing, restore.length);
+  const close = newFlateStream(doc, closing, doc.newDictionary());
   const arr = doc.newArray();
   arr.push(open);
   for (const p of parts) arr.push(p);

@@ -55,15 +55,22 @@ async function workerFor(lang: string): Promise<Worker> {
 
 /**
  * Recognises the words of a PNG image. `wholePage` uses automatic page segmentation (mode 3; the
- * single-block mode triples word errors on full pages), a region uses single-block mode (6).
+ * single-block mode triples word errors on full pages), a region uses single-block mode (6), and
+ * `line` one line of text (7: a patched word read back with its neighbours). `dpi` is the image's
+ * resolution when its PNG does not say it (tesseract sizes its analysis by it).
  */
 export async function recogniseWords(
   png: Uint8Array,
   lang: string,
-  wholePage: boolean,
+  wholePage: boolean | 'line',
+  dpi?: number,
 ): Promise<RecognisedWord[]> {
   const worker = await workerFor(lang);
-  await worker.setParameters({ tessedit_pageseg_mode: wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK });
+  const mode = wholePage === 'line' ? PSM.SINGLE_LINE : wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK;
+  await worker.setParameters({
+    tessedit_pageseg_mode: mode,
+    user_defined_dpi: dpi ? String(dpi) : '0',
+  });
   const result = await worker.recognize(Buffer.from(png), {}, { blocks: true });
   const words: RecognisedWord[] = [];
   let line = 0;
