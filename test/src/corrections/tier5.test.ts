@@ -1,0 +1,209 @@
+// Tier 5 end to end in the engine, on real scans of the shared corpus: an OCR target on a JPEG scan
+// (confirmation asked for, refused without a served crop, applied after one), a text target on the
+// invisible OCR layer of a CCITT (1-bit) scan turned by the page, and a text page refusing. Checked
+// by independent readers: poppler's pixels at 150 dpi (nothing outside the declared box), native
+// tesseract reading the patched word, pdftotext reading the retyped text layer.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
+import type { ServedCrop } from '../../../src/corrections/tier5.ts';
+import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
+import { compare, pdftoppm, pdftotext } from './poppler.ts';
+import { makePdf } from './fixtures.ts';
+import { scannedPage } from './scan-fixtures.ts';
+
+const CORPUS = new URL('../../../../shared/corpus/pdf/', import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), 'docfix-tier5-'));
+
+const manifest: EditTaskInput['manifest'] = {
+  document_id: 'doc_tier5',
+  original_sha256: '0'.repeat(64),
+  standing: [],
+  engine_version: 'test',
+  renderer: 'mupdf',
+  dpi: 300,
+};
+
+function input(
+  file: string | Uint8Array,
+  target: EditTaskInput['request']['target'],
+  replacement: string,
+  served: ServedCrop[] = [],
+): EditTaskInput & { served_regions: ServedCrop[] } {
+  return {
+    pdf: typeof file === 'string' ? new Uint8Array(readFileSync(join(CORPUS, file))) : file,
+    password: '',
+    request: { page_index: 0, target, replacement, attestation_id: 'att_test' },
+    manifest,
+    served_regions: served,
+  };
+}
+
+/** Native tesseract's reading of a region (300 dpi render pixels) of page 1 of `pdf`. */
+function nativeReading(pdf: string, box: number[]): string {
+  const h = box[3] - box[1];
+  const pad = Math.round(h * 0.6);
+  const x = Math.max(0, box[0] - pad);
+  const y = Math.max(0, box[1] - pad);
+  const out = join(work, `read-${Math.random().toString(36).slice(2)}`);
+  execFileSync('pdftoppm', [
+    '-r',
+    '300',
+    '-gray',
+    '-f',
+    '1',
+    '-l',
+    '1',
+    '-singlefile',
+    '-x',
+    String(x),
+    '-y',
+    String(y),
+    '-W',
+    String(box[2] - box[0] + 2 * pad),
+    '-H',
+    String(h + 2 * pad),
+    pdf,
+    out,
+  ]);
+  return execFileSync('tesseract', [`${out}.pgm`, '-', '--psm', '7'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
+}
+
+/** poppler at 150 dpi: changed pixels outside the declared box (300 dpi, scaled, widened by 2 px). */
+function popplerOutside(before: string, after: string, box: number[]): { changed: number; outside: number } {
+  const a = pdftoppm(before, 0, '', join(work, 'pa'));
+  const b = pdftoppm(after, 0, '', join(work, 'pb'));
+  assert.is(b.width, a.width);
+  assert.is(b.height, a.height);
+  const s = 150 / 300;
+  return compare(a, b, [
+    Math.floor(box[0] * s) - 2,
+    Math.floor(box[1] * s) - 2,
+    Math.ceil(box[2] * s) + 2,
+    Math.ceil(box[3] * s) + 2,
+  ]);
+}
+
+// A colour JPEG scan at 200 dpi; “periodic” once, and letters enough around it.
+const LETTER = scannedPage(
+  [
+    'The periodic review of the contract is due',
+    'Certificate of the Board, signed and dated',
+    'Please return the form with your remarks',
+  ],
+  { dpi: 200, colour: true, jpeg: 80 },
+);
+
+test('an OCR target on a JPEG scan: confirmation asked, a crop required, then a verified patch', async () => {
+  const target = { method: 'ocr' as const, find: 'periodic', match_index: 0 };
+  const first = await proposeEdit(input(LETTER, target, 'peridoic'));
+  let served: ServedCrop[] = [];
+  if (first.refusal) {
+    // The engine asks for a person's look; `confirmed` alone is not enough.
+    assert.is(first.advice?.code, 'confirmation_needed', first.explanation);
+    assert.match(first.advice!.do.join(' '), /crop\.png\?x=\d+&y=\d+&w=\d+&h=\d+&dpi=600/);
+    const unconfirmedCrop = await proposeEdit(input(LETTER, { ...target, confirmed: true }, 'peridoic'));
+    assert.is(unconfirmedCrop.advice?.code, 'crop_not_served');
+    const m = /x=(\d+)&y=(\d+)&w=(\d+)&h=(\d+)&dpi=(\d+)/.exec(first.advice!.do.join(' '))!;
+    const [x, y, w, h, dpi] = m.slice(1).map(Number);
+    served = [
+      { page_index: 0, box_render: [x, y, x + w, y + h], dpi, at: new Date(Date.now() - 1000).toISOString() },
+    ];
+    // A crop at the recognition's own resolution is not magnified: still refused.
+    const flat = await proposeEdit(
+      input(LETTER, { ...target, confirmed: true }, 'peridoic', [{ ...served[0], dpi: 300 }]),
+    );
+    assert.is(flat.advice?.code, 'crop_not_served');
+  }
+  const confirmed = { ...target, confirmed: served.length > 0 };
+  const proposal = await proposeEdit(input(LETTER, confirmed, 'peridoic', served));
+  assert.is(proposal.refusal, null, proposal.explanation);
+  assert.is(proposal.tier, 5);
+  assert.is(proposal.tier_name, 'pixel_patch');
+  assert.ok(['low', 'medium'].includes(proposal.visibility_cost));
+  const m = proposal.measurements as { confirmation: { checked_by: string; crop: unknown } };
+  assert.is(m.confirmation.checked_by, 'engine');
+  assert.is(m.confirmation.crop !== null, served.length > 0);
+
+  const applied = await applyEdit(input(LETTER, confirmed, 'peridoic', served));
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const names = applied.verification.guards.map((g) => g.name);
+  for (const g of [
+    'patch_confined',
+    'recognition_reads_replacement',
+    'objects_untouched',
+    'other_pages_identical',
+  ])
+    assert.ok(names.includes(g), g);
+  const out = join(work, 'letter-out.pdf');
+  const original = join(work, 'letter.pdf');
+  writeFileSync(out, applied.output);
+  writeFileSync(original, LETTER);
+  const box = applied.verification.declared_box;
+  const { changed, outside } = popplerOutside(original, out, box);
+  assert.ok(changed > 0, 'poppler sees the patch');
+  assert.is(outside, 0, 'poppler: nothing changed outside the declared box');
+  const read = nativeReading(out, box);
+  assert.match(read.toLowerCase(), /peridoic/, `native tesseract read “${read}”`);
+  assert.not.match(read.toLowerCase(), /periodic/);
+  // The scan image itself is untouched: the input is a prefix, or the image object is byte-equal.
+  const imagesBefore = execFileSync('pdfimages', ['-list', original], {
+    encoding: 'utf8',
+  });
+  const imagesAfter = execFileSync('pdfimages', ['-list', out], { encoding: 'utf8' });
+  assert.ok(imagesAfter.split('\n').length > imagesBefore.split('\n').length, 'one more image: the patch');
+});
+
+test('a text target on the invisible OCR layer of a 1-bit scan: pixels patched and the layer retyped', async () => {
+  const file = 'scan-ocr-rotate270.pdf';
+  const applied = await applyEdit(
+    input(file, { method: 'text_layer', find: 'tempor', match_index: 0 }, 'temopr'),
+  );
+  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  assert.ok(applied.verification.guards.some((g) => g.name === 'text_layer_true' && g.passed));
+  const out = join(work, 'rot-out.pdf');
+  writeFileSync(out, applied.output);
+  const before = pdftotext(join(CORPUS, file), 0, '');
+  const after = pdftotext(out, 0, '');
+  const count = (s: string, w: string) => s.split(w).length - 1;
+  assert.is(count(after, 'temopr'), count(before, 'temopr') + 1, 'pdftotext finds the new word');
+  assert.is(count(after, 'tempor'), count(before, 'tempor') - 1, 'and one old word less');
+  const { changed, outside } = popplerOutside(join(CORPUS, file), out, applied.verification.declared_box);
+  assert.ok(changed > 0);
+  assert.is(outside, 0);
+  // A bilevel scan stays bilevel: the patch image is 1 bit per component.
+  const list = execFileSync('pdfimages', ['-list', out], { encoding: 'utf8' }).trim().split('\n').slice(2);
+  assert.ok(list.length >= 2);
+  assert.is(list[list.length - 1].trim().split(/\s+/)[7], '1', 'the patch keeps 1 bit per pixel');
+});
+
+test('an OCR target on a text page is refused: its pixels are drawn from a font', async () => {
+  const pdf = makePdf([{ content: 'BT /F1 24 Tf 20 100 Td (Invoice total) Tj ET' }]);
+  const proposal = await proposeEdit({
+    pdf,
+    password: '',
+    request: {
+      page_index: 0,
+      target: { method: 'ocr', find: 'Invoice', match_index: 0 },
+      replacement: 'Receipt',
+      attestation_id: 'att_test',
+    },
+    manifest,
+  });
+  assert.is(proposal.advice?.code, 'not_a_scan');
+});
+
+test.after(async () => {
+  await closeRecognisers();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test.run();
