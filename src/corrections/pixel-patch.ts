@@ -43,6 +43,9 @@ export type PatchResult =
     }
   | { refused: string; code: string; evidence: Record<string, unknown> };
 
+/** Least (paper − ink) / paper for letters to be cloned (darkest 2 % of the word's pixels as ink). */
+export const MIN_CONTRAST = 0.8;
+
 /** Grey level of a pixel (the mean of its channels). */
 function greyAt(r: ScanRaster, x: number, y: number): number {
   const n = r.channels;
@@ -182,15 +185,26 @@ export function patchWord(req: PatchRequest): PatchResult {
       evidence: {},
     };
   const h = target.box[3] - target.box[1];
-  // The word's own ink: its recognised box widened a little (recognition boxes can clip serifs).
+  // The word's own ink: its recognised box widened a little sideways (recognition boxes can clip
+  // serifs) but hardly at all up and down, where the lines above and below may come close.
+  const vpad = Math.max(2, h * 0.04);
   const around = clampBox(
-    [target.box[0] - h * 0.1, target.box[1] - h * 0.15, target.box[2] + h * 0.1, target.box[3] + h * 0.15],
+    [target.box[0] - h * 0.1, target.box[1] - vpad, target.box[2] + h * 0.1, target.box[3] + vpad],
     r,
   );
   const lv = levels(
     r,
     clampBox([around[0] - h * 0.5, around[1] - h * 0.3, around[2] + h * 0.5, around[3] + h * 0.3], r),
   );
+  // Faint or blurred letters (a low-quality JPEG, a soft scan) cut and moved are read as other
+  // letters by some readers (measured: native tesseract misread 3 of 8 such patches that tesseract.js
+  // read right): below this contrast the engine does not rearrange them.
+  if ((lv.paper - lv.ink) / Math.max(1, lv.paper) < MIN_CONTRAST)
+    return {
+      refused: `the scan's letters are too faint or blurred here (ink ${Math.round(lv.ink)} on paper ${Math.round(lv.paper)}) to be cut and moved surely`,
+      code: 'patch_faint_scan',
+      evidence: { ink: Math.round(lv.ink), paper: Math.round(lv.paper), min_contrast: MIN_CONTRAST },
+    };
   if (lv.paper - lv.ink < 60)
     return {
       refused: 'the word has too little contrast with its paper to cut letters from',
@@ -239,8 +253,14 @@ export function patchWord(req: PatchRequest): PatchResult {
       evidence: { missing: missing() },
     };
   // Spacing: the word's own gaps between letters, in order (the mean where the new word is longer).
-  const gaps = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
-  const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : Math.round(h * 0.08);
+  // Letters that touched (split at their thinnest column) have no gap of their own: moved elsewhere
+  // they would touch another letter and read as one, so every gap is at least half the word's usual.
+  const measured = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
+  const positive = measured.filter((g) => g > 0);
+  const usual = positive.length ? median(positive) : Math.max(1, Math.round(h * 0.06));
+  const minGap = Math.max(1, Math.round(usual / 2));
+  const gaps = measured.map((g) => Math.max(g, minGap));
+  const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : usual;
   const placed: { src: Source; x: number }[] = [];
   let x = own.letters[0].x0;
   newChars.forEach((c, i) => {
@@ -289,9 +309,29 @@ export function patchWord(req: PatchRequest): PatchResult {
       for (let k = 0; k < n; k++) ring[k].push(r.data[i + k]);
     }
   const paperColour = ring.map((v) => (v.length ? median(v) : 255));
+  // Start from the scan itself, erase the old letters (their cells and the edge pixels around them)
+  // to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
+  // line above, a speck) stays as it was.
   const pixels = new Uint8Array(bw * bh * n);
-  for (let i = 0; i < bw * bh; i++)
-    for (let k = 0; k < n; k++) pixels[i * n + k] = r.bilevel ? 255 : paperColour[k];
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) {
+      const si = ((box[1] + y) * r.width + box[0] + x) * n;
+      for (let k = 0; k < n; k++) pixels[(y * bw + x) * n + k] = r.data[si + k];
+    }
+  const paperAt = (o: number) => {
+    for (let k = 0; k < n; k++) pixels[o + k] = r.bilevel ? 255 : paperColour[k];
+  };
+  for (const l of own.letters)
+    for (let y = Math.max(box[1], l.y0 - 2); y < Math.min(box[3], l.y1 + 2); y++)
+      for (let x = Math.max(box[0], l.x0 - 2); x < Math.min(box[2], l.x1 + 2); x++)
+        paperAt(((y - box[1]) * bw + x - box[0]) * n);
+  for (let i = 1; i < own.letters.length; i++) {
+    // The gaps between the old letters too (a kerned pair leaves edge pixels there).
+    const a = own.letters[i - 1];
+    const b = own.letters[i];
+    for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
+      for (let x = a.x1; x < b.x0; x++) paperAt(((y - box[1]) * bw + x - box[0]) * n);
+  }
   for (const p of placed) {
     const dy = own.baseline - p.src.baseline;
     for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
@@ -305,14 +345,11 @@ export function patchWord(req: PatchRequest): PatchResult {
           if (g < 128) pixels[o] = 0;
           continue;
         }
-        // Ink coverage of the source pixel, blended over the paper: no seam around a cut cell.
-        const alpha = Math.max(0, Math.min(1, (lv.paper - g) / Math.max(1, lv.paper - lv.ink)));
-        if (alpha <= 0) continue;
+        // The source pixel as it is where it is darker than the paper (the letter's own ink and
+        // edges, at their own strength); the paper elsewhere, so a cut cell leaves no seam.
+        if (g >= lv.paper - 0.1 * (lv.paper - lv.ink)) continue;
         const si = (sy * r.width + sx) * n;
-        for (let k = 0; k < n; k++) {
-          const v = pixels[o + k] * (1 - alpha) + r.data[si + k] * alpha;
-          pixels[o + k] = Math.min(pixels[o + k], Math.round(v));
-        }
+        for (let k = 0; k < n; k++) pixels[o + k] = Math.min(pixels[o + k], r.data[si + k]);
       }
     }
   }

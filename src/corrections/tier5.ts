@@ -286,22 +286,27 @@ function freshXObjectName(page: mupdf.PDFPage): string {
 const fmt = (v: number) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, ''));
 
 /** Reads the patched word back from the corrected page's pixels, with tesseract.js. */
-async function readBack(after: RgbImage, box300: Box, lang: string): Promise<RecognisedWord[][]> {
+async function readBack(
+  after: RgbImage,
+  box300: Box,
+  lang: string,
+): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[] }> {
   const h = box300[3] - box300[1];
+  const crop = (side: number): Box => [
+    Math.max(0, Math.round(box300[0] - side * h)),
+    Math.max(0, box300[1] - Math.round(0.1 * h)),
+    Math.min(after.width, Math.round(box300[2] + side * h)),
+    Math.min(after.height, box300[3] + Math.round(0.1 * h)),
+  ];
   // The word with some of its line on each side: recognition reads a word with its neighbours far
   // more surely than alone (a lone non-word, as a typo fix often is, gets a low confidence). Three
-  // widths of context; the replacement must be read in one and the old word in none.
+  // widths of context; the replacement must be read in each and the old word in none.
   const readings: RecognisedWord[][] = [];
-  for (const side of [2, 4, 8]) {
-    const region: Box = [
-      Math.max(0, box300[0] - side * h),
-      Math.max(0, box300[1] - Math.round(0.1 * h)),
-      Math.min(after.width, box300[2] + side * h),
-      Math.min(after.height, box300[3] + Math.round(0.1 * h)),
-    ];
-    readings.push(await recogniseWords(cropPng(after, region), lang, 'line', WORKING_DPI));
-  }
-  return readings;
+  for (const side of [2, 4, 8])
+    readings.push(await recogniseWords(cropPng(after, crop(side)), lang, 'line', WORKING_DPI));
+  // And the word nearly alone, as an outside reader checks it: read surely as another word, it fails.
+  const tight = await recogniseWords(cropPng(after, crop(0.6)), lang, 'line', WORKING_DPI);
+  return { readings, tight };
 }
 
 /** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
@@ -531,21 +536,31 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       passed: diff.outside_pixels === 0,
       detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
     });
-    const readings = await readBack(after, v.patchBox300, v.lang);
+    const { readings, tight } = await readBack(after, v.patchBox300, v.lang);
     const wanted = matchForm(v.replacement);
     const old = matchForm(v.find);
     const found = readings.flat().filter((w) => matchForm(w.text) === wanted);
     const best = found.length ? Math.max(...found.map((w) => w.confidence)) : null;
-    const oldStill = old !== wanted && readings.flat().some((w) => matchForm(w.text) === old);
+    // Read so in every reading, not once by chance.
+    const agreeing = readings.filter((r) => r.some((w) => matchForm(w.text) === wanted)).length;
+    const oldStill = old !== wanted && [...readings.flat(), ...tight].some((w) => matchForm(w.text) === old);
+    // Read alone, the patch must not be read surely as some other word of its length.
+    const other = tight.find(
+      (w) =>
+        w.confidence >= 80 &&
+        matchForm(w.text) !== wanted &&
+        Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
+        matchForm(w.text).length >= 3,
+    );
     const threshold = CONFIRM_THRESHOLD;
     guards.push({
       name: 'recognition_reads_replacement',
-      passed: best !== null && best >= threshold && !oldStill,
+      passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
       detail: `recognition of the patched line reads ${readings
         .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
         .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
         oldStill ? `, and still “${v.find}”` : ''
-      } (threshold ${threshold})`,
+      }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
     });
     if (v.hiddenBefore) {
       const text = page.toStructuredText('preserve-whitespace').asText();
