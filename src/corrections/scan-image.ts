@@ -214,7 +214,12 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
   const bounds = page.getBounds();
   const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
   let best: { image: mupdf.Image; ctm: Mat; area: number } | null = null;
+  let stencil = 0;
   const device = new mupdf.Device({
+    fillImageMask(_image, ctm) {
+      const m = ctm as Mat;
+      stencil = Math.max(stencil, Math.abs(m[0] * m[3] - m[1] * m[2]));
+    },
     fillImage(image, ctm) {
       const m = ctm as Mat;
       const area = Math.abs(m[0] * m[3] - m[1] * m[2]);
@@ -230,7 +235,12 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
   }
   const chosen = best as { image: mupdf.Image; ctm: Mat; area: number } | null;
   if (!chosen || chosen.area < MIN_COVER * pageArea)
-    return { refused: 'no image covers most of the page: it is not a scanned page' };
+    return {
+      refused:
+        stencil >= MIN_COVER * pageArea
+          ? 'the scan is drawn as a 1-bit stencil with separate colour layers over it (mixed raster content), which this engine does not patch'
+          : 'no image covers most of the page: it is not a scanned page',
+    };
   const { image, ctm } = chosen;
   const width = image.getWidth();
   const height = image.getHeight();
