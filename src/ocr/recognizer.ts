@@ -18,11 +18,11 @@ export interface RecognisedWord {
 }
 
 /** The folder holding `<lang>.traineddata.gz` for an installed language package, or null. */
-export function languagePath(lang: string, model: Model = 'fast'): string | null {
+export function languagePath(lang: string): string | null {
   if (!/^[a-z]{3}(_[a-z]+)?$/.test(lang)) return null;
   try {
     const pkg = require.resolve(`@tesseract.js-data/${lang}/package.json`);
-    const dir = join(dirname(pkg), model === 'best' ? '4.0.0_best_int' : '4.0.0');
+    const dir = join(dirname(pkg), '4.0.0');
     return existsSync(join(dir, `${lang}.traineddata.gz`)) ? dir : null;
   } catch {
     return null;
@@ -41,21 +41,14 @@ export function installedLanguages(): string[] {
   }
 }
 
-/**
- * The recognition models each language package holds: `fast` (tessdata, finds the words) and
- * `best` (tessdata_best, integer: a second, more careful reader for checking a patched word).
- */
-export type Model = 'fast' | 'best';
-
-async function workerFor(lang: string, model: Model = 'fast'): Promise<Worker> {
-  const key = `${lang}:${model}`;
-  let worker = workers.get(key);
+async function workerFor(lang: string): Promise<Worker> {
+  let worker = workers.get(lang);
   if (!worker) {
-    const langPath = languagePath(lang, model) ?? (model === 'best' ? languagePath(lang) : null);
+    const langPath = languagePath(lang);
     if (!langPath) throw new Error(`no language data for ${lang}`);
     worker = createWorker(lang, OEM.LSTM_ONLY, { langPath, cacheMethod: 'none', gzip: true });
-    workers.set(key, worker);
-    worker.catch(() => workers.delete(key));
+    workers.set(lang, worker);
+    worker.catch(() => workers.delete(lang));
   }
   return worker;
 }
@@ -71,9 +64,8 @@ export async function recogniseWords(
   lang: string,
   wholePage: boolean | 'line',
   dpi?: number,
-  model: Model = 'fast',
 ): Promise<RecognisedWord[]> {
-  const worker = await workerFor(lang, model);
+  const worker = await workerFor(lang);
   const mode = wholePage === 'line' ? PSM.SINGLE_LINE : wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK;
   await worker.setParameters({
     tessedit_pageseg_mode: mode,
