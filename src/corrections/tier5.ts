@@ -26,6 +26,7 @@ import { appendPageDrawing, type ChangedObject } from './write.ts';
 import {
   DECLARED_PAD_PX,
   proveStructure,
+  renderedPage,
   reopenOutput,
   sha256,
   WORKING_DPI,
@@ -585,18 +586,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       });
     }
     guards.push(reopen);
-    const proof = proveStructure(doc, v, {
-      page_index: v.pageIndex,
-      identical: diff.identical,
-      proven_by: 'render',
-      changed_pixels: diff.changed_pixels,
-      changed_fraction: diff.changed_fraction,
-      outside_pixels: diff.outside_pixels,
-      max_delta: diff.max_delta,
-      bbox: diff.bbox,
-      declared_box: declared,
-      histogram: diff.histogram,
-    });
+    const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
     guards.push(...proof.guards);
     const failures = guards.filter((g) => !g.passed).map((g) => `${g.name}: ${g.detail}`);
     return {

@@ -312,18 +312,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     });
     guards.push(reopen);
 
-    const proof = proveStructure(doc, v, {
-      page_index: v.pageIndex,
-      identical: diff.identical,
-      proven_by: 'render',
-      changed_pixels: diff.changed_pixels,
-      changed_fraction: diff.changed_fraction,
-      outside_pixels: diff.outside_pixels,
-      max_delta: diff.max_delta,
-      bbox: diff.bbox,
-      declared_box: declared,
-      histogram: diff.histogram,
-    });
+    const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
     guards.push(...proof.guards);
     const { pages, stream_changes } = proof;
 
@@ -349,6 +338,22 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   } finally {
     doc.destroy();
   }
+}
+
+/** The edited page's entry: proven by its render, compared with the declared box. */
+export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box | null): VerifyPage {
+  return {
+    page_index: pageIndex,
+    identical: diff.identical,
+    proven_by: 'render',
+    changed_pixels: diff.changed_pixels,
+    changed_fraction: diff.changed_fraction,
+    outside_pixels: diff.outside_pixels,
+    max_delta: diff.max_delta,
+    bbox: diff.bbox,
+    declared_box: declared,
+    histogram: diff.histogram,
+  };
 }
 
 /**
