@@ -1,8 +1,10 @@
 // `docfix review` in a real terminal: tmux (a private server, a fixed 80×24 window) runs the CLI
 // against a real daemon on a free port with its own data and config dirs; keys go in with send-keys,
 // the screen comes back with capture-pane. On a text page a real correction is applied, undone,
-// redone and exported, and the exported file is read with pdftotext; on a scanned page the recognised
-// match is looked at (crop.png) before it is confirmed, and the engine's refusal is shown.
+// redone and exported, and the exported file is read with pdftotext; on a scanned page with an OCR
+// layer (scan-ocr-rotate270) a word is pixel-patched, verified and exported, and the file is read with
+// pdftotext and native tesseract; on a mixed-raster scan the recognised match is looked at (crop.png)
+// before it is confirmed, and the engine's refusal is shown.
 // tmux and poppler are required: the test fails without them (CI installs them).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ let daemon: TestDaemon;
 test.before(async () => {
   assert.ok(has('tmux'), 'tmux is required for the review screen test (apt-get install tmux)');
   assert.ok(has('pdftotext'), 'pdftotext (poppler-utils) is required');
+  assert.ok(has('tesseract'), 'native tesseract is required to read the patched scan');
   daemon = await startDaemon();
 });
 
@@ -151,6 +154,49 @@ test('a text page: find, look, propose, apply with verification, undo, redo, exp
   const v = JSON.parse(verified.stdout) as { passed: boolean; pages: { outside_pixels: number }[] };
   assert.is(v.passed, true);
   assert.ok(v.pages.every((p) => p.outside_pixels === 0));
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  assert.ok(
+    calls.indexOf('proposeEdit text_layer') < calls.indexOf('applyEdit text_layer'),
+    calls.join(', '),
+  );
+});
+
+test('a scanned page with a text layer: the pixel patch applied, verified and exported (pdftotext, tesseract)', async () => {
+  const id = await upload('scan-ocr-rotate270.pdf');
+  const log = join(daemon.dir, 'scan-text.log');
+  const out = join(daemon.dir, 'scan-corrected.pdf');
+  const t = openTerminal('scantext', [id, '--find', 'tempor'], log);
+  let screen = await t.waitFor(/Crop of page 0 at 600 dpi \(2×\): "tempor"/, 120_000);
+  assert.match(screen, /Matches for "tempor": 1/);
+  await t.waitFor(INK); // the scanned line, magnified
+  t.keys('Enter');
+  await t.waitFor(/Replace "tempor" with: tempor█/);
+  t.keys('C-u');
+  t.text('temopr');
+  t.keys('Enter');
+  screen = await t.waitFor(/● Proposal "tempor" → "temopr" on page 0/, 120_000);
+  assert.match(screen, /tier 5 pixel_patch · visibility cost low/);
+  t.keys('y');
+  screen = await t.waitFor(/✓ Verified at 300 dpi/, 120_000);
+  assert.match(screen, /0 pixels outside the edit/);
+  assert.match(screen, /✓ #1 p0 tempor→temopr 0 out/);
+  t.keys('e');
+  await t.waitFor(/Export to: .*\.pdf█/);
+  t.keys('C-u');
+  t.text(out);
+  t.keys('Enter');
+  await t.waitFor(/✓ Exported .*scan-corrected\.pdf/, 60_000);
+  t.keys('q');
+  screen = await t.waitFor(/EXIT=0/);
+  assert.match(screen, /1 correction standing on doc_/);
+  // The invisible text layer says the new word; the scan's pixels, read by native tesseract, do too.
+  const text = execFileSync('pdftotext', [out, '-'], { encoding: 'utf8' });
+  assert.match(text, /temopr/);
+  assert.not.match(text, /tempor/);
+  const png = join(daemon.dir, 'scan-corrected');
+  execFileSync('pdftoppm', ['-r', '300', '-gray', '-png', '-singlefile', out, png]);
+  const read = execFileSync('tesseract', [`${png}.png`, '-', '--psm', '3'], { encoding: 'utf8' });
+  assert.match(read, /temopr/);
   const calls = readFileSync(log, 'utf8').trim().split('\n');
   assert.ok(
     calls.indexOf('proposeEdit text_layer') < calls.indexOf('applyEdit text_layer'),

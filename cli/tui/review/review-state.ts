@@ -590,15 +590,23 @@ function onBrowseKey(state: ReviewState, input: string, key: KeyPress): ReviewSt
 
 // ───────────────────────────── the reducer ─────────────────────────────
 
+/** One character of a chunk of keys, as the key press it stands for. */
+function keyOf(ch: string): [string, KeyPress] {
+  if (ch === '\r' || ch === '\n') return ['', { return: true }];
+  if (ch === '\u007f' || ch === '\b') return ['', { backspace: true }];
+  if (ch >= '\u0001' && ch <= '\u001a') return [String.fromCharCode(ch.charCodeAt(0) + 96), { ctrl: true }];
+  return [ch, {}];
+}
+
 export function review(state: ReviewState, action: ReviewAction): ReviewState {
   switch (action.type) {
     case 'key': {
-      // Keys typed faster than they are read arrive together ("/John\r"): one at a time.
+      // Keys typed faster than they are read arrive together ("/John\r", "\x15Tihs"): one at a
+      // time, with Enter, Ctrl-U and backspace inside the chunk read as the keys they are.
       const chars = [...action.input];
       if (chars.length > 1 && !action.key?.ctrl && !action.key?.escape) {
         let next = state;
-        for (const ch of chars)
-          next = ch === '\r' || ch === '\n' ? onKey(next, '', { return: true }) : onKey(next, ch, {});
+        for (const ch of chars) next = onKey(next, ...keyOf(ch));
         return next;
       }
       return onKey(state, action.input, action.key ?? {});

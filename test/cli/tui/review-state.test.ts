@@ -257,6 +257,11 @@ test('keys that arrive together are read one at a time; g goes to a page; ? show
     requests.map((r) => [r.kind, (r as { page?: number }).page]),
     [['search', 2]],
   );
+  // A Ctrl-U and a backspace inside one chunk act where they stand (a terminal driver sends them so).
+  s = run(s, key('g'), key('17\x7f\x15\x7f0'));
+  assert.is(s.input, '0');
+  [s] = take(run(s, key('\x151\r')));
+  assert.is(s.page, 1);
   s = run(s, key('g'), key('u', { ctrl: true }), ...type('9'), enter);
   assert.match(s.message!.text, /There is no page 9/);
   s = run(s, key('?'));
