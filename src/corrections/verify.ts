@@ -8,6 +8,7 @@ import { quadBox, readPageText, type TextLine } from './page-text.ts';
 import type { ChangedObject } from './write.ts';
 import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
+import type { PdfValue } from '../pdf/object-syntax.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { glyphInkBoxes } from './ink.ts';
 
@@ -356,6 +357,25 @@ export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box 
   };
 }
 
+/** Objects new in the output that some object of the input already referred to (then dangling). */
+function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
+  const fresh = new Set(output.numbers().filter((n) => n !== 0 && !input.inUse(n)));
+  if (fresh.size === 0) return [];
+  const found = new Set<number>();
+  const walk = (value: PdfValue) => {
+    if (value.kind === 'ref') {
+      if (fresh.has(value.num)) found.add(value.num);
+    } else if (value.kind === 'array') value.items.forEach(walk);
+    else if (value.kind === 'dict') value.entries.forEach(walk);
+  };
+  for (const n of input.numbers()) {
+    const obj = input.get(n);
+    if (obj) walk(obj.value);
+  }
+  if (input.trailer) walk(input.trailer);
+  return [...found];
+}
+
 /**
  * The proof by objects, shared by every tier: each object of the input compared token for token
  * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
@@ -368,14 +388,10 @@ export function proveStructure(
 ): { guards: GuardResult[]; pages: VerifyPage[]; stream_changes: Record<string, unknown> } {
   const guards: GuardResult[] = [];
   // The proof: every object compared token for token with the input; only declared keys differ.
-  const structure = objectsUntouched(
-    v.input,
-    v.output,
-    v.inputIndex,
-    new ObjectIndex(v.output, streamDecoder(doc)),
-    v.declared,
-    { encrypted: v.encrypted },
-  );
+  const outputIndex = new ObjectIndex(v.output, streamDecoder(doc));
+  const structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
+    encrypted: v.encrypted,
+  });
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
   // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
@@ -383,6 +399,11 @@ export function proveStructure(
   const prefixKept =
     v.output.length >= v.input.length &&
     Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+  // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
+  // when every object of the input was compared and found as written, and no reference the input
+  // left dangling now finds an object (new objects are then reached only through declared ones).
+  const strangers = prefixKept ? [] : danglingNowFilled(v.inputIndex, outputIndex);
+  const rewrittenProven = !prefixKept && structure.passed && strangers.length === 0;
   const hit = new Set(v.rewrittenExisting);
   const memo = new Map<number, boolean>();
   const pages: VerifyPage[] = [];
@@ -409,14 +430,18 @@ export function proveStructure(
       declared_box: null,
     });
   }
+  let otherPages: string;
+  if (!prefixKept && !rewrittenProven)
+    otherPages = `the output was rewritten in full; other pages were not proven by objects${strangers.length ? ` (the input refers to objects ${strangers.slice(0, 8).join(', ')}, which it lacks and the output has)` : ''}`;
+  else if (touchedPages.length) otherPages = `pages ${touchedPages.join(', ')} reach a rewritten object`;
+  else if (!prefixKept)
+    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the file was rewritten in full (it could not be updated in place), all ${structure.compared} of its objects were compared with the input as written, and only objects ${[...hit].join(', ')} differ, none reachable from another page`;
+  else
+    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`;
   guards.push({
     name: 'other_pages_identical',
-    passed: prefixKept && touchedPages.length === 0,
-    detail: !prefixKept
-      ? 'the output was rewritten in full; other pages were not proven by objects'
-      : touchedPages.length
-        ? `pages ${touchedPages.join(', ')} reach a rewritten object`
-        : `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`,
+    passed: (prefixKept || rewrittenProven) && touchedPages.length === 0,
+    detail: otherPages,
   });
 
   const stream_changes = {

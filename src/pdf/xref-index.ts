@@ -173,6 +173,12 @@ export class ObjectIndex {
   /** True when the cross-reference chain could not be read and objects were found by scanning. */
   readonly scanned: boolean;
   private readonly decode: StreamDecoder;
+  private found: Map<number, XrefEntry> | undefined;
+  /**
+   * True once some offset of the cross-reference table is found not to hold its object: readers
+   * then repair the file by scanning it, and see objects the table calls free or leaves out.
+   */
+  private broken: boolean | undefined;
   private readonly objstms = new Map<number, { data: Uint8Array; offsets: Map<number, number> } | null>();
 
   constructor(bytes: Uint8Array, decode: StreamDecoder) {
@@ -195,24 +201,52 @@ export class ObjectIndex {
   /** The file says object `num` is in use (whether or not it can be read). */
   inUse(num: number): boolean {
     const e = this.entries.get(num);
-    return e !== undefined && (e.type === 2 || e.offset >= 0);
+    if (e !== undefined && (e.type === 2 || e.offset >= 0)) return true;
+    // Listed as free: true only in a broken table that the file contradicts. Not listed at all (a
+    // new object's number, asked often): decided only once the table is known to be broken.
+    if (e !== undefined) this.checkOffsets();
+    return this.broken === true && this.scan().has(num);
   }
 
-  /** Object numbers that are in use. */
+  private checkOffsets(): void {
+    this.broken ??=
+      !this.scanned &&
+      [...this.entries].some(([n, e]) => e.type === 1 && e.offset >= 0 && !this.parseAt(e.offset, n));
+  }
+
+  /** Object numbers that are in use (with those a repairing reader finds, when the xref is broken). */
   numbers(): number[] {
-    return [...this.entries].filter(([, e]) => e.type === 2 || e.offset >= 0).map(([n]) => n);
+    const listed = [...this.entries].filter(([, e]) => e.type === 2 || e.offset >= 0).map(([n]) => n);
+    // Every offset is checked here (the full list is wanted only to compare a file object by object).
+    this.checkOffsets();
+    if (!this.broken) return listed;
+    const all = new Set(listed);
+    for (const n of this.scan().keys()) all.add(n);
+    return [...all];
+  }
+
+  private scan(): Map<number, XrefEntry> {
+    this.found ??= scanObjects(this.bytes);
+    return this.found;
   }
 
   /** The object's value as the file writes it, or null when it is free or cannot be read. */
   get(num: number): ObjectSource | null {
     const e = this.entries.get(num);
-    if (!e) return null;
+    if (!e) return this.broken ? this.repaired(num) : null;
     try {
       if (e.type === 1) {
-        if (e.offset < 0) return null;
-        const obj = parseIndirect(this.bytes, e.offset);
-        if (obj.num !== num) return null;
-        return { bytes: this.bytes, value: obj.value, stream: obj.stream };
+        if (e.offset < 0) {
+          this.checkOffsets();
+          return this.broken ? this.repaired(num) : null;
+        }
+        let obj = this.parseAt(e.offset, num);
+        if (!obj) {
+          // The table's offset does not hold the object: the file is broken, and is read as repaired.
+          this.broken = !this.scanned;
+          obj = this.parseFound(num);
+        }
+        return obj && { bytes: this.bytes, value: obj.value, stream: obj.stream };
       }
       const stm = this.objectStream(e.stream);
       const at = stm?.offsets.get(num);
@@ -221,6 +255,29 @@ export class ObjectIndex {
     } catch {
       return null;
     }
+  }
+
+  private parseAt(offset: number, num: number) {
+    try {
+      const obj = parseIndirect(this.bytes, offset);
+      return obj.num === num ? obj : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * An object whose cross-reference offset is wrong, found where the file writes `N G obj` (its last
+   * occurrence, as a reader repairing the file takes it).
+   */
+  private parseFound(num: number) {
+    const e = this.scan().get(num);
+    return e?.type === 1 ? this.parseAt(e.offset, num) : null;
+  }
+
+  private repaired(num: number): ObjectSource | null {
+    const obj = this.parseFound(num);
+    return obj && { bytes: this.bytes, value: obj.value, stream: obj.stream };
   }
 
   private objectStream(num: number) {

@@ -13,7 +13,7 @@ import { applyEdit } from '../../src/corrections/engine.ts';
 import { objectsUntouched } from '../../src/corrections/object-guard.ts';
 import { streamDecoder } from '../../src/corrections/verify.ts';
 import { keepOriginalNumbers, readSavedRegion } from '../../src/pdf/exact-save.ts';
-import { parseValue, stringBytes } from '../../src/pdf/object-syntax.ts';
+import { parseValue, stringBytes, type PdfValue } from '../../src/pdf/object-syntax.ts';
 import { ObjectIndex } from '../../src/pdf/xref-index.ts';
 import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import { editInput } from './corrections/fixtures.ts';
@@ -25,6 +25,11 @@ function indexOf(bytes: Uint8Array): { index: ObjectIndex; doc: mupdf.PDFDocumen
   const doc = new mupdf.PDFDocument(bytes);
   return { index: new ObjectIndex(bytes, streamDecoder(doc)), doc };
 }
+
+const nameAt = (v: PdfValue, key: string) => {
+  const at = v.kind === 'dict' ? v.entries.get(key) : undefined;
+  return at?.kind === 'name' ? at.text : null;
+};
 
 /** A page's MediaBox as poppler reports it (pdfinfo -box). */
 const mediaBox = (path: string) =>
@@ -108,6 +113,33 @@ test('a cross-reference stream file (pdfTeX) and an encrypted one keep the guard
     assert.ok(result.verification.passed, `${file}: ${result.verification.failure_reason}`);
     const guard = result.verification.guards.find((g) => g.name === 'objects_untouched');
     assert.ok(guard?.passed && /compared token for token/.test(guard.detail), guard?.detail);
+  }
+});
+
+test('a cross-reference table shifted by one (scan-russian-form): objects are found where the file writes them', () => {
+  // Its first table starts at 1 with the entry meant for 0: object 1 reads as free, object 2 points
+  // at object 1, … Readers repair by scanning; the index does the same, only when offsets are wrong.
+  const bytes = new Uint8Array(readFileSync(join(corpus, 'scan-russian-form.pdf')));
+  const { index, doc } = indexOf(bytes);
+  try {
+    assert.ok(index.inUse(1), "object 1 (the first page's image) is in use though the table says free");
+    const image = index.get(1)!;
+    assert.is(image.value.kind, 'dict');
+    assert.is(nameAt(image.value, '/Subtype'), '/Image');
+    const page = index.get(3)!;
+    assert.is(nameAt(page.value, '/Type'), '/Page');
+    assert.ok(index.numbers().includes(1));
+  } finally {
+    doc.destroy();
+  }
+  // A sound file is read from its table alone: nothing it calls free comes back.
+  const sound = new Uint8Array(readFileSync(join(corpus, 'latex-minimal.pdf')));
+  const ok = indexOf(sound);
+  try {
+    assert.ok(!ok.index.inUse(0));
+    assert.is(ok.index.get(0), null);
+  } finally {
+    ok.doc.destroy();
   }
 });
 
