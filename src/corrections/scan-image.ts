@@ -30,11 +30,26 @@ export interface ScanImage {
   userMatrix: Mat;
   /** Placement in MuPDF's device space (points, top-left origin, page rotation applied). */
   deviceMatrix: Mat;
+  /** The box it covers in device space. */
+  deviceBox: Box;
   /** The scan's pixels turned upright (as the page is displayed), at the image's own resolution. */
   raster: ScanRaster;
   /** Pixels per point of the upright raster (image resolution / 72). */
   pixelsPerPoint: number;
   orientation: Orientation;
+  /**
+   * Set when the scan is a 1-bit stencil (ImageMask) painted in one colour over white paper: its
+   * colour space and colour, so a patch paints the same two colours. The raster is 0 (ink) / 255.
+   */
+  stencil?: { colourSpace: 'DeviceGray' | 'DeviceRGB' | 'DeviceCMYK'; colour: number[] };
+  /** What the page draws over the scan (device points): a patch there would hide it, so none is made. */
+  overlays: Box[];
+  /**
+   * Set when the word is drawn by several raster layers on one pixel grid (mixed raster content: a
+   * stencil with colour images over parts of it, or scanner strips): the raster is then the page
+   * rendered on that grid, and a patch is an RGB image of what the layers showed, changed.
+   */
+  composite?: { layers: number };
 }
 
 /** Share of the page a drawn image must cover to be taken as the page's scan. */
@@ -188,6 +203,7 @@ function imageObject(
   page: mupdf.PDFPage,
   width: number,
   height: number,
+  mask: boolean,
 ): { name: string; obj: mupdf.PDFObject } | null {
   const xobjects = page.getObject().getInheritable('Resources').get('XObject');
   if (!xobjects.isDictionary()) return null;
@@ -199,32 +215,190 @@ function imageObject(
       value.isStream() &&
       obj.get('Subtype').asName() === 'Image' &&
       obj.get('Width').asNumber() === width &&
-      obj.get('Height').asNumber() === height
+      obj.get('Height').asNumber() === height &&
+      obj.get('ImageMask').asBoolean() === mask
     )
       found = { name: String(key), obj: value };
   });
   return found;
 }
 
+/** The device-space box of the unit square drawn with `ctm`. */
+function boxOfUnit(m: Mat): Box {
+  const pts = [apply(m, 0, 0), apply(m, 1, 0), apply(m, 0, 1), apply(m, 1, 1)];
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+// MuPDF bounds a fill when given no stroke state; its typings only omit null.
+const NO_STROKE = null as unknown as mupdf.StrokeState;
+
+const STENCIL_SPACES = ['DeviceGray', 'DeviceRGB', 'DeviceCMYK'] as const;
+
+interface Drawn {
+  kind: 'image' | 'stencil' | 'other';
+  box: Box;
+  area: number;
+  image?: mupdf.Image;
+  ctm?: Mat;
+  colourSpace?: string;
+  colour?: number[];
+  alpha?: number;
+}
+
+const within = (inner: Box, outer: Box, slack: number) =>
+  inner[0] >= outer[0] - slack &&
+  inner[1] >= outer[1] - slack &&
+  inner[2] <= outer[2] + slack &&
+  inner[3] <= outer[3] + slack;
+const meets = (a: Box, b: Box) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
 /**
- * The page's scan: the largest image drawn over at least half the page, upright. Null (with why)
- * when the page has none this engine can patch.
+ * Which drawing holds the scan's pixels. For a word (`word`, device points): the topmost image
+ * drawn over all of it, so a page built of several images (scanner strips, mixed raster content
+ * with a word per colour image) is patched in the image that shows the word. Without a word: the
+ * largest image over at least half the page. A 1-bit stencil counts when nothing is drawn under it
+ * there (its paper is then the page's white) and it paints in a device colour.
  */
-export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: string } {
+function chooseScan(
+  drawn: Drawn[],
+  pageArea: number,
+  word?: Box,
+): { drawn: Drawn; stencil?: ScanImage['stencil'] } | { refused: string } {
+  const scanLike = (d: Drawn) => d.kind === 'image' || d.kind === 'stencil';
+  let chosen: Drawn | undefined;
+  if (word) {
+    for (const d of drawn) if (scanLike(d) && within(word, d.box, 0.5)) chosen = d;
+    if (!chosen) return { refused: 'no scanned image lies under the word' };
+  } else {
+    for (const d of drawn)
+      if (scanLike(d) && d.area >= MIN_COVER * pageArea && (!chosen || d.area > chosen.area)) chosen = d;
+    if (!chosen) return { refused: 'no image covers most of the page: it is not a scanned page' };
+  }
+  if (chosen.kind === 'image') return { drawn: chosen };
+  const space = STENCIL_SPACES.find((c) => c === chosen.colourSpace);
+  const region = word ?? chosen.box;
+  const under = drawn.slice(0, drawn.indexOf(chosen)).some((d) => meets(d.box, region));
+  if (under || !space || chosen.alpha !== 1)
+    return {
+      refused:
+        'the scan is drawn as a 1-bit stencil over other content or in a special colour (mixed raster content this engine does not patch there)',
+    };
+  return { drawn: chosen, stencil: { colourSpace: space, colour: chosen.colour ?? [] } };
+}
+
+/**
+ * Pixels per point and the grid's offset (in pixels) when every layer is drawn upright, unskewed, at
+ * one resolution and on one pixel grid; null otherwise.
+ */
+function commonGrid(layers: Drawn[]): { k: number; sx: number; sy: number } | null {
+  let k = 0;
+  let sx = 0;
+  let sy = 0;
+  for (const [i, d] of layers.entries()) {
+    const m = d.ctm as Mat;
+    const image = d.image as mupdf.Image;
+    if (!near(m[1], 0) || !near(m[2], 0)) return null;
+    const kx = image.getWidth() / Math.abs(m[0]);
+    const ky = image.getHeight() / Math.abs(m[3]);
+    if (Math.abs(kx - ky) > 1e-3 * kx) return null;
+    const fx = d.box[0] * kx - Math.round(d.box[0] * kx);
+    const fy = d.box[1] * kx - Math.round(d.box[1] * kx);
+    if (i === 0) [k, sx, sy] = [kx, fx, fy];
+    else if (Math.abs(kx - k) > 1e-3 * k || Math.abs(fx - sx) > 0.02 || Math.abs(fy - sy) > 0.02) return null;
+  }
+  return k > 0 ? { k, sx, sy } : null;
+}
+
+/** The page rendered on the layers' pixel grid, as a scan a patch can be cut from. */
+function compositeScan(
+  page: mupdf.PDFPage,
+  grid: { k: number; sx: number; sy: number },
+  layers: number,
+): ScanImage {
+  const { k, sx, sy } = grid;
+  // Render pixel (i, j) covers device [(i + sx)/k, (i + 1 + sx)/k]: the layers' own pixels.
+  const pixmap = page.toPixmap([k, 0, 0, k, -sx, -sy], mupdf.ColorSpace.DeviceRGB, false, true);
+  try {
+    const w = pixmap.getWidth();
+    const h = pixmap.getHeight();
+    const x0 = pixmap.getX();
+    const y0 = pixmap.getY();
+    const stride = pixmap.getStride();
+    const samples = pixmap.getPixels();
+    const data = new Uint8Array(w * h * 3);
+    for (let j = 0; j < h; j++) data.set(samples.subarray(j * stride, j * stride + w * 3), j * w * 3);
+    const deviceMatrix: Mat = [w / k, 0, 0, h / k, (x0 + sx) / k, (y0 + sy) / k];
+    const pageTransform = page.getTransform() as Mat;
+    return {
+      name: 'composite',
+      obj: page.getObject(),
+      width: w,
+      height: h,
+      bitsPerComponent: 8,
+      userMatrix: mul(mul(FLIP, deviceMatrix), invert(pageTransform)),
+      deviceMatrix,
+      deviceBox: boxOfUnit(deviceMatrix),
+      raster: { width: w, height: h, channels: 3, data, bilevel: false },
+      pixelsPerPoint: k,
+      orientation: { ui: 1, uj: 0, u0: 0, vi: 0, vj: 1, v0: 0 },
+      overlays: [],
+      composite: { layers },
+    };
+  } finally {
+    pixmap.destroy();
+  }
+}
+
+/**
+ * The scan behind a word (`word`, device points, top-left origin) or, without one, the page's
+ * scan; upright. `{refused}` (with why) when there is none this engine can patch.
+ */
+export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { refused: string } {
   const bounds = page.getBounds();
   const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
-  let best: { image: mupdf.Image; ctm: Mat; area: number } | null = null;
-  let stencil = 0;
+  const drawn: Drawn[] = [];
+  const other = (box: Box) => drawn.push({ kind: 'other', box, area: 0 });
   const device = new mupdf.Device({
-    fillImageMask(_image, ctm) {
+    fillImageMask(image, ctm, colorspace, color, alpha) {
       const m = ctm as Mat;
-      stencil = Math.max(stencil, Math.abs(m[0] * m[3] - m[1] * m[2]));
+      drawn.push({
+        kind: 'stencil',
+        box: boxOfUnit(m),
+        area: Math.abs(m[0] * m[3] - m[1] * m[2]),
+        image,
+        ctm: m,
+        colourSpace: colorspace.getName(),
+        colour: [...color],
+        alpha,
+      });
     },
     fillImage(image, ctm) {
       const m = ctm as Mat;
-      const area = Math.abs(m[0] * m[3] - m[1] * m[2]);
-      if (image.getWidth() < 16 || image.getHeight() < 16 || image.getMask()) return;
-      if (!best || area > best.area) best = { image, ctm: m, area };
+      const usable = image.getWidth() >= 16 && image.getHeight() >= 16 && !image.getMask();
+      drawn.push({
+        kind: usable ? 'image' : 'other',
+        box: boxOfUnit(m),
+        area: usable ? Math.abs(m[0] * m[3] - m[1] * m[2]) : 0,
+        image,
+        ctm: m,
+      });
+    },
+    fillPath(path, _evenOdd, ctm) {
+      other(path.getBounds(NO_STROKE, ctm) as Box);
+    },
+    strokePath(path, stroke, ctm) {
+      other(path.getBounds(stroke, ctm) as Box);
+    },
+    fillText(text, ctm) {
+      other(text.getBounds(NO_STROKE, ctm) as Box);
+    },
+    strokeText(text, stroke, ctm) {
+      other(text.getBounds(stroke, ctm) as Box);
+    },
+    fillShade() {
+      other([bounds[0], bounds[1], bounds[2], bounds[3]]);
     },
   });
   try {
@@ -233,23 +407,33 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
   } finally {
     device.destroy();
   }
-  const chosen = best as { image: mupdf.Image; ctm: Mat; area: number } | null;
-  if (!chosen || chosen.area < MIN_COVER * pageArea)
-    return {
-      refused:
-        stencil >= MIN_COVER * pageArea
-          ? 'the scan is drawn as a 1-bit stencil with separate colour layers over it (mixed raster content), which this engine does not patch'
-          : 'no image covers most of the page: it is not a scanned page',
-    };
-  const { image, ctm } = chosen;
+  if (word) {
+    // Several raster layers under and around the word (and nothing else): patch their composite.
+    const h = word[3] - word[1];
+    const region: Box = [word[0] - h, word[1] - h / 2, word[2] + h, word[3] + h / 2];
+    const layers = drawn.filter((d) => meets(d.box, region));
+    const rasters = layers.filter((d) => d.kind === 'image' || d.kind === 'stencil');
+    if (rasters.length > 1 && rasters.length === layers.length) {
+      const grid = commonGrid(rasters);
+      if (grid) return compositeScan(page, grid, rasters.length);
+    }
+  }
+  const chosen = chooseScan(drawn, pageArea, word);
+  if ('refused' in chosen) return chosen;
+  const stencil = chosen.stencil;
+  const image = chosen.drawn.image as mupdf.Image;
+  const ctm = chosen.drawn.ctm as Mat;
+  const index = drawn.indexOf(chosen.drawn);
+  // Whatever is drawn after the scan lies over it: a patch must stay clear of it.
+  const overlays = drawn.slice(index + 1).map((d) => d.box);
   const width = image.getWidth();
   const height = image.getHeight();
   const turned = orientationOf(ctm, width, height);
   if (!turned) return { refused: 'the scan is drawn skewed or turned by other than a quarter turn' };
-  const found = imageObject(page, width, height);
+  const found = imageObject(page, width, height, !!stencil);
   if (!found)
     return { refused: 'the scan is not an image XObject of the page itself (inline or inside a form)' };
-  const n = image.getNumberOfComponents();
+  const n = stencil ? 1 : image.getNumberOfComponents();
   if (n !== 1 && n !== 3)
     return { refused: `the scan has ${n} colour components (grey and RGB scans are patched)` };
   const bpc = image.getBitsPerComponent();
@@ -258,8 +442,9 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
     const pw = pixmap.getWidth();
     const ph = pixmap.getHeight();
     const stride = pixmap.getStride();
-    const pn = pixmap.getNumberOfComponents() + (pixmap.getAlpha() ? 1 : 0);
-    if (pw !== width || ph !== height || pixmap.getNumberOfComponents() !== n)
+    // A stencil decodes to coverage alone (one byte a pixel, 255 where it paints).
+    const pn = stencil ? 1 : pixmap.getNumberOfComponents() + (pixmap.getAlpha() ? 1 : 0);
+    if (pw !== width || ph !== height || (!stencil && pixmap.getNumberOfComponents() !== n))
       return { refused: 'the scan did not decode to its declared size and colours' };
     const samples = pixmap.getPixels();
     const { o, w, h } = turned;
@@ -269,7 +454,8 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
         const [u, v] = sourcePixel(o, i, j);
         const src = v * stride + u * pn;
         const dst = (j * w + i) * n;
-        for (let k = 0; k < n; k++) data[dst + k] = samples[src + k];
+        if (stencil) data[dst] = samples[src] >= 128 ? 0 : 255;
+        else for (let k = 0; k < n; k++) data[dst + k] = samples[src + k];
       }
     }
     const pageTransform = page.getTransform() as Mat;
@@ -281,12 +467,21 @@ export function findScanImage(page: mupdf.PDFPage): ScanImage | { refused: strin
       obj: found.obj,
       width,
       height,
-      bitsPerComponent: bpc,
+      bitsPerComponent: stencil ? 1 : bpc,
       userMatrix,
       deviceMatrix: ctm,
-      raster: { width: w, height: h, channels: n as 1 | 3, data, bilevel: bpc === 1 },
+      deviceBox: chosen.drawn.box,
+      raster: {
+        width: w,
+        height: h,
+        channels: n as 1 | 3,
+        data,
+        bilevel: stencil ? true : bpc === 1,
+      },
       pixelsPerPoint: width / widthPts,
       orientation: o,
+      ...(stencil ? { stencil } : {}),
+      overlays,
     };
   } finally {
     pixmap.destroy();

@@ -263,11 +263,35 @@ function patchImage(doc: mupdf.PDFDocument, scan: ScanImage, patch: ReturnType<t
   dict.put('Subtype', doc.newName('Image'));
   dict.put('Width', patch.width);
   dict.put('Height', patch.height);
-  const cs = scan.obj.resolve().get('ColorSpace');
+  if (scan.stencil) {
+    // A stencil paints one colour over white paper: the patch is 1-bit, index 0 the stencil's
+    // colour and index 1 paper white, in the stencil's own colour space.
+    const { colourSpace, colour } = scan.stencil;
+    const white = colourSpace === 'DeviceCMYK' ? [0, 0, 0, 0] : colourSpace === 'DeviceRGB' ? [1, 1, 1] : [1];
+    const lookup = [...colour, ...white].map((c) => Math.round(Math.min(1, Math.max(0, c)) * 255));
+    const indexed = doc.newArray();
+    indexed.push(doc.newName('Indexed'));
+    indexed.push(doc.newName(colourSpace));
+    indexed.push(1);
+    indexed.push(doc.newByteString(lookup));
+    dict.put('ColorSpace', indexed);
+    dict.put('BitsPerComponent', 1);
+    dict.put('Filter', doc.newName('FlateDecode'));
+    const bits = packBilevel(patch.data, patch.width, patch.height);
+    return doc.addRawStream(deflateSync(bits, { level: 6 }), dict);
+  }
+  const cs = scan.composite ? doc.newName('DeviceRGB') : scan.obj.resolve().get('ColorSpace');
   const n = scan.raster.channels;
+  // The scan's own colour space when it is a plain one of the raster's component count.
+  const components = (name: string) => (name === 'DeviceGray' || name === 'CalGray' ? 1 : 3);
   const reusable =
-    (cs.isName() && ['DeviceGray', 'DeviceRGB', 'CalGray', 'CalRGB'].includes(cs.asName())) ||
-    (cs.isArray() && ['ICCBased', 'CalGray', 'CalRGB'].includes(cs.get(0).asName()));
+    (cs.isName() &&
+      ['DeviceGray', 'DeviceRGB', 'CalGray', 'CalRGB'].includes(cs.asName()) &&
+      components(cs.asName()) === n) ||
+    (cs.isArray() &&
+      (cs.get(0).asName() === 'ICCBased'
+        ? cs.get(1).resolve().get('N').asNumber() === n
+        : ['CalGray', 'CalRGB'].includes(cs.get(0).asName()) && components(cs.get(0).asName()) === n));
   dict.put('ColorSpace', reusable ? cs : doc.newName(n === 1 ? 'DeviceGray' : 'DeviceRGB'));
   const bilevel = scan.raster.bilevel && n === 1;
   dict.put('BitsPerComponent', bilevel ? 1 : 8);
@@ -360,7 +384,9 @@ export async function attemptPixelPatch(
     const page = doc.loadPage(t.pageIndex) as mupdf.PDFPage;
     // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
-    const scan = findScanImage(page);
+    const toPts = 72 / t.renderDpi;
+    const wordBox = located.match.box_render.map((v) => v * toPts) as Box;
+    const scan = findScanImage(page, wordBox);
     if ('refused' in scan) {
       refuse(
         'not_a_scan',
@@ -369,14 +395,25 @@ export async function attemptPixelPatch(
         ['Correct text pages with method "text_layer".'],
       );
     }
-    const toPts = 72 / t.renderDpi;
     const rasterBox = (b: Box) =>
       uprightBoxOfDevice(scan, [b[0] * toPts, b[1] * toPts, b[2] * toPts, b[3] * toPts]);
-    const words: RasterWord[] = located.words.map((w) => ({
-      text: w.text,
-      confidence: w.confidence,
-      box: rasterBox(w.box_render as Box),
-    }));
+    // Letters are cloned only from words the same image shows.
+    const onScan = (b: Box) => {
+      const d = scan.deviceBox;
+      return (
+        b[0] * toPts >= d[0] - 0.5 &&
+        b[1] * toPts >= d[1] - 0.5 &&
+        b[2] * toPts <= d[2] + 0.5 &&
+        b[3] * toPts <= d[3] + 0.5
+      );
+    };
+    const words: RasterWord[] = located.words
+      .filter((w) => onScan(w.box_render as Box))
+      .map((w) => ({
+        text: w.text,
+        confidence: w.confidence,
+        box: rasterBox(w.box_render as Box),
+      }));
     const target: RasterWord = {
       text: located.match.text,
       confidence: located.match.confidence,
@@ -391,6 +428,19 @@ export async function attemptPixelPatch(
         'Tier 5 builds the new word from letters of the same page.',
         ['Choose a replacement made of letters the page shows clearly.'],
         { evidence: patch.evidence },
+      );
+    }
+    const overPatch = renderBoxOfUpright(scan, patch.box, 72);
+    const covered = scan.overlays.filter(
+      (o) => o[0] < overPatch[2] && overPatch[0] < o[2] && o[1] < overPatch[3] && overPatch[1] < o[3],
+    );
+    if (covered.length) {
+      refuse(
+        'drawn_over_scan',
+        `The word cannot be patched: the page draws ${covered.length} other thing(s) over the scan where the patch would go (a stamp, a colour layer, a line), and the patch would hide them.`,
+        'Tier 5 only patches scan pixels that nothing else covers.',
+        ['Correct a word that nothing is drawn over, or edit the drawing over it.'],
+        { evidence: { overlays: covered.map((o) => o.map((v) => Math.round(v * 10) / 10)) } },
       );
     }
     const inImage = patchInImageSpace(scan, patch.box, patch.pixels);
@@ -466,6 +516,8 @@ export async function attemptPixelPatch(
         dpi: round1(scan.pixelsPerPoint * 72),
         bilevel: scan.raster.bilevel,
         colour_components: scan.raster.channels,
+        ...(scan.stencil ? { stencil: scan.stencil } : {}),
+        ...(scan.composite ? { composite_layers: scan.composite.layers } : {}),
       },
       patch_box_image_px: inImage.box,
       patch_box_render: patchBox300,

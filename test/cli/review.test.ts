@@ -4,7 +4,7 @@
 // redone and exported, and the exported file is read with pdftotext; on a scanned page with an OCR
 // layer (scan-ocr-rotate270) a word is pixel-patched, verified and exported, and the file is read with
 // pdftotext and native tesseract; on a mixed-raster scan the recognised match is looked at (crop.png)
-// before it is confirmed, and the engine's refusal is shown.
+// before it is confirmed, and the engine's refusal of a letter the page does not show is shown.
 // tmux and poppler are required: the test fails without them (CI installs them).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -221,9 +221,9 @@ test('a scanned page: recognised matches, the crop fetched before confirmed: tru
   t.keys('y');
   await t.waitFor(/Replace "This" with: This█/);
   t.keys('C-u');
-  t.text('Tihs');
+  t.text('Thiz');
   t.keys('Enter');
-  screen = await t.waitFor(/✗ Refused "This" → "Tihs" on page 0/, 60_000);
+  screen = await t.waitFor(/✗ Refused "This" → "Thiz" on page 0/, 60_000);
   assert.match(screen, /do: {3}\S/, 'the advice says what to do');
   assert.match(screen, /▸ ✔ p0/, 'the reading is marked confirmed');
   assert.match(screen, /! Refused: the advice says what would make it work/);

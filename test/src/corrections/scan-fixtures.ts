@@ -9,6 +9,8 @@ export interface ScanOptions {
   colour?: boolean;
   jpeg?: number | null;
   size?: number;
+  /** Content drawn over the scan (a stamp, a line), in page points. */
+  over?: string;
 }
 
 export function scannedPage(lines: string[], o: ScanOptions = {}): Uint8Array {
@@ -37,7 +39,10 @@ export function scannedPage(lines: string[], o: ScanOptions = {}): Uint8Array {
     const xo = scan.newDictionary();
     xo.put('Im0', ref);
     sres.put('XObject', xo);
-    scan.insertPage(-1, scan.addPage([0, 0, 400, height], 0, sres, `q 400 0 0 ${height} 0 0 cm /Im0 Do Q`));
+    scan.insertPage(
+      -1,
+      scan.addPage([0, 0, 400, height], 0, sres, `q 400 0 0 ${height} 0 0 cm /Im0 Do Q\n${o.over ?? ''}`),
+    );
     pixmap.destroy();
     return takeBytes(scan.saveToBuffer('compress'));
   } finally {

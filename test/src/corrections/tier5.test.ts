@@ -33,10 +33,11 @@ function input(
   target: EditTaskInput['request']['target'],
   replacement: string,
   served: ServedCrop[] = [],
+  password = '',
 ): EditTaskInput & { served_regions: ServedCrop[] } {
   return {
     pdf: typeof file === 'string' ? new Uint8Array(readFileSync(join(CORPUS, file))) : file,
-    password: '',
+    password,
     request: { page_index: 0, target, replacement, attestation_id: 'att_test' },
     manifest,
     served_regions: served,
@@ -44,13 +45,14 @@ function input(
 }
 
 /** Native tesseract's reading of a region (300 dpi render pixels) of page 1 of `pdf`. */
-function nativeReading(pdf: string, box: number[]): string {
+function nativeReading(pdf: string, box: number[], password = ''): string {
   const h = box[3] - box[1];
   const pad = Math.round(h * 0.6);
   const x = Math.max(0, box[0] - pad);
   const y = Math.max(0, box[1] - pad);
   const out = join(work, `read-${Math.random().toString(36).slice(2)}`);
   execFileSync('pdftoppm', [
+    ...(password ? ['-upw', password] : []),
     '-r',
     '300',
     '-gray',
@@ -77,9 +79,15 @@ function nativeReading(pdf: string, box: number[]): string {
 }
 
 /** poppler at 150 dpi: changed pixels outside the declared box (300 dpi, scaled, widened by 2 px). */
-function popplerOutside(before: string, after: string, box: number[]): { changed: number; outside: number } {
-  const a = pdftoppm(before, 0, '', join(work, 'pa'));
-  const b = pdftoppm(after, 0, '', join(work, 'pb'));
+function popplerOutside(
+  before: string,
+  after: string,
+  box: number[],
+  password = '',
+  page = 0,
+): { changed: number; outside: number } {
+  const a = pdftoppm(before, page, password, join(work, 'pa'));
+  const b = pdftoppm(after, page, password, join(work, 'pb'));
   assert.is(b.width, a.width);
   assert.is(b.height, a.height);
   const s = 150 / 300;
@@ -183,6 +191,75 @@ test('a text target on the invisible OCR layer of a 1-bit scan: pixels patched a
   const list = execFileSync('pdfimages', ['-list', out], { encoding: 'utf8' }).trim().split('\n').slice(2);
   assert.ok(list.length >= 2);
   assert.is(list[list.length - 1].trim().split(/\s+/)[7], '1', 'the patch keeps 1 bit per pixel');
+});
+
+/** A person looked at the whole page magnified (a crop the daemon served at 600 dpi). */
+const WHOLE_PAGE_SEEN: ServedCrop[] = [
+  { page_index: 0, box_render: [0, 0, 4000, 4000], dpi: 600, at: new Date(Date.now() - 1000).toISOString() },
+];
+
+test('mixed raster content (a JBIG2 stencil with colour pieces over parts of words): the layers patched as one', async () => {
+  // scan-jbig2-encrypted: a page-sized 1-bit stencil in dark grey, and five RGB JPX pieces at the
+  // same 300 ppi drawn over parts of the words ("Thi", "|uit", …). A word is shown by both.
+  const pw = 'ELXRTQWS';
+  const original = join(CORPUS, 'scan-jbig2-encrypted.pdf');
+  for (const [find, replacement] of [
+    ['This', 'Tihs'],
+    ['quite', 'qutie'],
+  ]) {
+    const target = { method: 'ocr' as const, find, match_index: 0, confirmed: true };
+    const task = input('scan-jbig2-encrypted.pdf', target, replacement, WHOLE_PAGE_SEEN, pw);
+    const proposal = await proposeEdit(task);
+    assert.is(proposal.refusal, null, proposal.explanation);
+    assert.is(proposal.tier, 5);
+    const m = proposal.measurements as { scan: { composite_layers?: number } };
+    assert.ok((m.scan.composite_layers ?? 0) >= 2, JSON.stringify(m.scan));
+    const applied = await applyEdit(task);
+    assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+    const out = join(work, `mrc-${find}.pdf`);
+    writeFileSync(out, applied.output);
+    const box = applied.verification.declared_box;
+    const { changed, outside } = popplerOutside(original, out, box, pw);
+    assert.ok(changed > 0, 'poppler sees the patch');
+    assert.is(outside, 0, 'poppler: nothing changed outside the declared box');
+    const read = nativeReading(out, box, pw);
+    assert.match(read, new RegExp(replacement), `native tesseract read “${read}”`);
+    assert.not.match(read, new RegExp(`\\b${find}\\b`));
+  }
+});
+
+test('a damaged file MuPDF rewrites in full: every object compared as written, the other page proven by objects', async () => {
+  // scan-russian-form: its first cross-reference table is shifted by one (object 1 marked free, the
+  // others pointing at their neighbours); readers repair it by scanning, and so does the guard.
+  const original = join(CORPUS, 'scan-russian-form.pdf');
+  const target = { method: 'ocr' as const, find: 'periodic', match_index: 0, confirmed: true };
+  const task = input('scan-russian-form.pdf', target, 'peridoic', WHOLE_PAGE_SEEN);
+  const applied = await applyEdit(task);
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const changes = applied.verification.stream_changes as { incremental: boolean };
+  assert.is(changes.incremental, false, 'the file could not be updated in place');
+  const other = applied.verification.guards.find((g) => g.name === 'other_pages_identical')!;
+  assert.ok(other.passed);
+  assert.match(other.detail, /rewritten in full .* compared with the input as written/);
+  assert.is(applied.verification.pages[1].proven_by, 'objects');
+  const out = join(work, 'russian-out.pdf');
+  writeFileSync(out, applied.output);
+  const box = applied.verification.declared_box;
+  assert.is(popplerOutside(original, out, box).outside, 0);
+  const second = popplerOutside(original, out, [0, 0, 0, 0], '', 1);
+  assert.is(second.changed, 0, 'poppler: the second page is unchanged');
+  assert.match(nativeReading(out, box), /peridoic/);
+});
+
+test('a word under something drawn over the scan (a stamp) is refused: a patch would hide it', async () => {
+  const stamped = scannedPage(
+    ['The periodic review of the contract is due', 'Certificate of the Board, signed and dated'],
+    { dpi: 200, over: '0.8 0 0 RG 1.5 w 52 66 62 20 re S' },
+  );
+  const target = { method: 'ocr' as const, find: 'periodic', match_index: 0, confirmed: true };
+  const proposal = await proposeEdit(input(stamped, target, 'peridoic', WHOLE_PAGE_SEEN));
+  assert.is(proposal.advice?.code, 'drawn_over_scan', proposal.explanation);
+  assert.match(proposal.advice!.what, /would hide/);
 });
 
 test('an OCR target on a text page is refused: its pixels are drawn from a font', async () => {
