@@ -300,6 +300,20 @@ function patchImage(doc: mupdf.PDFDocument, scan: ScanImage, patch: ReturnType<t
   return doc.addRawStream(deflateSync(data, { level: 6 }), dict);
 }
 
+const LEADING = /^[\p{P}\p{S}]+/u;
+const TRAILING = /[\p{P}\p{S}]+$/u;
+
+/**
+ * The replacement as the patch must draw it: recognition reads a word with the punctuation that
+ * touches it ("example."), the search ignores that punctuation, so what the find did not name is
+ * kept around the replacement (the full stop stays where it was).
+ */
+export function withRecognisedAffixes(recognised: string, find: string, replacement: string): string {
+  const lead = LEADING.test(find) ? '' : (LEADING.exec(recognised)?.[0] ?? '');
+  const trail = TRAILING.test(find) ? '' : (TRAILING.exec(recognised)?.[0] ?? '');
+  return lead + replacement + trail;
+}
+
 function freshXObjectName(page: mupdf.PDFPage): string {
   const xobjects = page.getObject().getInheritable('Resources').get('XObject');
   for (let i = 1; ; i++) {
@@ -419,7 +433,12 @@ export async function attemptPixelPatch(
       confidence: located.match.confidence,
       box: rasterBox(located.match.box_render),
     };
-    const request: PatchRequest = { raster: scan.raster, words, target, replacement: t.replacement };
+    const request: PatchRequest = {
+      raster: scan.raster,
+      words,
+      target,
+      replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
+    };
     const patch = patchWord(request);
     if ('refused' in patch) {
       refuse(

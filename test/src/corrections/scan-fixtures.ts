@@ -11,6 +11,8 @@ export interface ScanOptions {
   size?: number;
   /** Content drawn over the scan (a stamp, a line), in page points. */
   over?: string;
+  /** A 1-bit stencil (ImageMask) painted in this RGB colour instead of an image (a JBIG2-like scan). */
+  stencil?: [number, number, number];
 }
 
 export function scannedPage(lines: string[], o: ScanOptions = {}): Uint8Array {
@@ -33,15 +35,22 @@ export function scannedPage(lines: string[], o: ScanOptions = {}): Uint8Array {
     const page = text.loadPage(0);
     const cs = o.colour ? mupdf.ColorSpace.DeviceRGB : mupdf.ColorSpace.DeviceGray;
     const pixmap = page.toPixmap(mupdf.Matrix.scale(dpi / 72, dpi / 72), cs, false);
-    const image = o.jpeg ? new mupdf.Image(pixmap.asJPEG(o.jpeg)) : new mupdf.Image(pixmap);
-    const ref = scan.addImage(image);
+    const ref = o.stencil
+      ? stencilOf(scan, pixmap)
+      : scan.addImage(o.jpeg ? new mupdf.Image(pixmap.asJPEG(o.jpeg)) : new mupdf.Image(pixmap));
+    const paint = o.stencil ? `${o.stencil.join(' ')} rg ` : '';
     const sres = scan.newDictionary();
     const xo = scan.newDictionary();
     xo.put('Im0', ref);
     sres.put('XObject', xo);
     scan.insertPage(
       -1,
-      scan.addPage([0, 0, 400, height], 0, sres, `q 400 0 0 ${height} 0 0 cm /Im0 Do Q\n${o.over ?? ''}`),
+      scan.addPage(
+        [0, 0, 400, height],
+        0,
+        sres,
+        `q ${paint}400 0 0 ${height} 0 0 cm /Im0 Do Q\n${o.over ?? ''}`,
+      ),
     );
     pixmap.destroy();
     return takeBytes(scan.saveToBuffer('compress'));
@@ -49,4 +58,26 @@ export function scannedPage(lines: string[], o: ScanOptions = {}): Uint8Array {
     text.destroy();
     scan.destroy();
   }
+}
+
+/** A grey render thresholded into a 1-bit image mask (sample 0 paints, as ImageMask reads it). */
+function stencilOf(doc: mupdf.PDFDocument, pixmap: mupdf.Pixmap): mupdf.PDFObject {
+  const w = pixmap.getWidth();
+  const h = pixmap.getHeight();
+  const stride = pixmap.getStride();
+  const n = pixmap.getNumberOfComponents();
+  const px = pixmap.getPixels();
+  const rowBytes = Math.ceil(w / 8);
+  const bits = new Uint8Array(rowBytes * h).fill(0xff);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      if (px[y * stride + x * n] < 128) bits[y * rowBytes + (x >> 3)] &= ~(0x80 >> (x & 7));
+  const dict = doc.newDictionary();
+  dict.put('Type', doc.newName('XObject'));
+  dict.put('Subtype', doc.newName('Image'));
+  dict.put('Width', w);
+  dict.put('Height', h);
+  dict.put('ImageMask', true);
+  dict.put('BitsPerComponent', 1);
+  return doc.addStream(bits, dict);
 }
