@@ -153,6 +153,37 @@ export function confirmingCrop(
   );
 }
 
+/**
+ * The run of recognised `words` (in reading order) that reads `find` where the text layer puts it
+ * (`box`): one lying mostly inside the box, else the only one on the box's line within two box
+ * widths of it (a layer drawn with substitute font widths drifts along its line). Null when no
+ * single run answers.
+ */
+function wordRunUnder<W extends { text: string; box_render: number[] }>(
+  words: W[],
+  find: string,
+  box: Box,
+): W[] | null {
+  const tokens = find.split(/\s+/).map(matchForm).filter(Boolean);
+  const runs: { run: W[]; box: Box }[] = [];
+  for (let i = 0; i + tokens.length <= words.length; i++) {
+    const run = words.slice(i, i + tokens.length);
+    if (run.every((w, k) => matchForm(w.text) === tokens[k]))
+      runs.push({ run, box: union(run.map((w) => w.box_render as Box)) });
+  }
+  const inside = runs.filter((r) => overlap(r.box, box) >= 0.45 * area(r.box));
+  if (inside.length === 1) return inside[0].run;
+  if (inside.length > 1) return null;
+  const width = box[2] - box[0];
+  const onLine = runs.filter((r) => {
+    const h = r.box[3] - r.box[1];
+    const shared = Math.min(r.box[3], box[3]) - Math.max(r.box[1], box[1]);
+    const gap = Math.max(0, r.box[0] - box[2], box[0] - r.box[2]);
+    return shared >= 0.5 * h && gap <= 2 * width;
+  });
+  return onLine.length === 1 ? onLine[0].run : null;
+}
+
 /** Finds the scanned word: the OCR match chosen, or the recognised words under a hidden word. */
 async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarget, served: ServedCrop[]) {
   const { words, lang } = await pageWords(pdf, password, t);
@@ -160,9 +191,12 @@ async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarg
   if (t.hidden) {
     // The text layer says the word is here; the pixels must say so too.
     const hiddenRender = scaleBox(t.hidden.box, 1 / toPts);
-    const under = words.filter(
+    const overlapping = words.filter(
       (w) => overlap(w.box_render as Box, hiddenRender) > 0.3 * area(w.box_render as Box),
     );
+    // A layer's word box can reach over a neighbour or drift along its line (its font's widths are
+    // not the scan's): the word is the scan's own reading of it there, when one answers.
+    const under = wordRunUnder(words, t.find, hiddenRender) ?? overlapping;
     const read = under.map((w) => w.text).join(' ');
     if (!under.length || matchForm(read) !== matchForm(t.find)) {
       refuse(
@@ -470,7 +504,8 @@ export async function attemptPixelPatch(
     const changedObjects: ChangedObject[] = [];
     // The invisible text layer says the new word too (search finds it, not the old one).
     const hidden = retypeHiddenWord(doc, page, {
-      box: [
+      // The layer's word where the target was one (it may drift from the scan's), else the scan's.
+      box: t.hidden?.box ?? [
         located.match.box_render[0] * toPts,
         located.match.box_render[1] * toPts,
         located.match.box_render[2] * toPts,

@@ -302,6 +302,33 @@ test('a word under something drawn over the scan (a stamp) is refused: a patch w
   assert.match(proposal.advice!.what, /would hide/);
 });
 
+test("a text layer drawn with a substitute font's widths drifts from the scan: the scan's own reading of the word is patched", async () => {
+  // indirect-rotation (EPSON Scan): its hidden Times-Roman layer (not embedded) puts "Council" on
+  // page 4 a little off the word the scan shows; the recognised word on that line is the one patched.
+  const file = 'indirect-rotation.pdf';
+  const task = input(file, { method: 'text_layer', find: 'Council', match_index: 0 }, 'Conucil', [
+    { ...WHOLE_PAGE_SEEN[0], page_index: 3 },
+  ]);
+  task.request.page_index = 3;
+  const applied = await applyEdit(task);
+  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  assert.ok(applied.verification.guards.some((g) => g.name === 'text_layer_true' && g.passed));
+  const out = join(work, 'drift-out.pdf');
+  writeFileSync(out, applied.output);
+  assert.match(pdftotext(out, 3, ''), /Conucil/);
+  assert.not.match(pdftotext(out, 3, ''), /Council/);
+  const { changed, outside } = popplerOutside(
+    join(CORPUS, file),
+    out,
+    applied.verification.declared_box,
+    '',
+    3,
+  );
+  assert.ok(changed > 0);
+  assert.is(outside, 0);
+});
+
 test('an OCR target on a text page is refused: its pixels are drawn from a font', async () => {
   const pdf = makePdf([{ content: 'BT /F1 24 Tf 20 100 Td (Invoice total) Tj ET' }]);
   const proposal = await proposeEdit({
