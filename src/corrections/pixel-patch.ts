@@ -19,19 +19,28 @@ export interface RasterWord {
   box: Box;
   confidence: number;
 }
+/** A letter drawn from a face: ink coverage (0 none … 255 full) cropped to its ink. */
 export interface DrawnLetter {
   width: number;
   height: number;
   coverage: Uint8Array;
+  /** Row of the baseline, counted from the top of `coverage`. */
   baseline: number;
+  /** Advance width in pixels. */
   advance: number;
+}
+/** A face that can draw letters at a size in pixels per em (null: no glyph). */
+export interface LetterFace {
+  id: string;
+  draw: (ch: string, emPx: number) => DrawnLetter | null;
 }
 export interface PatchRequest {
   raster: ScanRaster;
   words: RasterWord[];
   target: RasterWord;
   replacement: string;
-  drawLetter?: (ch: string, sizePx: number) => DrawnLetter | null;
+  /** Faces to draw letters the page never shows (cost medium); none: such words are refused. */
+  letterFaces?: LetterFace[];
 }
 export type PatchResult =
   | {
@@ -171,6 +180,8 @@ const lettersOf = (text: string) => Array.from(text.normalize('NFC'));
 interface Source {
   cell: LetterCell;
   baseline: number;
+  /** A letter drawn from a face (its cell is then in the coverage's own pixels). */
+  drawn?: DrawnLetter;
 }
 
 export function patchWord(req: PatchRequest): PatchResult {
@@ -243,6 +254,23 @@ export function patchWord(req: PatchRequest): PatchResult {
     chars.forEach((c, i) => {
       if (!sources.has(c)) sources.set(c, { cell: seg.letters[i], baseline: seg.baseline });
     });
+  }
+  // Letters the page never shows: drawn with the face whose letters look most like the word's own.
+  let drawing: FaceChoice | null = null;
+  if (missing().length && req.letterFaces?.length) {
+    drawing = chooseFace(r, own, oldChars, lv, req.letterFaces);
+    if (drawing) {
+      for (const c of missing()) {
+        const d = drawing.face.draw(c, drawing.emPx);
+        if (!d) continue;
+        const soft = drawing.blur ? blurred(d, drawing.blur) : d;
+        sources.set(c, {
+          cell: { x0: 0, x1: soft.width, y0: 0, y1: soft.height },
+          baseline: soft.baseline,
+          drawn: soft,
+        });
+      }
+    }
   }
   if (missing().length)
     return {
@@ -332,8 +360,31 @@ export function patchWord(req: PatchRequest): PatchResult {
     for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
       for (let x = a.x1; x < b.x0; x++) paperAt(((y - box[1]) * bw + x - box[0]) * n);
   }
+  const inkColour = drawing ? inkColourOf(r, own, lv) : [];
   for (const p of placed) {
     const dy = own.baseline - p.src.baseline;
+    const d = p.src.drawn;
+    if (d) {
+      // A drawn letter: its coverage mixes the word's ink colour into the paper.
+      for (let sy = 0; sy < d.height; sy++)
+        for (let sx = 0; sx < d.width; sx++) {
+          const cov = d.coverage[sy * d.width + sx] / 255;
+          const tx = p.x + sx - box[0];
+          const ty = sy + dy - box[1];
+          if (cov <= 0.02 || tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
+          const o = (ty * bw + tx) * n;
+          if (r.bilevel) {
+            if (cov >= 0.5) pixels[o] = 0;
+            continue;
+          }
+          for (let k = 0; k < n; k++)
+            pixels[o + k] = Math.min(
+              pixels[o + k],
+              Math.round(paperColour[k] - cov * (paperColour[k] - inkColour[k])),
+            );
+        }
+      continue;
+    }
     for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
       for (let sx = p.src.cell.x0; sx < p.src.cell.x1; sx++) {
         const tx = p.x + (sx - p.src.cell.x0) - box[0];
@@ -353,18 +404,157 @@ export function patchWord(req: PatchRequest): PatchResult {
       }
     }
   }
+  const drawnCount = placed.filter((p) => p.src.drawn).length;
   return {
     box,
     pixels,
-    method: 'clone',
-    cost: 'low',
+    method: drawnCount ? 'drawn' : 'clone',
+    cost: drawnCount ? 'medium' : 'low',
     measurements: {
-      letters_cloned: newChars.length,
+      letters_cloned: newChars.length - drawnCount,
       letters_from_word: newChars.filter((c) => oldChars.includes(c)).length,
-      letters_from_page: newChars.filter((c) => !oldChars.includes(c)).length,
+      letters_from_page: newChars.filter((c) => !oldChars.includes(c) && !sources.get(c)?.drawn).length,
+      ...(drawing && drawnCount
+        ? {
+            letters_drawn: drawnCount,
+            drawn_face: drawing.face.id,
+            drawn_em_px: Math.round(drawing.emPx * 10) / 10,
+            drawn_face_mismatch: Math.round(drawing.mismatch * 1000) / 1000,
+            drawn_blur_px: drawing.blur,
+          }
+        : {}),
       segmentation_adjusted: own.adjusted,
       paper: paperColour,
       ink_level: Math.round(lv.ink),
     },
   };
+}
+
+/** The face chosen to draw missing letters, at the word's size and blur. */
+interface FaceChoice {
+  face: LetterFace;
+  emPx: number;
+  /** Mean share of pixels where the face's letters and the word's own disagree (0 = the same). */
+  mismatch: number;
+  /** Box-blur radius (pixels) that gives drawn letters the scan's edge softness. */
+  blur: number;
+}
+
+/** Beyond this mismatch with the word's own letters, no face is near enough to draw with. */
+const MAX_FACE_MISMATCH = 0.55;
+
+/**
+ * Chooses the face whose letters, drawn at the word's size, cover the word's own letter images best,
+ * and the blur that gives them the scan's share of soft edge pixels. Null when no face comes near.
+ */
+function chooseFace(
+  r: ScanRaster,
+  own: Segmented,
+  chars: string[],
+  lv: { paper: number; ink: number; threshold: number },
+  faces: LetterFace[],
+): FaceChoice | null {
+  // Compared on plain letters and figures (marks and punctuation are too small to measure a face).
+  const plain = chars.map((c, i) => ({ c, cell: own.letters[i] })).filter((l) => /^[\p{L}\p{N}]$/u.test(l.c));
+  if (!plain.length) return null;
+  const span = lv.paper - lv.ink;
+  let scanSoft = 0;
+  let scanCore = 0;
+  for (const { cell } of plain)
+    for (let y = cell.y0; y < cell.y1; y++)
+      for (let x = cell.x0; x < cell.x1; x++) {
+        const g = greyAt(r, x, y);
+        if (g < lv.threshold) scanCore++;
+        if (g > lv.ink + 0.15 * span && g < lv.paper - 0.15 * span) scanSoft++;
+      }
+  let best: FaceChoice | null = null;
+  for (const face of faces) {
+    const ratios: number[] = [];
+    for (const { c, cell } of plain) {
+      const d = face.draw(c, 100);
+      if (d && d.height > 0) ratios.push(((cell.y1 - cell.y0) / d.height) * 100);
+    }
+    if (ratios.length < Math.ceil(plain.length / 2)) continue;
+    const emPx = median(ratios);
+    const drawn = plain.map((l) => ({ ...l, d: face.draw(l.c, emPx) }));
+    if (drawn.some((l) => !l.d)) continue;
+    let mismatch = 0;
+    for (const { cell, d } of drawn) {
+      const g = d!;
+      const w = Math.max(g.width, cell.x1 - cell.x0);
+      const h = Math.max(g.height, cell.y1 - cell.y0);
+      let both = 0;
+      let either = 0;
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const a = x < g.width && y < g.height && g.coverage[y * g.width + x] >= 128;
+          const sx = cell.x0 + x;
+          const sy = cell.y0 + y;
+          const b = sx < cell.x1 && sy < cell.y1 && greyAt(r, sx, sy) < lv.threshold;
+          if (a && b) both++;
+          if (a || b) either++;
+        }
+      mismatch += either ? 1 - both / either : 1;
+    }
+    mismatch /= drawn.length;
+    if (best && mismatch >= best.mismatch) continue;
+    // The blur whose share of soft pixels (to core ink) is nearest the scan's.
+    const want = scanCore ? scanSoft / scanCore : 0;
+    let blur = 0;
+    let gap = Infinity;
+    for (let radius = 0; radius <= 3; radius++) {
+      let soft = 0;
+      let core = 0;
+      for (const { d } of drawn) {
+        const g = radius ? blurred(d!, radius) : d!;
+        for (const v of g.coverage) {
+          if (v >= 128) core++;
+          if (v > 0.15 * 255 && v < 0.85 * 255) soft++;
+        }
+      }
+      const off = Math.abs((core ? soft / core : 0) - want);
+      if (off < gap) {
+        gap = off;
+        blur = radius;
+      }
+    }
+    best = { face, emPx, mismatch, blur: r.bilevel ? 0 : blur };
+  }
+  return best && best.mismatch <= MAX_FACE_MISMATCH ? best : null;
+}
+
+/** A drawn letter softened by a box blur of `radius` pixels (grown by the radius on each side). */
+function blurred(d: DrawnLetter, radius: number): DrawnLetter {
+  const w = d.width + 2 * radius;
+  const h = d.height + 2 * radius;
+  const src = (x: number, y: number) => {
+    const sx = x - radius;
+    const sy = y - radius;
+    return sx >= 0 && sy >= 0 && sx < d.width && sy < d.height ? d.coverage[sy * d.width + sx] : 0;
+  };
+  const out = new Uint8Array(w * h);
+  const k = (2 * radius + 1) ** 2;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let sum = 0;
+      for (let dy = -radius; dy <= radius; dy++)
+        for (let dx = -radius; dx <= radius; dx++) sum += src(x + dx, y + dy);
+      out[y * w + x] = Math.round(sum / k);
+    }
+  return { width: w, height: h, coverage: out, baseline: d.baseline + radius, advance: d.advance };
+}
+
+/** The word's ink colour: the median of its darkest pixels, per channel. */
+function inkColourOf(r: ScanRaster, own: Segmented, lv: { paper: number; ink: number }): number[] {
+  const n = r.channels;
+  const chans: number[][] = Array.from({ length: n }, () => []);
+  const dark = lv.ink + 0.2 * (lv.paper - lv.ink);
+  for (const cell of own.letters)
+    for (let y = cell.y0; y < cell.y1; y++)
+      for (let x = cell.x0; x < cell.x1; x++) {
+        if (greyAt(r, x, y) > dark) continue;
+        const i = (y * r.width + x) * n;
+        for (let k = 0; k < n; k++) chans[k].push(r.data[i + k]);
+      }
+  return chans.map((v) => (v.length ? median(v) : lv.ink));
 }

@@ -13,6 +13,7 @@ import { recogniseWords, type RecognisedWord } from '../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from './render-diff.ts';
 import { refuse, TIER_NAMES } from './refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
+import { patchLetterFaces } from './letter-drawing.ts';
 import {
   findScanImage,
   packBilevel,
@@ -472,6 +473,7 @@ export async function attemptPixelPatch(
       words,
       target,
       replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
+      letterFaces: patchLetterFaces(),
     };
     const patch = patchWord(request);
     if ('refused' in patch) {

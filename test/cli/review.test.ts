@@ -221,9 +221,9 @@ test('a scanned page: recognised matches, the crop fetched before confirmed: tru
   t.keys('y');
   await t.waitFor(/Replace "This" with: This█/);
   t.keys('C-u');
-  t.text('Thiz');
+  t.text('T his'); // a patch replaces one word with one word: refused, whatever recognition reads
   t.keys('Enter');
-  screen = await t.waitFor(/✗ Refused "This" → "Thiz" on page 0/, 60_000);
+  screen = await t.waitFor(/✗ Refused "This" → "T his" on page 0/, 60_000);
   assert.match(screen, /do: {3}\S/, 'the advice says what to do');
   assert.match(screen, /▸ ✔ p0/, 'the reading is marked confirmed');
   assert.match(screen, /! Refused: the advice says what would make it work/);

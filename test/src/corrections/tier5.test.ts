@@ -193,6 +193,33 @@ test('a text target on the invisible OCR layer of a 1-bit scan: pixels patched a
   assert.is(list[list.length - 1].trim().split(/\s+/)[7], '1', 'the patch keeps 1 bit per pixel');
 });
 
+test('a letter the page never shows is drawn in the face nearest the scan’s own letters (cost medium)', async () => {
+  // LETTER has no “z” anywhere: “dated” → “dazed” clones d, a, e, d and draws the z.
+  const target = { method: 'ocr' as const, find: 'dated', match_index: 0, confirmed: true };
+  const applied = await applyEdit(input(LETTER, target, 'dazed', WHOLE_PAGE_SEEN));
+  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
+  assert.is(applied.proposal.visibility_cost, 'medium');
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const m = applied.proposal.measurements as Record<string, unknown>;
+  assert.is(m.method, 'drawn');
+  assert.is(m.letters_drawn, 1);
+  assert.is(m.letters_cloned, 4);
+  // The scan is Times: the serif face is the one whose letters cover the word's own best.
+  assert.match(String(m.drawn_face), /^liberation-serif-/);
+  assert.match(applied.proposal.explanation, /drawn in a matched face/);
+  const out = join(work, 'drawn-out.pdf');
+  const original = join(work, 'letter.pdf');
+  writeFileSync(out, applied.output);
+  writeFileSync(original, LETTER);
+  const box = applied.verification.declared_box;
+  const { changed, outside } = popplerOutside(original, out, box);
+  assert.ok(changed > 0);
+  assert.is(outside, 0);
+  const read = nativeReading(out, box);
+  assert.match(read.toLowerCase(), /dazed/, `native tesseract read “${read}”`);
+  assert.not.match(read.toLowerCase(), /dated/);
+});
+
 /** A person looked at the whole page magnified (a crop the daemon served at 600 dpi). */
 const WHOLE_PAGE_SEEN: ServedCrop[] = [
   { page_index: 0, box_render: [0, 0, 4000, 4000], dpi: 600, at: new Date(Date.now() - 1000).toISOString() },
