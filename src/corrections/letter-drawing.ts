@@ -60,6 +60,7 @@ export function rasteriseLetter(face: BundledFace, ch: string, emPx: number): Dr
       coverage,
       baseline: baselineY - y0,
       advance: font.advanceGlyph(gid) * emPx,
+      left: x0 - originX,
     };
   } finally {
     pix.destroy();

@@ -28,6 +28,8 @@ export interface DrawnLetter {
   baseline: number;
   /** Advance width in pixels. */
   advance: number;
+  /** Pixels from the glyph's origin to its ink's left edge (the left side bearing). */
+  left: number;
 }
 /** A face that can draw letters at a size in pixels per em (null: no glyph). */
 export interface LetterFace {
@@ -53,7 +55,7 @@ export type PatchResult =
   | { refused: string; code: string; evidence: Record<string, unknown> };
 
 /** Least (paper − ink) / paper for letters to be cloned (darkest 2 % of the word's pixels as ink). */
-export const MIN_CONTRAST = 0.8;
+export const MIN_CONTRAST = 0.5;
 
 /** Grey level of a pixel (the mean of its channels). */
 function greyAt(r: ScanRaster, x: number, y: number): number {
@@ -99,7 +101,13 @@ interface Segmented {
 const DESCENDERS = new Set([...'gjpqyQ,;']);
 
 /** Splits a word's ink into as many column runs as it has characters, or null. */
-function segment(r: ScanRaster, box: Box, chars: string[], threshold: number): Segmented | null {
+function segment(
+  r: ScanRaster,
+  box: Box,
+  chars: string[],
+  threshold: number,
+  widthOf?: (c: string) => number | null,
+): Segmented | null {
   const cols: number[] = [];
   let iy0 = Infinity;
   let iy1 = -1;
@@ -131,6 +139,13 @@ function segment(r: ScanRaster, box: Box, chars: string[], threshold: number): S
   const height = iy1 - iy0 + 1;
   runs = runs.filter(([a, b]) => b - a > 1 || cols.slice(a, b).some((c) => c > height * 0.15));
   let adjusted = 0;
+  if (runs.length !== chars.length && widthOf) {
+    const shared = shareByWidths(runs, cols, chars, widthOf);
+    if (shared) {
+      adjusted += Math.abs(chars.length - runs.length);
+      runs = shared;
+    }
+  }
   while (runs.length > chars.length && runs.length > 1) {
     // Broken letters: join the two runs with the narrowest gap.
     let k = 0;
@@ -208,8 +223,9 @@ export function patchWord(req: PatchRequest): PatchResult {
     clampBox([around[0] - h * 0.5, around[1] - h * 0.3, around[2] + h * 0.5, around[3] + h * 0.3], r),
   );
   // Faint or blurred letters (a low-quality JPEG, a soft scan) cut and moved are read as other
-  // letters by some readers (measured: native tesseract misread 3 of 8 such patches that tesseract.js
-  // read right): below this contrast the engine does not rearrange them.
+  // letters by some readers: below this contrast the engine does not rearrange them. (At 0.8, with
+  // letters split by columns alone and spaced by cell, native tesseract misread 3 of 8 soft patches
+  // tesseract.js read right; split and spaced by a face's widths, it read all 6 that verified at 0.5.)
   if ((lv.paper - lv.ink) / Math.max(1, lv.paper) < MIN_CONTRAST)
     return {
       refused: `the scan's letters are too faint or blurred here (ink ${Math.round(lv.ink)} on paper ${Math.round(lv.paper)}) to be cut and moved surely`,
@@ -222,7 +238,10 @@ export function patchWord(req: PatchRequest): PatchResult {
       code: 'patch_low_contrast',
       evidence: lv,
     };
-  const own = segment(r, around, oldChars, lv.threshold);
+  // Touching letters are split where a face's widths put their edges (then at the thinnest column
+  // near there): the bundled faces' widths averaged, as nothing is known of the scan's face yet.
+  const widthOf = letterWidths(req.letterFaces ?? []);
+  const own = segment(r, around, oldChars, lv.threshold, widthOf);
   if (!own)
     return {
       refused: `the letters of “${target.text}” could not be told apart on the scan`,
@@ -247,7 +266,7 @@ export function patchWord(req: PatchRequest): PatchResult {
       [w.box[0] - wh * 0.1, w.box[1] - wh * 0.15, w.box[2] + wh * 0.1, w.box[3] + wh * 0.15],
       r,
     );
-    const seg = segment(r, box, chars, lv.threshold);
+    const seg = segment(r, box, chars, lv.threshold, widthOf);
     if (!seg || seg.adjusted > 0) continue; // only words whose letters stand apart on their own
     const segHeight = seg.baseline - Math.min(...seg.letters.map((l) => l.y0));
     if (Math.abs(segHeight - ownHeight) > 0.2 * ownHeight) continue;
@@ -255,22 +274,19 @@ export function patchWord(req: PatchRequest): PatchResult {
       if (!sources.has(c)) sources.set(c, { cell: seg.letters[i], baseline: seg.baseline });
     });
   }
-  // Letters the page never shows: drawn with the face whose letters look most like the word's own.
-  let drawing: FaceChoice | null = null;
-  if (missing().length && req.letterFaces?.length) {
-    drawing = chooseFace(r, own, oldChars, lv, req.letterFaces);
-    if (drawing) {
-      for (const c of missing()) {
-        const d = drawing.face.draw(c, drawing.emPx);
-        if (!d) continue;
-        const soft = drawing.blur ? blurred(d, drawing.blur) : d;
-        sources.set(c, {
-          cell: { x0: 0, x1: soft.width, y0: 0, y1: soft.height },
-          baseline: soft.baseline,
-          drawn: soft,
-        });
-      }
-    }
+  // The face whose letters look most like the word's own: it spaces moved letters and draws those
+  // the page never shows.
+  const fit = req.letterFaces?.length ? chooseFace(r, own, oldChars, lv, req.letterFaces) : null;
+  const drawing = missing().length && fit ? fit : null;
+  for (const c of drawing ? missing() : []) {
+    const d = drawing!.face.draw(c, drawing!.emPx);
+    if (!d) continue;
+    const soft = drawing!.blur ? blurred(d, drawing!.blur) : d;
+    sources.set(c, {
+      cell: { x0: 0, x1: soft.width, y0: 0, y1: soft.height },
+      baseline: soft.baseline,
+      drawn: soft,
+    });
   }
   if (missing().length)
     return {
@@ -280,21 +296,37 @@ export function patchWord(req: PatchRequest): PatchResult {
       code: 'letter_not_on_page',
       evidence: { missing: missing() },
     };
-  // Spacing: the word's own gaps between letters, in order (the mean where the new word is longer).
-  // Letters that touched (split at their thinnest column) have no gap of their own: moved elsewhere
-  // they would touch another letter and read as one, so every gap is at least half the word's usual.
+  // Spacing: the word's own gap where the new word keeps a pair of its letters; elsewhere the face's
+  // side bearings for the new pair (a narrow "i" before a "d" stands further off than its cell
+  // suggests), shifted by how the scan's gaps differ from the face's on the word's own pairs; without
+  // a face, the word's own gaps in order. Letters that touched (split at their thinnest column) have
+  // no gap of their own: moved elsewhere they would touch another letter and read as one, so every
+  // gap is at least half the word's usual.
   const measured = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
   const positive = measured.filter((g) => g > 0);
   const usual = positive.length ? median(positive) : Math.max(1, Math.round(h * 0.06));
   const minGap = Math.max(1, Math.round(usual / 2));
   const gaps = measured.map((g) => Math.max(g, minGap));
   const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : usual;
+  const ownPair = new Map<string, number>();
+  measured.forEach((g, i) => {
+    if (g > 0 && !ownPair.has(oldChars[i] + oldChars[i + 1])) ownPair.set(oldChars[i] + oldChars[i + 1], g);
+  });
+  const spacing = fit ? pairSpacing(fit, oldChars, measured) : null;
+  const gapAfter = (i: number): number => {
+    const pair = newChars[i] + newChars[i + 1];
+    const own = ownPair.get(pair);
+    if (own !== undefined) return own;
+    const modelled = spacing?.(newChars[i], newChars[i + 1]);
+    if (modelled !== undefined && modelled !== null) return Math.max(minGap, modelled);
+    return gaps[i] ?? meanGap;
+  };
   const placed: { src: Source; x: number }[] = [];
   let x = own.letters[0].x0;
   newChars.forEach((c, i) => {
     const src = sources.get(c)!;
     placed.push({ src, x });
-    x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gaps[i] ?? meanGap));
+    if (i + 1 < newChars.length) x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gapAfter(i)));
   });
   const newRight = placed.length
     ? placed[placed.length - 1].x +
@@ -541,7 +573,14 @@ function blurred(d: DrawnLetter, radius: number): DrawnLetter {
         for (let dx = -radius; dx <= radius; dx++) sum += src(x + dx, y + dy);
       out[y * w + x] = Math.round(sum / k);
     }
-  return { width: w, height: h, coverage: out, baseline: d.baseline + radius, advance: d.advance };
+  return {
+    width: w,
+    height: h,
+    coverage: out,
+    baseline: d.baseline + radius,
+    advance: d.advance,
+    left: d.left - radius,
+  };
 }
 
 /** The word's ink colour: the median of its darkest pixels, per channel. */
@@ -557,4 +596,147 @@ function inkColourOf(r: ScanRaster, own: Segmented, lv: { paper: number; ink: nu
         for (let k = 0; k < n; k++) chans[k].push(r.data[i + k]);
       }
   return chans.map((v) => (v.length ? median(v) : lv.ink));
+}
+
+/**
+ * Gaps between letters as the chosen face spaces them (right side bearing of the first plus left side
+ * bearing of the second, in scan pixels), offset by the median difference between the scan's measured
+ * gaps and the face's on the word's own pairs. Null for a pair the face cannot draw.
+ */
+function pairSpacing(
+  fit: FaceChoice,
+  oldChars: string[],
+  measured: number[],
+): (a: string, b: string) => number | null {
+  const bearings = new Map<string, { left: number; right: number } | null>();
+  const of = (c: string) => {
+    if (!bearings.has(c)) {
+      const d = fit.face.draw(c, fit.emPx);
+      bearings.set(c, d ? { left: d.left, right: d.advance - d.left - d.width } : null);
+    }
+    return bearings.get(c)!;
+  };
+  const face = (a: string, b: string) => {
+    const x = of(a);
+    const y = of(b);
+    return x && y ? x.right + y.left : null;
+  };
+  const offsets: number[] = [];
+  measured.forEach((g, i) => {
+    const f = face(oldChars[i], oldChars[i + 1]);
+    if (g > 0 && f !== null) offsets.push(g - f);
+  });
+  if (!offsets.length) return () => null;
+  const offset = median(offsets);
+  return (a, b) => {
+    const f = face(a, b);
+    return f === null ? null : f + offset;
+  };
+}
+
+/** Mean advance (per 100 px em) of a character over the faces that have it, or null. */
+function letterWidths(faces: LetterFace[]): ((c: string) => number | null) | undefined {
+  if (!faces.length) return undefined;
+  const cache = new Map<string, number | null>();
+  return (c) => {
+    if (!cache.has(c)) {
+      const ws = faces
+        .map((f) => f.draw(c, 100)?.advance)
+        .filter((w): w is number => w !== undefined && w > 0);
+      cache.set(c, ws.length ? ws.reduce((a, b) => a + b, 0) / ws.length : null);
+    }
+    return cache.get(c)!;
+  };
+}
+
+/**
+ * Shares a word's runs of ink out to its characters when their counts differ: a letter broken in
+ * several runs (a faint joint) or several touching letters in one run. Of all the ways to join
+ * neighbouring runs into one letter or split one run into several, the one whose widths best match
+ * the widths a face gives the characters; inside a split run the cuts go where those widths put the
+ * letters' edges, moved to the thinnest column within a third of a letter. Null when a character has
+ * no width.
+ */
+function shareByWidths(
+  runs: [number, number][],
+  cols: number[],
+  chars: string[],
+  widthOf: (c: string) => number | null,
+): [number, number][] | null {
+  const w = chars.map(widthOf);
+  if (w.some((v) => v === null)) return null;
+  const widths = w as number[];
+  const R = runs.length;
+  const C = chars.length;
+  // Ink is about nine tenths of a letter's advance: the scale puts the face's widths in pixels.
+  const scale = (0.9 * (runs[R - 1][1] - runs[0][0])) / widths.reduce((a, b) => a + b, 0);
+  const misfit = (have: number, want: number) => ((have - want) / Math.max(1, want)) ** 2;
+  // cost[i][j]: best misfit of runs 0..i-1 holding chars 0..j-1; how: [previous i, previous j].
+  const cost = Array.from({ length: R + 1 }, () => new Array<number>(C + 1).fill(Infinity));
+  const how = Array.from({ length: R + 1 }, () => new Array<[number, number]>(C + 1));
+  cost[0][0] = 0;
+  const relax = (i: number, j: number, pi: number, pj: number, c: number) => {
+    if (c < cost[i][j]) {
+      cost[i][j] = c;
+      how[i][j] = [pi, pj];
+    }
+  };
+  for (let i = 0; i < R; i++)
+    for (let j = 0; j < C; j++) {
+      if (cost[i][j] === Infinity) continue;
+      // One letter over runs i..i2-1 (joined across their gaps; a small price per joint).
+      for (let i2 = i + 1; i2 <= R; i2++)
+        relax(
+          i2,
+          j + 1,
+          i,
+          j,
+          cost[i][j] + misfit(runs[i2 - 1][1] - runs[i][0], widths[j] * scale) + 0.02 * (i2 - i - 1),
+        );
+      // Run i holding letters j..j2-1 (split; a small price per cut).
+      for (let j2 = j + 2; j2 <= C; j2++) {
+        let want = 0;
+        for (let q = j; q < j2; q++) want += widths[q] * scale;
+        relax(i + 1, j2, i, j, cost[i][j] + misfit(runs[i][1] - runs[i][0], want) + 0.02 * (j2 - j - 1));
+      }
+    }
+  if (cost[R][C] === Infinity) return null;
+  const steps: { runs: [number, number]; chars: [number, number] }[] = [];
+  for (let i = R, j = C; i > 0 || j > 0;) {
+    const [pi, pj] = how[i][j];
+    steps.unshift({ runs: [pi, i], chars: [pj, j] });
+    i = pi;
+    j = pj;
+  }
+  const out: [number, number][] = [];
+  for (const step of steps) {
+    const a = runs[step.runs[0]][0];
+    const b = runs[step.runs[1] - 1][1];
+    const [k, j] = step.chars;
+    if (j - k === 1) {
+      out.push([a, b]);
+      continue;
+    }
+    const total = widths.slice(k, j).reduce((x, y) => x + y, 0);
+    let start = a;
+    let acc = 0;
+    for (let q = k; q < j - 1; q++) {
+      acc += widths[q];
+      const guess = a + ((b - a) * acc) / total;
+      const reach = ((b - a) * widths[q]) / total / 3;
+      let cut = Math.round(guess);
+      for (
+        let x = Math.max(start + 1, Math.round(guess - reach));
+        x <= Math.min(b - 1, Math.round(guess + reach));
+        x++
+      )
+        if (cols[x] < cols[cut] || (cols[x] === cols[cut] && Math.abs(x - guess) < Math.abs(cut - guess)))
+          cut = x;
+      cut = Math.min(b - 1, Math.max(start + 1, cut));
+      out.push([start, cut]);
+      start = cut;
+    }
+    out.push([start, b]);
+  }
+  return out.length === C && out.every(([a, b]) => b > a) ? out : null;
 }
