@@ -2,8 +2,9 @@
 // from the page's own glyph images where it can (cloning, cost low) and from a bundled face drawn
 // at the page's measured size and blur where a letter never occurs on the page (cost medium).
 // Pure image work: the engine decodes the scan, writes the returned pixels over `box` and verifies.
-// Letters are told apart by columns of ink (touching letters split at their thinnest column), cut
-// with their own grey levels and laid over a paper colour measured around the word.
+// Letters are told apart by columns of ink (broken or touching letters shared out by a face's
+// widths), cut with their own grey levels and laid over a paper colour measured around the word,
+// spaced by the word's own gaps or the face's side bearings.
 
 export type Box = [number, number, number, number]; // x0, y0, x1, y1 in raster pixels, x1/y1 exclusive, top-left origin
 export interface ScanRaster {

@@ -237,7 +237,11 @@ const NO_STROKE = null as unknown as mupdf.StrokeState;
 const STENCIL_SPACES = ['DeviceGray', 'DeviceRGB', 'DeviceCMYK'] as const;
 
 interface Drawn {
-  kind: 'image' | 'stencil' | 'other';
+  /**
+   * `masked`: an image drawn through its own (soft) mask, a layer of mixed raster content; `flat`: an
+   * image of a few pixels stretched over an area (a paper colour under such layers).
+   */
+  kind: 'image' | 'stencil' | 'masked' | 'flat' | 'other';
   box: Box;
   area: number;
   image?: mupdf.Image;
@@ -289,26 +293,40 @@ function chooseScan(
 }
 
 /**
- * Pixels per point and the grid's offset (in pixels) when every layer is drawn upright, unskewed, at
- * one resolution and on one pixel grid; null otherwise.
+ * The finest pixel grid of the layers (pixels per point and the grid's offset in pixels) when every
+ * layer is drawn upright and unskewed, at a resolution that divides the finest one, with its pixels
+ * on that grid (mixed raster content: a 300 ppi text mask over 75–100 ppi colour layers); null
+ * otherwise. A masked image counts at its mask's resolution.
  */
 function commonGrid(layers: Drawn[]): { k: number; sx: number; sy: number } | null {
-  let k = 0;
-  let sx = 0;
-  let sy = 0;
-  for (const [i, d] of layers.entries()) {
+  const grids: { k: number; box: Box }[] = [];
+  for (const d of layers) {
+    if (d.kind === 'flat') continue; // one colour: any grid shows it the same
     const m = d.ctm as Mat;
     const image = d.image as mupdf.Image;
     if (!near(m[1], 0) || !near(m[2], 0)) return null;
-    const kx = image.getWidth() / Math.abs(m[0]);
-    const ky = image.getHeight() / Math.abs(m[3]);
-    if (Math.abs(kx - ky) > 1e-3 * kx) return null;
-    const fx = d.box[0] * kx - Math.round(d.box[0] * kx);
-    const fy = d.box[1] * kx - Math.round(d.box[1] * kx);
-    if (i === 0) [k, sx, sy] = [kx, fx, fy];
-    else if (Math.abs(kx - k) > 1e-3 * k || Math.abs(fx - sx) > 0.02 || Math.abs(fy - sy) > 0.02) return null;
+    // A masked image's ink is its mask's: the colour under it may be as coarse as one pixel.
+    const mask = d.kind === 'masked' ? image.getMask() : null;
+    for (const im of mask ? [mask] : [image]) {
+      const kx = im.getWidth() / Math.abs(m[0]);
+      const ky = im.getHeight() / Math.abs(m[3]);
+      if (Math.abs(kx - ky) > 1e-3 * kx) return null;
+      grids.push({ k: kx, box: d.box });
+    }
   }
-  return k > 0 ? { k, sx, sy } : null;
+  if (!grids.length) return null;
+  const k = Math.max(...grids.map((g) => g.k));
+  if (!(k > 0)) return null;
+  const frac = (v: number) => v - Math.round(v);
+  const sx = frac(grids[0].box[0] * k);
+  const sy = frac(grids[0].box[1] * k);
+  for (const g of grids) {
+    const ratio = k / g.k;
+    if (Math.abs(ratio - Math.round(ratio)) > 1e-3 * ratio) return null;
+    if (Math.abs(frac(g.box[0] * k) - sx) > 0.02 * ratio || Math.abs(frac(g.box[1] * k) - sy) > 0.02 * ratio)
+      return null;
+  }
+  return { k, sx, sy };
 }
 
 /** The page rendered on the layers' pixel grid, as a scan a patch can be cut from. */
@@ -376,9 +394,11 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
     },
     fillImage(image, ctm) {
       const m = ctm as Mat;
-      const usable = image.getWidth() >= 16 && image.getHeight() >= 16 && !image.getMask();
+      const big = (im: mupdf.Image) => im.getWidth() >= 16 && im.getHeight() >= 16;
+      const mask = image.getMask();
+      const usable = big(image) && !mask;
       drawn.push({
-        kind: usable ? 'image' : 'other',
+        kind: usable ? 'image' : mask ? (big(mask) ? 'masked' : 'other') : 'flat',
         box: boxOfUnit(m),
         area: usable ? Math.abs(m[0] * m[3] - m[1] * m[2]) : 0,
         image,
@@ -412,7 +432,7 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
     const h = word[3] - word[1];
     const region: Box = [word[0] - h, word[1] - h / 2, word[2] + h, word[3] + h / 2];
     const layers = drawn.filter((d) => meets(d.box, region));
-    const rasters = layers.filter((d) => d.kind === 'image' || d.kind === 'stencil');
+    const rasters = layers.filter((d) => d.kind !== 'other');
     if (rasters.length > 1 && rasters.length === layers.length) {
       const grid = commonGrid(rasters);
       if (grid) return compositeScan(page, grid, rasters.length);

@@ -318,6 +318,29 @@ test('a damaged file MuPDF rewrites in full: every object compared as written, t
   assert.match(nativeReading(out, box), /peridoic/);
 });
 
+test('mixed raster content with a soft mask (a 300 ppi JBIG2 text mask over 75 and 100 ppi colour layers): patched on the finest grid', async () => {
+  // vicksburg-ocr (archive.org style): a JPX background, and a JPX colour layer drawn through a
+  // JBIG2 soft mask that holds the letters; the text layer says "papers" on page 4.
+  const file = 'vicksburg-ocr.pdf';
+  const task = input(file, { method: 'text_layer', find: 'papers', match_index: 0 }, 'papres', [
+    { ...WHOLE_PAGE_SEEN[0], page_index: 3 },
+  ]);
+  task.request.page_index = 3;
+  const applied = await applyEdit(task);
+  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const scan = (applied.proposal.measurements as { scan: { composite_layers?: number; dpi: number } }).scan;
+  assert.ok((scan.composite_layers ?? 0) >= 2, 'the layers are patched as one');
+  assert.is(Math.round(scan.dpi), 300, "on the mask's grid");
+  const out = join(work, 'mrc-out.pdf');
+  writeFileSync(out, applied.output);
+  assert.match(pdftotext(out, 3, ''), /papres/);
+  const box = applied.verification.declared_box;
+  const { changed, outside } = popplerOutside(join(CORPUS, file), out, box, '', 3);
+  assert.ok(changed > 0);
+  assert.is(outside, 0);
+});
+
 test('a word under something drawn over the scan (a stamp) is refused: a patch would hide it', async () => {
   const stamped = scannedPage(
     ['The periodic review of the contract is due', 'Certificate of the Board, signed and dated'],
