@@ -39,6 +39,17 @@ function rasterOf(word: string, gap: number, cut: (x: number, y: number) => bool
   };
 }
 
+/** The patch of `word` (alone on `page`) spelling `replacement`, with the bundled faces or none. */
+function patchOf(page: ReturnType<typeof rasterOf>, word: string, replacement: string, faces = true) {
+  return patchWord({
+    raster: page.raster,
+    words: [],
+    target: { text: word, box: page.box, confidence: 95 },
+    replacement,
+    ...(faces ? { letterFaces: patchLetterFaces() } : {}),
+  });
+}
+
 /** Runs of ink columns (darker than mid-grey) of a patch. */
 function inkRuns(pixels: Uint8Array, w: number, h: number): [number, number][] {
   const runs: [number, number][] = [];
@@ -60,13 +71,7 @@ test('letters broken at a faint joint are joined by the widths a face gives them
     const mid = (c: [number, number]) => x > c[0] + (c[1] - c[0]) * 0.3 && x < c[0] + (c[1] - c[0]) * 0.7;
     return (mid(u) && y > 60) || (mid(n) && y < 70);
   });
-  const result = patchWord({
-    raster: broken.raster,
-    words: [],
-    target: { text: 'round', box: broken.box, confidence: 95 },
-    replacement: 'ruond',
-    letterFaces: patchLetterFaces(),
-  });
+  const result = patchOf(broken, 'round', 'ruond');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
   if ('refused' in result) return;
   assert.is(result.method, 'clone');
@@ -82,13 +87,7 @@ test('letters broken at a faint joint are joined by the widths a face gives them
 
 test('touching letters are split where the widths put their edges', () => {
   const touching = rasterOf('never', -2);
-  const result = patchWord({
-    raster: touching.raster,
-    words: [],
-    target: { text: 'never', box: touching.box, confidence: 95 },
-    replacement: 'nveer',
-    letterFaces: patchLetterFaces(),
-  });
+  const result = patchOf(touching, 'never', 'nveer');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
   if ('refused' in result) return;
   assert.ok((result.measurements.segmentation_adjusted as number) > 0, 'the letters had to be split');
@@ -108,13 +107,7 @@ test('touching letters are split where the widths put their edges', () => {
 
 test('a letter nowhere on the raster is drawn in the face nearest the word (cost medium)', () => {
   const page = rasterOf('dated', 4);
-  const result = patchWord({
-    raster: page.raster,
-    words: [],
-    target: { text: 'dated', box: page.box, confidence: 95 },
-    replacement: 'dazed',
-    letterFaces: patchLetterFaces(),
-  });
+  const result = patchOf(page, 'dated', 'dazed');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
   if ('refused' in result) return;
   assert.is(result.method, 'drawn');
@@ -124,12 +117,7 @@ test('a letter nowhere on the raster is drawn in the face nearest the word (cost
     (result.measurements.drawn_face_mismatch as number) < 0.3,
     'the face the word is set in fits (thin strokes a pixel off count as mismatch)',
   );
-  const without = patchWord({
-    raster: page.raster,
-    words: [],
-    target: { text: 'dated', box: page.box, confidence: 95 },
-    replacement: 'dazed',
-  });
+  const without = patchOf(page, 'dated', 'dazed', false);
   assert.ok('refused' in without && without.code === 'letter_not_on_page');
 });
 

@@ -109,6 +109,18 @@ const LETTER = scannedPage(
   { dpi: 200, colour: true, jpeg: 80 },
 );
 
+/** Writes a patched LETTER beside the original; poppler sees the patch and nothing outside `box`. */
+function patchedLetter(output: Uint8Array, box: number[], name: string) {
+  const out = join(work, `${name}-out.pdf`);
+  const original = join(work, 'letter.pdf');
+  writeFileSync(out, output);
+  writeFileSync(original, LETTER);
+  const { changed, outside } = popplerOutside(original, out, box);
+  assert.ok(changed > 0, 'poppler sees the patch');
+  assert.is(outside, 0, 'poppler: nothing changed outside the declared box');
+  return { out, original, box };
+}
+
 test('an OCR target on a JPEG scan: confirmation asked, a crop required, then a verified patch', async () => {
   const target = { method: 'ocr' as const, find: 'periodic', match_index: 0 };
   const first = await proposeEdit(input(LETTER, target, 'peridoic'));
@@ -150,14 +162,7 @@ test('an OCR target on a JPEG scan: confirmation asked, a crop required, then a 
     'other_pages_identical',
   ])
     assert.ok(names.includes(g), g);
-  const out = join(work, 'letter-out.pdf');
-  const original = join(work, 'letter.pdf');
-  writeFileSync(out, applied.output);
-  writeFileSync(original, LETTER);
-  const box = applied.verification.declared_box;
-  const { changed, outside } = popplerOutside(original, out, box);
-  assert.ok(changed > 0, 'poppler sees the patch');
-  assert.is(outside, 0, 'poppler: nothing changed outside the declared box');
+  const { out, original, box } = patchedLetter(applied.output, applied.verification.declared_box, 'letter');
   const read = nativeReading(out, box);
   assert.match(read.toLowerCase(), /peridoic/, `native tesseract read “${read}”`);
   assert.not.match(read.toLowerCase(), /periodic/);
@@ -207,14 +212,7 @@ test('a letter the page never shows is drawn in the face nearest the scan’s ow
   // The scan is Times: the serif face is the one whose letters cover the word's own best.
   assert.match(String(m.drawn_face), /^liberation-serif-/);
   assert.match(applied.proposal.explanation, /drawn in a matched face/);
-  const out = join(work, 'drawn-out.pdf');
-  const original = join(work, 'letter.pdf');
-  writeFileSync(out, applied.output);
-  writeFileSync(original, LETTER);
-  const box = applied.verification.declared_box;
-  const { changed, outside } = popplerOutside(original, out, box);
-  assert.ok(changed > 0);
-  assert.is(outside, 0);
+  const { out, box } = patchedLetter(applied.output, applied.verification.declared_box, 'drawn');
   const read = nativeReading(out, box);
   assert.match(read.toLowerCase(), /dazed/, `native tesseract read “${read}”`);
   assert.not.match(read.toLowerCase(), /dated/);
@@ -318,17 +316,23 @@ test('a damaged file MuPDF rewrites in full: every object compared as written, t
   assert.match(nativeReading(out, box), /peridoic/);
 });
 
+/** A text-layer target on page `page` of a corpus file, applied after the whole page was seen. */
+async function appliedOnLayer(file: string, page: number, find: string, replacement: string) {
+  const task = input(file, { method: 'text_layer', find, match_index: 0 }, replacement, [
+    { ...WHOLE_PAGE_SEEN[0], page_index: page },
+  ]);
+  task.request.page_index = page;
+  const applied = await applyEdit(task);
+  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
+  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  return applied;
+}
+
 test('mixed raster content with a soft mask (a 300 ppi JBIG2 text mask over 75 and 100 ppi colour layers): patched on the finest grid', async () => {
   // vicksburg-ocr (archive.org style): a JPX background, and a JPX colour layer drawn through a
   // JBIG2 soft mask that holds the letters; the text layer says "papers" on page 4.
   const file = 'vicksburg-ocr.pdf';
-  const task = input(file, { method: 'text_layer', find: 'papers', match_index: 0 }, 'papres', [
-    { ...WHOLE_PAGE_SEEN[0], page_index: 3 },
-  ]);
-  task.request.page_index = 3;
-  const applied = await applyEdit(task);
-  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
-  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const applied = await appliedOnLayer(file, 3, 'papers', 'papres');
   const scan = (applied.proposal.measurements as { scan: { composite_layers?: number; dpi: number } }).scan;
   assert.ok((scan.composite_layers ?? 0) >= 2, 'the layers are patched as one');
   assert.is(Math.round(scan.dpi), 300, "on the mask's grid");
@@ -356,13 +360,7 @@ test("a text layer drawn with a substitute font's widths drifts from the scan: t
   // indirect-rotation (EPSON Scan): its hidden Times-Roman layer (not embedded) puts "Council" on
   // page 4 a little off the word the scan shows; the recognised word on that line is the one patched.
   const file = 'indirect-rotation.pdf';
-  const task = input(file, { method: 'text_layer', find: 'Council', match_index: 0 }, 'Conucil', [
-    { ...WHOLE_PAGE_SEEN[0], page_index: 3 },
-  ]);
-  task.request.page_index = 3;
-  const applied = await applyEdit(task);
-  assert.is(applied.proposal.tier, 5, applied.proposal.explanation);
-  assert.ok(applied.verification.passed, applied.verification.failure_reason ?? '');
+  const applied = await appliedOnLayer(file, 3, 'Council', 'Conucil');
   assert.ok(applied.verification.guards.some((g) => g.name === 'text_layer_true' && g.passed));
   const out = join(work, 'drift-out.pdf');
   writeFileSync(out, applied.output);
