@@ -397,8 +397,14 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
       const big = (im: mupdf.Image) => im.getWidth() >= 16 && im.getHeight() >= 16;
       const mask = image.getMask();
       const usable = big(image) && !mask;
+      // A few pixels each stretched over 8 pt or more: a flat colour, not a picture (an icon is not).
+      const flat =
+        !mask &&
+        !big(image) &&
+        Math.hypot(m[0], m[1]) / image.getWidth() >= 8 &&
+        Math.hypot(m[2], m[3]) / image.getHeight() >= 8;
       drawn.push({
-        kind: usable ? 'image' : mask ? (big(mask) ? 'masked' : 'other') : 'flat',
+        kind: usable ? 'image' : mask ? (big(mask) ? 'masked' : 'other') : flat ? 'flat' : 'other',
         box: boxOfUnit(m),
         area: usable ? Math.abs(m[0] * m[3] - m[1] * m[2]) : 0,
         image,

@@ -345,6 +345,18 @@ test('mixed raster content with a soft mask (a 300 ppi JBIG2 text mask over 75 a
   assert.is(outside, 0);
 });
 
+test('a flat colour stretched over the page (a 1×1 image) joins the mixed raster layers', async () => {
+  // scan-ocr-mixed-pages page 4: a 1×1 grey image over the whole page under the masked layers.
+  const applied = await appliedOnLayer('scan-ocr-mixed-pages.pdf', 3, 'stands', 'stnads');
+  const scan = (applied.proposal.measurements as { scan: { composite_layers?: number } }).scan;
+  assert.ok((scan.composite_layers ?? 0) >= 3, `layers: ${scan.composite_layers}`);
+  const out = join(work, 'flat-out.pdf');
+  writeFileSync(out, applied.output);
+  assert.match(pdftotext(out, 3, ''), /stnads/);
+  const box = applied.verification.declared_box;
+  assert.is(popplerOutside(join(CORPUS, 'scan-ocr-mixed-pages.pdf'), out, box, '', 3).outside, 0);
+});
+
 test('a word under something drawn over the scan (a stamp) is refused: a patch would hide it', async () => {
   const stamped = scannedPage(
     ['The periodic review of the contract is due', 'Certificate of the Board, signed and dated'],
