@@ -102,7 +102,7 @@ test(`kill -9 during applies, undos and redos (${ROUNDS} rounds): every change h
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round widens the window between a change and its entry (fault injection), so
     // kills land inside it and start-up recovery is exercised, not only hoped for.
-    const pause: Record<string, string> = round % 2 === 1 ? { DOCFIX_FAULT_AUDIT_PAUSE_MS: '200' } : {};
+    const pause: Record<string, string> = round % 2 === 1 ? { DOCFIX_FAULT_AUDIT_PAUSE_MS: '1000' } : {};
     daemon ??= await startDaemon(dataDir, configDir, pause);
     const d = daemon;
     const loops = ids.map((id) => worker(d, id, random, acked));
