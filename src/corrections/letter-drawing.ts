@@ -67,9 +67,20 @@ export function rasteriseLetter(face: BundledFace, ch: string, emPx: number): Dr
   }
 }
 
-/** The faces a pixel patch may draw missing letters with. */
+/**
+ * The faces a pixel patch may draw missing letters with. Each remembers what it drew: one patch asks
+ * for the same letter at the same size several times (widths to cut by, the face fit, the drawing).
+ */
 export function patchLetterFaces(): LetterFace[] {
   return PATCH_FACES.map((id) => faceById(id))
     .filter((f): f is BundledFace => f !== undefined)
-    .map((face) => ({ id: face.id, draw: (ch: string, emPx: number) => rasteriseLetter(face, ch, emPx) }));
+    .map((face) => {
+      const drawn = new Map<string, DrawnLetter | null>();
+      const draw = (ch: string, emPx: number) => {
+        const key = `${ch}@${emPx}`;
+        if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
+        return drawn.get(key)!;
+      };
+      return { id: face.id, draw };
+    });
 }
