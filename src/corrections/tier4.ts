@@ -1,21 +1,32 @@
 // Tier 4, matched font: the document's font cannot draw a character, so the changed characters are
 // drawn with a bundled metric-compatible font (src/fonts/) chosen from the original font's name,
-// flags and measured widths. The face is embedded whole as a Type0/Identity-H font with MuPDF's
-// ToUnicode (so extraction gives the new text), its font file Flate-compressed, marked with
-// /DocfixFace so later corrections find and reuse it instead of embedding it again. In the content
+// flags and measured widths. The face is embedded as a Type0/Identity-H font with MuPDF's
+// ToUnicode (so extraction gives the new text), its TrueType program cut to the glyphs drawn
+// (font-subset.ts; CFF faces whole) and Flate-compressed, marked with /DocfixFace (and the kept
+// glyph ids, /DocfixGlyphs) so later corrections reuse it when it draws what they need. In the content
 // stream only the text-showing operator that holds the span changes: it is split around the span,
 // the new run is drawn between `/New size Tf` and `/Original size Tf` in the same text state, and a
 // TJ adjustment after the new run puts the pen exactly where the old span ended. A face embedded by
 // this correction that draws as many glyphs as it replaces gets the old glyphs' widths in its W
 // instead (mirrorOldWidths), so no adjustment is needed and every renderer reads the new advance as
 // it read the old one.
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { loadFace, matchFont, missingGlyphs, type FontCandidate } from '../fonts/font-match.ts';
+import {
+  DEFAULT_MAX_MEAN_WIDTH_DIFF,
+  faceAdvance,
+  loadFace,
+  matchFont,
+  missingGlyphs,
+  type FontCandidate,
+} from '../fonts/font-match.ts';
+import { BUNDLED_FACES } from '../fonts/catalog.ts';
 import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
+import { subsetTrueType } from '../fonts/font-subset.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
-import { loadFontInfo, type FontInfo } from './fonts.ts';
+import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
 import { TIER_NAMES } from './refusals.ts';
 import type { Tier } from './tier-ladder.ts';
 import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
@@ -24,6 +35,8 @@ import type { ChangedObject } from './write.ts';
 
 /** Key put in the font dictionary of an embedded bundled face (its catalogue id). */
 export const MARKER_KEY = 'DocfixFace';
+/** Key put beside it when the face is embedded as a subset: the glyph ids the subset keeps. */
+export const GLYPHS_KEY = 'DocfixGlyphs';
 
 export interface Alternative {
   font_attempt: number;
@@ -45,6 +58,8 @@ export interface MatchedFont {
   gids: number[];
   changed: ChangedObject[];
   font_file_bytes: number;
+  /** Glyph ids kept when the face was embedded as a subset (null: whole, or reused). */
+  subset_glyphs: number[] | null;
 }
 
 export interface MatchRefusal {
@@ -65,7 +80,7 @@ export const matchedFontTier: Tier = {
   attempt(ctx) {
     const { font, newChars } = ctx;
     const missing = ctx.reused.missing;
-    const mf = matchedFont(ctx.doc, font, newChars, ctx.fontAttempt);
+    const mf = matchedFont(ctx.doc, font, newChars, ctx.fontAttempt, ctx.glyphs);
     if ('code' in mf) {
       const lacks = mf.alternatives.map(
         (a) =>
@@ -105,11 +120,12 @@ export const matchedFontTier: Tier = {
           reused: mf.reused,
           width_diff: mf.candidate.width_diff,
           font_file_bytes: mf.font_file_bytes,
+          subset_glyphs: mf.subset_glyphs?.length ?? null,
           alternatives: mf.alternatives,
         },
       },
       warnings: [
-        `${face.family} ${face.style} (${face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded whole (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+        `${face.family} ${face.style} (${face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
@@ -122,15 +138,16 @@ export const matchedFontTier: Tier = {
 export function alternativesFor(
   font: FontInfo,
   text: string,
+  replaced: readonly Glyph[] = [],
 ): { candidates: FontCandidate[]; alternatives: Alternative[] } {
   const facts = fontFactsFromPdf(font.dict);
   const m = matchFont(facts);
   // A stand-in needs evidence: the font's name names its family, or its widths were measured
   // against the document's (at least 3 characters). Flags alone would let any sans stand in for
   // Computer Modern.
-  const candidates = m.candidates
-    .filter((c) => c.family_match || (c.width_diff !== null && c.width_chars >= 3))
-    .map((c, rank) => ({ ...c, rank }));
+  const matched = m.candidates.filter((c) => c.family_match || (c.width_diff !== null && c.width_chars >= 3));
+  const script = cjkStandIn(font, text, replaced);
+  const candidates = (script ? [script, ...matched] : matched).map((c, rank) => ({ ...c, rank }));
   return {
     candidates,
     alternatives: candidates.map((c) => ({
@@ -141,6 +158,49 @@ export function alternativesFor(
       width_diff: c.width_diff,
       lacks: missingGlyphs(c.face, text),
     })),
+  };
+}
+
+const CJK =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
+
+/**
+ * A CJK face for CJK characters: every CJK font draws ideographs, kana and hangul on a full-width
+ * (1 em) grid, so where the glyphs being replaced are drawn 1 em wide (and the font's other CJK
+ * characters too, where it maps codes to them), the bundled CJK face keeps the line's advances.
+ * Its design (a gothic) may differ from a Mincho's; the pixel comparison judges the ink.
+ * Vertical writing (WMode 1) advances by other metrics and gets no stand-in.
+ */
+function cjkStandIn(
+  font: FontInfo,
+  text: string,
+  replaced: readonly Glyph[],
+): Omit<FontCandidate, 'rank'> | null {
+  if (!CJK.test(text) || font.wmode !== 0 || replaced.length === 0) return null;
+  const face = BUNDLED_FACES.find(
+    (f) => f.standsInForScript === 'cjk' && missingGlyphs(f, text).length === 0,
+  );
+  if (!face) return null;
+  const widths = replaced.map((g) => codeWidth(g.font, g.code) * 1000);
+  for (const [code, ch] of font.toUnicode ?? font.encodingUnicode) {
+    if (CJK.test(ch) && faceAdvance(face, ch) !== null) widths.push(codeWidth(font, code) * 1000);
+  }
+  const diffs = widths.map((w) => Math.abs(w - 1000));
+  const mean = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+  if (mean > DEFAULT_MAX_MEAN_WIDTH_DIFF || Math.max(...diffs) > 2 * DEFAULT_MAX_MEAN_WIDTH_DIFF) return null;
+  return {
+    face,
+    score: 0,
+    family_match: false,
+    style_match: true,
+    class_match: false,
+    width_diff: Math.round(mean * 100) / 100,
+    width_max_diff: Math.round(Math.max(...diffs) * 100) / 100,
+    width_chars: widths.length,
+    width_missing: [],
+    reasons: [
+      `${font.baseFont} draws its CJK characters full-width (${widths.length} measured), as ${face.family} does`,
+    ],
   };
 }
 
@@ -156,10 +216,11 @@ export function matchedFont(
   font: FontInfo,
   newChars: string[],
   attempt: number,
+  replaced: readonly Glyph[] = [],
 ): MatchedFont | MatchRefusal {
   const text = newChars.join('');
   const { candidates, alternatives } =
-    font.kind === 'Type3' ? { candidates: [], alternatives: [] } : alternativesFor(font, text);
+    font.kind === 'Type3' ? { candidates: [], alternatives: [] } : alternativesFor(font, text, replaced);
   if (candidates.length === 0) {
     return {
       code: 'no_matched_font',
@@ -200,20 +261,40 @@ export function matchedFont(
   }
   const face = candidate.face;
   const changed: ChangedObject[] = [];
-  let ref = findEmbedded(doc, face.id);
+  const program = loadFace(face);
+  const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
+  let ref = findEmbedded(doc, face.id, gids);
   const reused = ref !== null;
   let fontFileBytes = 0;
+  let subsetGlyphs: number[] | null = null;
   if (!ref) {
-    ref = doc.addFont(loadFace(face));
+    ref = doc.addFont(program);
     const dict = ref.resolve();
     dict.put(MARKER_KEY, doc.newString(face.id));
     const descendant = dict.get('DescendantFonts').get(0);
     const fd = descendant.get('FontDescriptor');
     const file = fd.get('FontFile2').isNull() ? fd.get('FontFile3') : fd.get('FontFile2');
     if (!file.isNull() && file.get('Filter').isNull()) {
-      const raw = file.readStream().asUint8Array();
+      let raw = file.readStream().asUint8Array();
+      const chars = new Map(newChars.map((ch, i) => [ch.codePointAt(0) ?? 0, gids[i]]));
+      const subset = fd.get('FontFile2').isNull() ? null : subsetTrueType(raw, chars);
+      if (subset) {
+        // A subset keeps only the glyphs drawn (ids unchanged); its name carries a subset tag, and
+        // the kept ids say whether a later correction can draw with it too.
+        raw = subset.bytes;
+        subsetGlyphs = subset.glyphs;
+        const tagged = `${subsetTag(face.id, subset.glyphs)}+${dict.get('BaseFont').asName()}`;
+        dict.put('BaseFont', doc.newName(tagged));
+        descendant.put('BaseFont', doc.newName(tagged));
+        fd.put('FontName', doc.newName(tagged));
+        const kept = doc.newArray();
+        for (const g of subset.glyphs) kept.push(doc.newInteger(g));
+        dict.put(GLYPHS_KEY, kept);
+        keepSubsetEntries(doc, dict, descendant, subset.glyphs, chars);
+      }
       const packed = deflateSync(raw, { level: 6 });
       file.put('Filter', doc.newName('FlateDecode'));
+      if (!fd.get('FontFile2').isNull()) file.put('Length1', doc.newInteger(raw.length));
       file.writeRawStream(packed);
       fontFileBytes = packed.length;
     }
@@ -230,9 +311,18 @@ export function matchedFont(
   }
   const info = loadFontInfo(ref);
   if (!reused) freshlyEmbedded.set(info, doc);
-  const program = loadFace(face);
-  const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
-  return { face, candidate, alternatives, ref, info, reused, gids, changed, font_file_bytes: fontFileBytes };
+  return {
+    face,
+    candidate,
+    alternatives,
+    ref,
+    info,
+    reused,
+    gids,
+    changed,
+    font_file_bytes: fontFileBytes,
+    subset_glyphs: subsetGlyphs,
+  };
 }
 
 /** Matched faces embedded by the correction being built (not reused): their W may still be set. */
@@ -288,7 +378,8 @@ export function oldWidthsFor(
   for (let i = 0; i < glyphs.length; i += 1) {
     const g = glyphs[i];
     if (g.font.widthScale !== 0.001 || g.font.intWidths) return null;
-    const w = g.font.widths.get(g.code);
+    // A CID font's glyphs without a W entry take its DW (CJK fonts list only the exceptions).
+    const w = g.font.widths.get(g.code) ?? (g.font.composite ? g.font.defaultWidth : undefined);
     if (w === undefined || !(w > 0)) return null;
     const prev = want.get(codes[i].code);
     if (prev !== undefined && prev !== w) return null;
@@ -297,17 +388,94 @@ export function oldWidthsFor(
   return want;
 }
 
-/** A font object of the document that embeds bundled face `id` (added by an earlier correction). */
-function findEmbedded(doc: mupdf.PDFDocument, id: string): mupdf.PDFObject | null {
+/**
+ * A font object of the document that embeds bundled face `id` (added by an earlier correction) and
+ * draws every glyph of `gids`: the whole face, or a subset that kept them. A subset without them is
+ * left as it is (pages drawn with it keep their bytes) and a new subset is embedded beside it.
+ */
+function findEmbedded(doc: mupdf.PDFDocument, id: string, gids: number[]): mupdf.PDFObject | null {
   const count = doc.countObjects();
   for (let num = count - 1; num > 0; num -= 1) {
     const ref = doc.newIndirect(num);
     const obj = ref.resolve();
     if (!obj.isDictionary() || obj.isStream()) continue;
     const marker = obj.get(MARKER_KEY);
-    if (!marker.isNull() && marker.asString() === id && obj.get('Subtype').asName() === 'Type0') return ref;
+    if (marker.isNull() || marker.asString() !== id || obj.get('Subtype').asName() !== 'Type0') continue;
+    const kept = obj.get(GLYPHS_KEY);
+    if (kept.isArray()) {
+      const has = new Set<number>();
+      for (let i = 0; i < kept.length; i += 1) has.add(kept.get(i).asNumber());
+      if (!gids.every((g) => has.has(g))) continue;
+    }
+    return ref;
   }
   return null;
+}
+
+/**
+ * W and ToUnicode as MuPDF wrote them cover the whole face (23 KB and 6 KB for DejaVu Sans); a
+ * subset's keep only its glyphs: their widths, and the characters the correction draws.
+ */
+function keepSubsetEntries(
+  doc: mupdf.PDFDocument,
+  dict: mupdf.PDFObject,
+  descendant: mupdf.PDFObject,
+  glyphs: number[],
+  chars: ReadonlyMap<number, number>,
+): void {
+  const widths = new Map<number, number>();
+  const W = descendant.get('W');
+  for (let i = 0; W.isArray() && i + 1 < W.length;) {
+    const first = W.get(i).asNumber();
+    const next = W.get(i + 1);
+    if (next.isArray()) {
+      for (let k = 0; k < next.length; k += 1) widths.set(first + k, next.get(k).asNumber());
+      i += 2;
+    } else {
+      const last = next.asNumber();
+      const w = W.get(i + 2).asNumber();
+      for (let g = first; g <= last; g += 1) if (glyphs.includes(g)) widths.set(g, w);
+      i += 3;
+    }
+  }
+  if (W.isArray()) {
+    // In place: MuPDF writes W as an object of its own, which must not be left behind unused.
+    for (let i = W.length - 1; i >= 0; i -= 1) W.delete(i);
+    for (const g of glyphs) {
+      const w = widths.get(g);
+      if (w === undefined) continue;
+      const one = doc.newArray();
+      one.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
+      W.push(doc.newInteger(g));
+      W.push(one);
+    }
+  }
+  const hex = (n: number, digits: number) => n.toString(16).toUpperCase().padStart(digits, '0');
+  const utf16 = (cp: number) =>
+    String.fromCodePoint(cp)
+      .split('')
+      .map((unit) => hex(unit.charCodeAt(0), 4))
+      .join('');
+  const entries = [...chars].filter(([, g]) => g > 0).sort((a, b) => a[1] - b[1]);
+  const cmap = [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CIDSystemInfo <</Registry (Adobe) /Ordering (UCS) /Supplement 0>> def',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <0000> <FFFF> endcodespacerange',
+    `${entries.length} beginbfchar`,
+    ...entries.map(([cp, g]) => `<${hex(g, 4)}> <${utf16(cp)}>`),
+    'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
+  const tu = dict.get('ToUnicode');
+  if (tu.isStream()) tu.writeStream(cmap);
+}
+
+/** Six capital letters from the face and its kept glyphs (PDF 32000-1 9.6.4: a subset's tag). */
+function subsetTag(faceId: string, glyphs: number[]): string {
+  const digest = createHash('sha256')
+    .update(`${faceId}:${glyphs.join(',')}`)
+    .digest();
+  return [...digest.subarray(0, 6)].map((b) => String.fromCharCode(65 + (b % 26))).join('');
 }
 
 /** A fresh resource name for the owner's /Font dictionary. */

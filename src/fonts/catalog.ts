@@ -38,6 +38,11 @@ export interface BundledFace {
   designSize: number | null;
   /** A slanted roman (LM Roman Slanted): counted as italic by the matcher, upright letterforms. */
   slanted: boolean;
+  /**
+   * Script faces (Droid Sans Fallback: 'cjk') stand in for any font, but only to draw characters of
+   * their script where the document's font draws that script full-width (tier4.ts, cjkStandIn).
+   */
+  standsInForScript: 'cjk' | null;
 }
 
 const FONTS_DIR = new URL('../../fonts/', import.meta.url);
@@ -58,6 +63,7 @@ interface FamilyDef {
   psNameOf?: (style: FontStyle) => string;
   designSize?: number;
   slanted?: boolean;
+  standsInForScript?: 'cjk';
 }
 
 const PS_STYLE: Record<FontStyle, string> = {
@@ -171,6 +177,23 @@ const FAMILIES: FamilyDef[] = [
     source: 'Debian fonts-roboto-unhinted 2:0~20170802-3 (Roboto 2.137, unhinted TTF)',
     styles: ['regular', 'bold', 'italic'],
     fileOf: (s) => `Roboto-${PS_STYLE[s]}.ttf`,
+  },
+  {
+    // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width
+    // (1 em) as every CJK font draws them, so it keeps a CJK font's advances for those characters.
+    // It has no Latin letters; the matcher weighs it last (see font-match.ts).
+    dir: 'droid-sans-fallback',
+    family: 'Droid Sans Fallback',
+    psFamily: 'DroidSansFallback',
+    class: 'sans',
+    licence: 'Apache-2.0',
+    metricCompatibleWith: [],
+    source:
+      'Debian fonts-droid-fallback 1:6.0.1r16-1.1 (Android 6.0.1), /usr/share/fonts-droid-fallback/truetype/',
+    styles: ['regular'],
+    fileOf: () => 'DroidSansFallback.ttf',
+    psNameOf: () => 'DroidSansFallback',
+    standsInForScript: 'cjk',
   },
   ...latinModern(),
 ];
@@ -299,6 +322,7 @@ export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
     source: f.source,
     designSize: f.designSize ?? null,
     slanted: f.slanted === true,
+    standsInForScript: f.standsInForScript ?? null,
   })),
 );
 

@@ -505,6 +505,10 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
   for (const face of BUNDLED_FACES) {
     const reasons: string[] = [];
     const reject = (reason: string) => result.rejected.push({ face_id: face.id, reason });
+    if (face.standsInForScript) {
+      reject(`a ${face.standsInForScript.toUpperCase()} face: offered only for characters of its script`);
+      continue;
+    }
 
     // Style: a contradiction of known evidence excludes the face.
     if (bold !== null && face.bold !== bold) {

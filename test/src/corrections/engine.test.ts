@@ -17,6 +17,7 @@ import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import { popplerCheck } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
@@ -380,7 +381,41 @@ for (const [file, password, find, repl, algorithm] of [
   });
 }
 
-test('tier 4: a character the subset lacks is drawn with the matched bundled font, embedded once', async () => {
+test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK face where the font draws CJK full-width', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-cjk-'));
+  try {
+    for (const [file, find, replace] of [
+      ['chinese-excel-cid.pdf', '雨润白', '雨龍白'], // SimSun, TrueType CID subset
+      ['japanese-cid-cff.pdf', '電線接', '電龍接'], // Kozuka Mincho, CFF CID subset
+    ]) {
+      const pdf = corpusPdf(file);
+      const r = await applyEdit(editInput(pdf, find, replace));
+      assert.is(r.proposal.tier, 4, file);
+      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+      const m = r.proposal.measurements as {
+        matched_font: { face: string; subset_glyphs: number; font_file_bytes: number };
+      };
+      assert.is(m.matched_font.face, 'droid-sans-fallback-regular');
+      assert.ok(
+        m.matched_font.font_file_bytes < 20_000,
+        `${m.matched_font.font_file_bytes} bytes for 3.4 MB of face`,
+      );
+      const before = join(work, `a-${file}`);
+      const after = join(work, `b-${file}`);
+      writeFileSync(before, pdf);
+      writeFileSync(after, r.output);
+      const check = popplerCheck(before, after, 0, '', find, replace, r.verification.declared_box!, work);
+      assert.equal(check.problems, [], file);
+    }
+    // A proportional Japanese font (HGPGothicE: ニ is 918/1000 em) gets no full-width stand-in.
+    const out = await proposeEdit(editInput(corpusPdf('japanese-no-tounicode.pdf'), 'メニュ', 'メ龍ュ'));
+    assert.is(out.advice?.code, 'glyph_not_available');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('tier 4: a character the subset lacks is drawn with a subset of the matched bundled font, reused while it has the glyphs', async () => {
   const pdf = corpusPdf('libreoffice-writer.pdf');
   const first = await applyEdit(editInput(pdf, 'nonumy', 'nonümy'));
   assert.is(first.proposal.tier, 4);
@@ -389,19 +424,64 @@ test('tier 4: a character the subset lacks is drawn with the matched bundled fon
   assert.ok(first.verification.passed, first.verification.failure_reason ?? '');
   assert.match(
     (first.proposal.warnings ?? []).join(' '),
-    /dejavu-sans-regular\) stands in for BAAAAA\+DejaVuSans/,
+    /dejavu-sans-regular\) stands in for BAAAAA\+DejaVuSans.*as a subset of \d+ glyphs/,
   );
   const text = pageText(first.output);
   assert.ok(text.includes('nonümy'));
   assert.is(text.split('nonumy').length, pageText(pdf).split('nonumy').length - 1);
-  // The font is embedded once: a second correction with a character the subset lacks reuses it.
-  const second = await applyEdit(editInput(first.output, 'tempor', 'tempör'));
-  assert.is(second.proposal.tier, 4);
-  assert.ok(second.verification.passed, second.verification.failure_reason ?? '');
-  const m = second.proposal.measurements as { matched_font: { reused: boolean } };
-  assert.is(m.matched_font.reused, true);
-  assert.ok(second.output.length - first.output.length < 20_000, 'no second copy of the font');
-  assert.ok(pageText(second.output).includes('tempör'));
+  // A subset, not the whole face (DejaVu Sans is 757 KB, 350 KB compressed): the update adds a few KB.
+  const fm = first.proposal.measurements as {
+    matched_font: { font_file_bytes: number; subset_glyphs: number };
+  };
+  assert.ok(fm.matched_font.subset_glyphs <= 4, `${fm.matched_font.subset_glyphs} glyphs`);
+  assert.ok(fm.matched_font.font_file_bytes < 8_000, `${fm.matched_font.font_file_bytes} bytes`);
+  assert.ok(first.output.length - pdf.length < 20_000, `${first.output.length - pdf.length} bytes added`);
+  // poppler (independent reader and renderer) draws and reads the subset: the new word, nothing
+  // changed outside the declared box, and pdffonts names it as a subset.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-subset-'));
+  try {
+    const before = join(work, 'a.pdf');
+    const after = join(work, 'b.pdf');
+    writeFileSync(before, pdf);
+    writeFileSync(after, first.output);
+    const check = popplerCheck(
+      before,
+      after,
+      0,
+      '',
+      'nonumy',
+      'nonümy',
+      first.verification.declared_box!,
+      work,
+    );
+    assert.equal(check.problems, []);
+    assert.match(
+      execFileSync('pdffonts', [after], { encoding: 'utf8' }),
+      /[A-Z]{6}\+DejaVuSans\s+CID TrueType\s+Identity-H\s+yes yes yes/,
+    );
+    // Another correction whose letters the subset has reuses it ...
+    const second = await applyEdit(editInput(first.output, 'ipsum', 'ipsüm'));
+    assert.is(second.proposal.tier, 4);
+    assert.ok(second.verification.passed, second.verification.failure_reason ?? '');
+    const m2 = second.proposal.measurements as { matched_font: { reused: boolean } };
+    assert.is(m2.matched_font.reused, true);
+    // ... one it lacks embeds a second small subset, leaving the first (and its page's bytes) as they were.
+    const third = await applyEdit(editInput(second.output, 'tempor', 'tempör'));
+    assert.is(third.proposal.tier, 4);
+    assert.ok(third.verification.passed, third.verification.failure_reason ?? '');
+    const m3 = third.proposal.measurements as { matched_font: { reused: boolean } };
+    assert.is(m3.matched_font.reused, false);
+    assert.ok(third.output.length - second.output.length < 20_000, 'a subset, not the face');
+    writeFileSync(after, third.output);
+    const text3 = execFileSync('pdftotext', [after, '-'], { encoding: 'utf8' });
+    assert.ok(text3.includes('nonümy') && text3.includes('ipsüm') && text3.includes('tempör'), text3);
+    assert.is(
+      execFileSync('pdffonts', [after], { encoding: 'utf8' }).match(/\+DejaVuSans\s+CID TrueType/g)?.length,
+      2,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
   // font_attempt beyond the candidates is refused with the list.
   const out = await proposeEdit({
     ...editInput(pdf, 'nonumy', 'nonümy'),
