@@ -439,7 +439,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const warnings = signatureWarnings(doc);
     const { tier, product, rejected } = climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
     if (!t.font.embedded && t.font.kind !== 'Type3') warnings.push(notEmbedded(t.font));
-    verticalRule(t, tier, product.codes, rejected);
+    verticalRule(t, tier, product.codes, rejected, product.widthFont.wmode === 1 && product.keepsOldAdvances);
     const fit = fitRule(t, tier, product, find, replacement, rejected);
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
@@ -592,18 +592,27 @@ function tierContext(
  * are not mapped at all), so a replacement of the same number of glyphs from the font's own codes,
  * string for string, leaves every other glyph where it was. Anything else is refused.
  */
-function verticalRule(t: Located, tier: number, codes: Code[], rejected: TierRejection[]): void {
+function verticalRule(
+  t: Located,
+  tier: number,
+  codes: Code[],
+  rejected: TierRejection[],
+  verticalStandIn = false,
+): void {
   const { glyphs, g0, font } = t;
   if (font.wmode !== 1) return;
   const oneString = glyphs.every(
     (g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element === g0.element,
   );
   if (tier === 1 && codes.length === glyphs.length && (oneString || keepsInnerKerning(glyphs, codes))) return;
+  // Tier 4's CJK face is embedded for vertical writing (Identity-V, the font's DW2, the old glyphs'
+  // widths): as many glyphs as it replaces, in one string, each advancing as the old one did.
+  if (tier === 4 && codes.length === glyphs.length && oneString && verticalStandIn) return;
   refuse(
     'vertical_text',
     'In vertical writing this engine only swaps glyphs the font already draws, as many as it replaces.',
     tier !== 1
-      ? `A character of the replacement has no glyph in ${font.baseFont} (tiers 2–4 add glyphs with horizontal metrics only).`
+      ? `A character of the replacement has no glyph in ${font.baseFont} (tiers 2–3 add glyphs with horizontal metrics only; tier 4 draws vertically only CJK characters with the bundled CJK face, as many as it replaces, in one string).`
       : 'A different number of glyphs would move the rest of the column, which the engine does not compensate vertically.',
     [
       'Replace the same number of characters with ones the column already shows.',
@@ -818,12 +827,12 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
   const tol = Math.max(0.05, g0.state.Tfs * fit.dirLen * 0.01);
   const oldOrigins = glyphs.map((g) => g.origin);
   // Vertical glyphs: the em boxes they draw in, old code and new (MuPDF's quads stand an em lower).
-  const emBoxes = (code: (i: number) => number) =>
+  const emBoxes = (code: (i: number) => number, font?: FontInfo) =>
     glyphs
-      .map((g, i) => verticalEmBox(g, code(i)))
+      .map((g, i) => verticalEmBox(g, code(i), font))
       .filter((b): b is [number, number, number, number] => b !== null)
       .map((b) => toRender(b));
-  const newGlyphBoxes = vertical ? emBoxes((i) => codes[i].code) : undefined;
+  const newGlyphBoxes = vertical ? emBoxes((i) => codes[i].code, widthFont) : undefined;
   const oldBoxes = vertical
     ? emBoxes((i) => glyphs[i].code)
     : [

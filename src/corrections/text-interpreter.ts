@@ -503,10 +503,14 @@ function readVerticalMetrics(font: FontInfo): { vy: number; w1: number } | null 
  * down the column from the pen (glyph space x 0…w0, y vy−1…vy). MuPDF's text puts vertical
  * characters' quads an em lower, at their feet; the engine declares and checks these boxes instead.
  */
-export function verticalEmBox(g: Glyph, code: number): [number, number, number, number] | null {
-  const vm = verticalMetrics(g.font);
+export function verticalEmBox(
+  g: Glyph,
+  code: number,
+  font: FontInfo = g.font,
+): [number, number, number, number] | null {
+  const vm = verticalMetrics(font);
   if (!vm) return null;
-  const w0 = codeWidth(g.font, code);
+  const w0 = codeWidth(font, code);
   const trm = mul(mul(verticalTsm(g.state, w0, vm), g.tm), g.ctm);
   const corners = [
     apply(trm, 0, vm.vy / 1000 - 1),

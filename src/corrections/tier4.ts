@@ -27,6 +27,7 @@ import { subsetTrueType } from '../fonts/font-subset.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
 import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
+import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import type { Tier } from './tier-ladder.ts';
 import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
@@ -169,14 +170,17 @@ const CJK =
  * (1 em) grid, so where the glyphs being replaced are drawn 1 em wide (and the font's other CJK
  * characters too, where it maps codes to them), the bundled CJK face keeps the line's advances.
  * Its design (a gothic) may differ from a Mincho's; the pixel comparison judges the ink.
- * Vertical writing (WMode 1) advances by other metrics and gets no stand-in.
+ * In vertical writing (WMode 1) it is embedded with Identity-V and the font's DW2 (matchedFont).
  */
 function cjkStandIn(
   font: FontInfo,
   text: string,
   replaced: readonly Glyph[],
 ): Omit<FontCandidate, 'rank'> | null {
-  if (!CJK.test(text) || font.wmode !== 0 || replaced.length === 0) return null;
+  if (!CJK.test(text) || replaced.length === 0) return null;
+  // Vertical writing: only where every glyph advances by DW2 (no per-glyph W2), which the new
+  // font copies.
+  if (font.wmode === 1 && !verticalMetrics(font)) return null;
   const face = BUNDLED_FACES.find(
     (f) => f.standsInForScript === 'cjk' && missingGlyphs(f, text).length === 0,
   );
@@ -187,7 +191,10 @@ function cjkStandIn(
   }
   const diffs = widths.map((w) => Math.abs(w - 1000));
   const mean = diffs.reduce((a, b) => a + b, 0) / diffs.length;
-  if (mean > DEFAULT_MAX_MEAN_WIDTH_DIFF || Math.max(...diffs) > 2 * DEFAULT_MAX_MEAN_WIDTH_DIFF) return null;
+  // Vertically the pen advances by DW2 (copied); the width only centres the glyph across the
+  // column (half of it), so 5 % of the em moves the new glyph 2.5 % off the old one's centre.
+  const limit = font.wmode === 1 ? 5 * DEFAULT_MAX_MEAN_WIDTH_DIFF : DEFAULT_MAX_MEAN_WIDTH_DIFF;
+  if (mean > limit || Math.max(...diffs) > 2 * limit) return null;
   return {
     face,
     score: 0,
@@ -263,7 +270,7 @@ export function matchedFont(
   const changed: ChangedObject[] = [];
   const program = loadFace(face);
   const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
-  let ref = findEmbedded(doc, face.id, gids);
+  let ref = findEmbedded(doc, face.id, gids, font.wmode === 1 ? verticalMetrics(font) : null);
   const reused = ref !== null;
   let fontFileBytes = 0;
   let subsetGlyphs: number[] | null = null;
@@ -272,6 +279,18 @@ export function matchedFont(
     const dict = ref.resolve();
     dict.put(MARKER_KEY, doc.newString(face.id));
     const descendant = dict.get('DescendantFonts').get(0);
+    if (font.wmode === 1) {
+      // Vertical writing: each glyph is placed by the position vector (half its W width across,
+      // DW2's first number down) and advances by DW2's second number, as the page's font does.
+      dict.put('Encoding', doc.newName('Identity-V'));
+      const dw2 = verticalMetrics(font);
+      if (dw2) {
+        const arr = doc.newArray();
+        arr.push(doc.newReal(dw2.vy));
+        arr.push(doc.newReal(dw2.w1));
+        descendant.put('DW2', arr);
+      }
+    }
     const fd = descendant.get('FontDescriptor');
     const file = fd.get('FontFile2').isNull() ? fd.get('FontFile3') : fd.get('FontFile2');
     if (!file.isNull() && file.get('Filter').isNull()) {
@@ -393,7 +412,12 @@ export function oldWidthsFor(
  * draws every glyph of `gids`: the whole face, or a subset that kept them. A subset without them is
  * left as it is (pages drawn with it keep their bytes) and a new subset is embedded beside it.
  */
-function findEmbedded(doc: mupdf.PDFDocument, id: string, gids: number[]): mupdf.PDFObject | null {
+function findEmbedded(
+  doc: mupdf.PDFDocument,
+  id: string,
+  gids: number[],
+  vertical: { vy: number; w1: number } | null,
+): mupdf.PDFObject | null {
   const count = doc.countObjects();
   for (let num = count - 1; num > 0; num -= 1) {
     const ref = doc.newIndirect(num);
@@ -401,6 +425,12 @@ function findEmbedded(doc: mupdf.PDFDocument, id: string, gids: number[]): mupdf
     if (!obj.isDictionary() || obj.isStream()) continue;
     const marker = obj.get(MARKER_KEY);
     if (marker.isNull() || marker.asString() !== id || obj.get('Subtype').asName() !== 'Type0') continue;
+    // A vertical line needs a copy embedded for vertical writing with the same DW2, and vice versa.
+    if ((obj.get('Encoding').asName() === 'Identity-V') !== (vertical !== null)) continue;
+    if (vertical) {
+      const own = verticalMetrics(loadFontInfo(ref));
+      if (!own || own.vy !== vertical.vy || own.w1 !== vertical.w1) continue;
+    }
     const kept = obj.get(GLYPHS_KEY);
     if (kept.isArray()) {
       const has = new Set<number>();
@@ -537,7 +567,8 @@ export function planMatchedEdits(
   }
   const newAdvance = advanceOf(info, codes, first);
   let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
-  if (Math.abs(adjustment) < 5e-5) adjustment = 0;
+  // Vertical: as many glyphs as before, each advancing by the same DW2 (verticalRule).
+  if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
   const hexRun = encodeString(Uint8Array.from(codes.flatMap((c) => codeToBytes(c.code, c.length))), true);
   const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(adjustment)}] TJ`;
   const size = exactNumber(t.Tfs);

@@ -381,12 +381,13 @@ for (const [file, password, find, repl, algorithm] of [
   });
 }
 
-test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK face where the font draws CJK full-width', async () => {
+test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK face where the font draws CJK full-width, across or down', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cjk-'));
   try {
     for (const [file, find, replace] of [
       ['chinese-excel-cid.pdf', '雨润白', '雨龍白'], // SimSun, TrueType CID subset
       ['japanese-cid-cff.pdf', '電線接', '電龍接'], // Kozuka Mincho, CFF CID subset
+      ['japanese-vertical.pdf', 'あいう', 'あ龍う'], // vertical writing (Identity-V, DW 1015)
     ]) {
       const pdf = corpusPdf(file);
       const r = await applyEdit(editInput(pdf, find, replace));
@@ -408,6 +409,9 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
       assert.equal(check.problems, [], file);
     }
     // A proportional Japanese font (HGPGothicE: ニ is 918/1000 em) gets no full-width stand-in.
+    // Down a column only as many glyphs as it replaces: one more would move the rest of the column.
+    const longer = await proposeEdit(editInput(corpusPdf('japanese-vertical.pdf'), 'あいう', 'あ龍龍う'));
+    assert.is(longer.advice?.code, 'vertical_text');
     const out = await proposeEdit(editInput(corpusPdf('japanese-no-tounicode.pdf'), 'メニュ', 'メ龍ュ'));
     assert.is(out.advice?.code, 'glyph_not_available');
   } finally {
