@@ -6,6 +6,7 @@ import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
 import { cffGlyphNames, type1GlyphNames } from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
+import { predefinedCMap } from './cjk-cmaps.ts';
 
 export type FontKind = 'Type1' | 'MMType1' | 'TrueType' | 'Type3' | 'Type0';
 
@@ -202,7 +203,15 @@ export function loadFontInfo(dict: mupdf.PDFObject): FontInfo {
         info.wmode = info.encodingName.endsWith('-V') ? 1 : 0;
       } else {
         info.wmode = info.encodingName.endsWith('-V') ? 1 : 0;
-        info.codespace = null; // predefined CMaps other than Identity are not read
+        // Predefined CMaps: Shift-JIS ones are read (cjk-cmaps.ts) where no /W needs their CIDs;
+        // the others are not (their text is not mapped).
+        const predefined = predefinedCMap(info.encodingName);
+        const ordering = desc.get('CIDSystemInfo').get('Ordering');
+        const japan1 = ordering.isString() && ordering.asString() === 'Japan1';
+        if (predefined && japan1 && info.widths.size === 0) {
+          info.codespace = predefined.codespace;
+          info.encodingUnicode = predefined.unicode;
+        } else info.codespace = null;
       }
     } else if (enc.isStream()) {
       info.encodingName = 'embedded';

@@ -83,6 +83,28 @@ export function verticalRefusal(interp: Interpretation): void {
   );
 }
 
+/**
+ * Text that is not in MuPDF's text because MuPDF cannot load its font: a CID font without the
+ * FontDescriptor PDF requires of it (PDF 32000-1 9.7.4). MuPDF neither extracts nor draws it
+ * (poppler substitutes a font), so the engine can neither find nor verify it; say which font.
+ */
+function unreadableFontRefusal(interp: Interpretation, find: string): void {
+  const unreadable = [...interp.fonts.values()]
+    .filter((f) => f.composite && !f.dict.get('DescendantFonts').get(0).get('FontDescriptor').isDictionary())
+    .map((f) => f.baseFont);
+  if (!unreadable.length) return;
+  refuse(
+    'text_not_found',
+    `“${find}” is not in this page's text as the engine reads it: the page's font ${unreadable[0]} cannot be read.`,
+    `The CID font ${unreadable[0]} has no FontDescriptor, which PDF requires of it; MuPDF, the engine's renderer, does not load such a font, so the text drawn with it is neither extracted nor drawn (other viewers may substitute a font), and no correction of it could be verified.`,
+    [
+      'Make the PDF again with its fonts embedded (the program that wrote it left out the font’s descriptor), then correct the new file.',
+      'Report the file if this is needed.',
+    ],
+    { worth_reporting: true, evidence: { unreadable_fonts: unreadable } },
+  );
+}
+
 export interface TargetPage {
   lines: TextLine[];
   index: GlyphIndex;
@@ -114,8 +136,10 @@ export function locateTarget(
   try {
     match = findMatch(lines, find, matchIndex);
   } catch (error) {
-    if (error instanceof Refusal && error.advice.code === 'text_not_found')
+    if (error instanceof Refusal && error.advice.code === 'text_not_found') {
       annotationRefusal(page.annotations(), null, find);
+      unreadableFontRefusal(interp, find);
+    }
     if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(interp);
     throw error;
   }

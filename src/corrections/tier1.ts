@@ -92,7 +92,9 @@ export function reuseCodes(
   const out: ReusedCodes = { codes: [], sources: [], missing: [] };
   for (const ch of chars) {
     const found = tier1Code(font, ch, observed, getProgram);
-    out.codes.push({ code: found ? found.code : -1, length });
+    // A codespace of mixed lengths (Shift-JIS: roman one byte, kanji two) gives each code its own.
+    const own = found && font.codespace?.find((r) => found.code >= r.lo && found.code <= r.hi);
+    out.codes.push({ code: found ? found.code : -1, length: own ? own.bytes : length });
     out.sources.push(found ? found.source : 'missing');
     if (!found) out.missing.push(ch);
   }

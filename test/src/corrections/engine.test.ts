@@ -419,6 +419,58 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
   }
 });
 
+test('a predefined Shift-JIS CMap (90ms-RKSJ-H, font not embedded): swaps from the page, an ideograph from the CJK face', async () => {
+  // The corpus file's CID font has no FontDescriptor (PDF requires one): MuPDF does not load it,
+  // and the refusal says so. The same page with a descriptor added is read and corrected.
+  const broken = corpusPdf('cjk-90ms-rksj.pdf');
+  const refused = await proposeEdit(editInput(broken, '日本語', '日語本'));
+  assert.is(refused.advice?.code, 'text_not_found');
+  assert.match(refused.advice?.why ?? '', /HeiseiMin-W3 has no FontDescriptor/);
+  const pdf = withDoc(broken, (doc) => {
+    const fd = doc.newDictionary();
+    fd.put('Type', doc.newName('FontDescriptor'));
+    fd.put('FontName', doc.newName('HeiseiMin-W3'));
+    fd.put('Flags', doc.newInteger(6));
+    const bbox = doc.newArray();
+    for (const v of [-123, -257, 1001, 910]) bbox.push(doc.newInteger(v));
+    fd.put('FontBBox', bbox);
+    for (const [k, v] of [
+      ['ItalicAngle', 0],
+      ['Ascent', 723],
+      ['Descent', -241],
+      ['CapHeight', 709],
+      ['StemV', 69],
+    ] as const)
+      fd.put(k, doc.newInteger(v));
+    doc.newIndirect(6).resolve().put('FontDescriptor', doc.addObject(fd));
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  const work = mkdtempSync(join(tmpdir(), 'docfix-rksj-'));
+  try {
+    const before = join(work, 'a.pdf');
+    writeFileSync(before, pdf);
+    for (const [replace, tier] of [
+      ['日語本', 1],
+      ['日龍語', 4],
+    ] as const) {
+      const r = await applyEdit(editInput(pdf, '日本語', replace));
+      assert.is(r.proposal.tier, tier, replace);
+      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+      const after = join(work, `b-${tier}.pdf`);
+      writeFileSync(after, r.output);
+      // poppler reads the CMap with its own data (poppler-data) and finds the new text.
+      const check = popplerCheck(before, after, 0, '', '日本語', replace, r.verification.declared_box!, work);
+      assert.equal(check.problems, [], replace);
+      assert.match(
+        execFileSync('pdftotext', [after, '-'], { encoding: 'utf8' }),
+        new RegExp(`${replace}テスト`),
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('tier 4: a character the subset lacks is drawn with a subset of the matched bundled font, reused while it has the glyphs', async () => {
   const pdf = corpusPdf('libreoffice-writer.pdf');
   const first = await applyEdit(editInput(pdf, 'nonumy', 'nonümy'));
