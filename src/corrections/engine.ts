@@ -783,7 +783,7 @@ function planEdit(
   let changes: OperandChange[];
   if (draw.use === 'inserted') {
     const newName = freshFontName(interp.units[g0.unit].resources);
-    const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName);
+    const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName, product.squeeze ?? null);
     if (!plan) {
       refuse(
         'split_drawing',

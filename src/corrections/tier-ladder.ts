@@ -70,6 +70,11 @@ export interface TierProduct {
   draw: FontUse;
   /** The new glyphs take the old glyphs' advances (a matched face embedded by this correction). */
   keepsOldAdvances: boolean;
+  /**
+   * Horizontal scale (Tz, as a fraction of the line's) the new run is drawn with so that its
+   * advance is the old glyphs' (a full-width CJK glyph in a proportional font's narrower cell).
+   */
+  squeeze?: number;
   /** Objects the tier added to the document. */
   changed: ChangedObject[];
   /** The tier's own measurements, after the shared ones. */

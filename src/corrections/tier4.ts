@@ -105,13 +105,16 @@ export const matchedFontTier: Tier = {
     }
     const codes = mf.gids.map((gid) => ({ code: gid, length: 2 }));
     const face = mf.face;
+    const squeeze = face.standsInForScript ? cjkSqueeze(ctx.glyphs, codes, mf.info) : null;
     return {
       codes,
       sources: newChars.map(() => 'matched_font'),
       widthFont: mf.info,
       draw: { use: 'inserted', ref: mf.ref },
-      // A face this correction embeds takes the old glyphs' advances where it can (mirrorOldWidths).
-      keepsOldAdvances: oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
+      // A face this correction embeds takes the old glyphs' advances where it can (mirrorOldWidths),
+      // or is drawn narrower to take them (squeeze).
+      keepsOldAdvances: squeeze !== null || oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
+      ...(squeeze !== null ? { squeeze } : {}),
       changed: mf.changed,
       measurements: {
         matched_font: {
@@ -167,10 +170,11 @@ const CJK =
 
 /**
  * A CJK face for CJK characters: every CJK font draws ideographs, kana and hangul on a full-width
- * (1 em) grid, so where the glyphs being replaced are drawn 1 em wide (and the font's other CJK
- * characters too, where it maps codes to them), the bundled CJK face keeps the line's advances.
- * Its design (a gothic) may differ from a Mincho's; the pixel comparison judges the ink.
- * In vertical writing (WMode 1) it is embedded with Identity-V and the font's DW2 (matchedFont).
+ * (1 em) grid, so where the glyphs being replaced are drawn 1 em wide, the bundled CJK face keeps
+ * the line's advances. In a proportional font (kana 0.85–1 em wide) the new glyphs are drawn
+ * narrower, by as much as the old ones are (cjkSqueeze), across only. Its design (a gothic) may
+ * differ from a Mincho's; the pixel comparison judges the ink. In vertical writing (WMode 1) it is
+ * embedded with Identity-V and the font's DW2 (matchedFont).
  */
 function cjkStandIn(
   font: FontInfo,
@@ -186,15 +190,17 @@ function cjkStandIn(
   );
   if (!face) return null;
   const widths = replaced.map((g) => codeWidth(g.font, g.code) * 1000);
-  for (const [code, ch] of font.toUnicode ?? font.encodingUnicode) {
-    if (CJK.test(ch) && faceAdvance(face, ch) !== null) widths.push(codeWidth(font, code) * 1000);
-  }
   const diffs = widths.map((w) => Math.abs(w - 1000));
   const mean = diffs.reduce((a, b) => a + b, 0) / diffs.length;
   // Vertically the pen advances by DW2 (copied); the width only centres the glyph across the
   // column (half of it), so 5 % of the em moves the new glyph 2.5 % off the old one's centre.
-  const limit = font.wmode === 1 ? 5 * DEFAULT_MAX_MEAN_WIDTH_DIFF : DEFAULT_MAX_MEAN_WIDTH_DIFF;
-  if (mean > limit || Math.max(...diffs) > 2 * limit) return null;
+  // Across, a cell up to 15 % narrower takes the glyph drawn narrower.
+  const full =
+    font.wmode === 1 ? mean <= 5 * DEFAULT_MAX_MEAN_WIDTH_DIFF : mean <= DEFAULT_MAX_MEAN_WIDTH_DIFF;
+  const narrower =
+    font.wmode === 0 &&
+    widths.every((w) => w >= 1000 - MAX_SQUEEZE * 1000 && w <= 1000 + DEFAULT_MAX_MEAN_WIDTH_DIFF);
+  if (!full && !narrower) return null;
   return {
     face,
     score: 0,
@@ -206,9 +212,32 @@ function cjkStandIn(
     width_chars: widths.length,
     width_missing: [],
     reasons: [
-      `${font.baseFont} draws its CJK characters full-width (${widths.length} measured), as ${face.family} does`,
+      full
+        ? `${font.baseFont} draws the replaced CJK characters full-width, as ${face.family} does`
+        : `${font.baseFont} draws the replaced characters ${Math.round(Math.min(...widths))}–${Math.round(Math.max(...widths))}/1000 em wide: ${face.family}'s are drawn narrower to fit`,
     ],
   };
+}
+
+/** Largest horizontal squeeze of a CJK stand-in (15 %: a proportional kana cell). */
+const MAX_SQUEEZE = 0.15;
+
+/**
+ * The horizontal scale that gives new CJK glyphs the old glyphs' total advance, where the old
+ * glyphs are narrower than the face's by more than 1 % (a proportional font); null otherwise.
+ */
+function cjkSqueeze(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+): number | null {
+  if (glyphs.length === 0 || glyphs[0].font.wmode !== 0) return null;
+  const old = glyphs.reduce((s, g) => s + codeWidth(g.font, g.code), 0);
+  const fresh = codes.reduce((s, c) => s + codeWidth(info, c.code), 0);
+  if (!(fresh > 0)) return null;
+  const ratio = old / fresh;
+  if (ratio >= 1 - DEFAULT_MAX_MEAN_WIDTH_DIFF / 1000 || ratio < 1 - MAX_SQUEEZE) return null;
+  return ratio;
 }
 
 const describe = (alts: Alternative[]) =>
@@ -546,6 +575,7 @@ export function planMatchedEdits(
   codes: { code: number; length: number }[],
   info: FontInfo,
   newName: string,
+  squeeze: number | null = null,
 ): MatchedEditPlan | null {
   const first = glyphs[0];
   const last = glyphs[glyphs.length - 1];
@@ -555,7 +585,7 @@ export function planMatchedEdits(
   const t = first.state;
   const scale = t.Tfs * t.Th;
   if (scale === 0) return null;
-  mirrorOldWidths(glyphs, codes, info);
+  if (squeeze === null) mirrorOldWidths(glyphs, codes, info);
   // The old span's extent in text space: advances plus the TJ numbers between its glyphs.
   let oldExtent = glyphs.reduce((s, g) => s + g.advance, 0);
   const arr = op.operands[op.operands.length - 1];
@@ -565,14 +595,19 @@ export function planMatchedEdits(
       if (it.kind === 'number') oldExtent -= (it.value / 1000) * scale;
     }
   }
-  const newAdvance = advanceOf(info, codes, first);
+  const newAdvance = advanceOf(info, codes, first) * (squeeze ?? 1);
   let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
   // Vertical: as many glyphs as before, each advancing by the same DW2 (verticalRule).
   if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
   const hexRun = encodeString(Uint8Array.from(codes.flatMap((c) => codeToBytes(c.code, c.length))), true);
   const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(adjustment)}] TJ`;
   const size = exactNumber(t.Tfs);
-  const middle = `${nameToken(newName)} ${size} Tf ${run} ${nameToken(first.fontName)} ${size} Tf`;
+  // A squeezed run is drawn at a narrower horizontal scale, then the line's scale is set again.
+  const scaled = (body: string) =>
+    squeeze === null
+      ? body
+      : `${formatNumber(t.Th * 100 * squeeze)} Tz ${body} ${formatNumber(t.Th * 100)} Tz`;
+  const middle = `${nameToken(newName)} ${size} Tf ${scaled(run)} ${nameToken(first.fontName)} ${size} Tf`;
   const raw = (o: { start: number; end: number }) =>
     Buffer.from(unit.bytes.subarray(o.start, o.end)).toString('latin1');
   let text: string;

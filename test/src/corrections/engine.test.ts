@@ -412,7 +412,31 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
     // Down a column only as many glyphs as it replaces: one more would move the rest of the column.
     const longer = await proposeEdit(editInput(corpusPdf('japanese-vertical.pdf'), 'あいう', 'あ龍龍う'));
     assert.is(longer.advice?.code, 'vertical_text');
-    const out = await proposeEdit(editInput(corpusPdf('japanese-no-tounicode.pdf'), 'メニュ', 'メ龍ュ'));
+    // A proportional Japanese font (HGPGothicE: ニ is 918/1000 em): the ideograph is drawn 91.8 %
+    // wide (Tz) so the rest of the line stays; a cell much narrower (・) gets no stand-in.
+    const narrowPdf = corpusPdf('japanese-no-tounicode.pdf');
+    const squeezed = await applyEdit(editInput(narrowPdf, 'メニュ', 'メ龍ュ'));
+    assert.is(squeezed.proposal.tier, 4);
+    assert.ok(squeezed.verification.passed, squeezed.verification.failure_reason ?? '');
+    const squeezedPath = join(work, 'b-narrow.pdf');
+    writeFileSync(join(work, 'a-narrow.pdf'), narrowPdf);
+    writeFileSync(squeezedPath, squeezed.output);
+    const narrowCheck = popplerCheck(
+      join(work, 'a-narrow.pdf'),
+      squeezedPath,
+      0,
+      '',
+      'メニュ',
+      'メ龍ュ',
+      squeezed.verification.declared_box!,
+      work,
+    );
+    assert.equal(narrowCheck.problems, []);
+    assert.match(
+      execFileSync('qpdf', ['--qdf', '--object-streams=disable', squeezedPath, '-'], { encoding: 'latin1' }),
+      /91\.8 Tz <[0-9a-f]{4}> Tj 100 Tz/,
+    );
+    const out = await proposeEdit(editInput(narrowPdf, '除・イ', '除龍イ'));
     assert.is(out.advice?.code, 'glyph_not_available');
   } finally {
     rmSync(work, { recursive: true, force: true });
