@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { openPdf, renderPageRgb, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
-import { findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../ocr/page-ocr.ts';
+import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../ocr/page-ocr.ts';
 import { recogniseWords, type RecognisedWord } from '../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from './render-diff.ts';
 import { refuse, TIER_NAMES } from './refusals.ts';
@@ -160,18 +160,15 @@ export function confirmingCrop(
  * widths of it (a layer drawn with substitute font widths drifts along its line). Null when no
  * single run answers.
  */
-function wordRunUnder<W extends { text: string; box_render: number[] }>(
+function wordRunUnder<W extends { text: string; box_render: number[]; line: number }>(
   words: W[],
   find: string,
   box: Box,
 ): W[] | null {
-  const tokens = find.split(/\s+/).map(matchForm).filter(Boolean);
-  const runs: { run: W[]; box: Box }[] = [];
-  for (let i = 0; i + tokens.length <= words.length; i++) {
-    const run = words.slice(i, i + tokens.length);
-    if (run.every((w, k) => matchForm(w.text) === tokens[k]))
-      runs.push({ run, box: union(run.map((w) => w.box_render as Box)) });
-  }
+  const runs = exactWordRuns(words, find).map((run) => ({
+    run,
+    box: union(run.map((w) => w.box_render as Box)),
+  }));
   const inside = runs.filter((r) => overlap(r.box, box) >= 0.45 * area(r.box));
   if (inside.length === 1) return inside[0].run;
   if (inside.length > 1) return null;

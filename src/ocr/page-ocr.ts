@@ -179,29 +179,38 @@ function renderRegion(
  * letter away from the one sought may be the real target misread: it competes, and so does low
  * confidence; text-layer words are exact and never need confirmation.
  */
-export function findWordMatches(words: Word[], find: string, recognised = true): OcrPageOut['matches'] {
-  const needle = foldNeedle(find).split(' ').map(matchForm).filter(Boolean);
+/** The words of `find`, folded as recognised words are matched (matchForm). */
+const needleOf = (find: string) => foldNeedle(find).split(' ').map(matchForm).filter(Boolean);
+
+/**
+ * Runs of consecutive words on one line that read `find` word for word (folded, edge punctuation
+ * aside), in reading order: the occurrences of `find` among recognised words.
+ */
+export function exactWordRuns<W extends { text: string; line: number }>(words: W[], find: string): W[][] {
+  const needle = needleOf(find);
   if (needle.length === 0) return [];
-  const forms = words.map((w) => matchForm(w.text));
-  const matches: { text: string; confidence: number; box_render: Box }[] = [];
-  let nearMisses = 0;
+  const runs: W[][] = [];
   for (let i = 0; i + needle.length <= words.length; i++) {
     const run = words.slice(i, i + needle.length);
     if (run.some((w) => w.line !== run[0].line)) continue;
-    const exact = needle.every((token, k) => forms[i + k] === token);
-    if (exact) {
-      matches.push({
-        text: run.map((w) => w.text).join(' '),
-        confidence: Math.min(...run.map((w) => w.confidence)),
-        box_render: union(run.map((w) => w.box_render)),
-      });
-    } else if (
-      recognised &&
-      needle.length === 1 &&
-      forms[i].length > 2 &&
-      editDistance(forms[i], needle[0]) === 1
-    ) {
-      nearMisses++;
+    if (needle.every((token, k) => matchForm(run[k].text) === token)) runs.push(run);
+  }
+  return runs;
+}
+
+export function findWordMatches(words: Word[], find: string, recognised = true): OcrPageOut['matches'] {
+  const needle = needleOf(find);
+  const matches = exactWordRuns(words, find).map((run) => ({
+    text: run.map((w) => w.text).join(' '),
+    confidence: Math.min(...run.map((w) => w.confidence)),
+    box_render: union(run.map((w) => w.box_render)),
+  }));
+  // Near misses: single recognised words one letter away from a one-word `find`.
+  let nearMisses = 0;
+  if (recognised && needle.length === 1) {
+    for (const w of words) {
+      const form = matchForm(w.text);
+      if (form.length > 2 && editDistance(form, needle[0]) === 1) nearMisses++;
     }
   }
   // Every other reading that could be the word meant competes: the other occurrences (reading order
