@@ -15,7 +15,6 @@ import { deflateSync } from 'node:zlib';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import {
   DEFAULT_MAX_MEAN_WIDTH_DIFF,
-  faceAdvance,
   loadFace,
   matchFont,
   missingGlyphs,
