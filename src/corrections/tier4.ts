@@ -150,7 +150,15 @@ export function alternativesFor(
   // Computer Modern.
   const matched = m.candidates.filter((c) => c.family_match || (c.width_diff !== null && c.width_chars >= 3));
   const script = cjkStandIn(font, text, replaced);
-  const candidates = (script ? [script, ...matched] : matched).map((c, rank) => ({ ...c, rank }));
+  // For this text, faces that draw every character come first (in the matcher's order), so the
+  // default font_attempt 0 is the best face that can make the correction at all (CMU Serif before
+  // Latin Modern for a Cyrillic letter in a Computer Modern font).
+  const ranked = script ? [script, ...matched] : matched;
+  const complete = ranked.filter((c) => missingGlyphs(c.face, text).length === 0);
+  const candidates = [...complete, ...ranked.filter((c) => !complete.includes(c))].map((c, rank) => ({
+    ...c,
+    rank,
+  }));
   return {
     candidates,
     alternatives: candidates.map((c) => ({

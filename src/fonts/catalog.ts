@@ -7,6 +7,8 @@
 // advance widths of Computer Modern and stands in for CM, EC and cm-super fonts; Roboto and DejaVu
 // Sans Condensed stand in for themselves only (documents that embed a subset of them); so does DejaVu
 // Serif (documents made with it, as XeTeX and LibreOffice do for Arabic and Cyrillic text).
+// CMU Serif (Computer Modern Unicode) stands in for CM Roman at 10 pt where Latin Modern lacks a
+// character (Cyrillic, Greek), and for itself.
 import { fileURLToPath } from 'node:url';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
@@ -177,6 +179,21 @@ const FAMILIES: FamilyDef[] = [
     source: 'Debian fonts-roboto-unhinted 2:0~20170802-3 (Roboto 2.137, unhinted TTF)',
     styles: ['regular', 'bold', 'italic'],
     fileOf: (s) => `Roboto-${PS_STYLE[s]}.ttf`,
+  },
+  {
+    // Computer Modern Roman 10 pt with Cyrillic and Greek: Latin widths within 0.5/1000 em of LM
+    // Roman 10 (CM's), Cyrillic from the LH fonts (cm-super's T2A), Greek from CB (LGR).
+    dir: 'cmu-serif',
+    family: 'CMU Serif',
+    psFamily: 'CMUSerif',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Computer Modern', 'EC', 'cm-super', 'LH'],
+    source: 'Debian fonts-cmu 0.7.0-5 (CM Unicode 0.7.0), /usr/share/fonts/truetype/cmu/',
+    styles: ALL_STYLES,
+    fileOf: (s) =>
+      ({ regular: 'cmunrm.ttf', bold: 'cmunbx.ttf', italic: 'cmunti.ttf', 'bold-italic': 'cmunbi.ttf' })[s],
+    psNameOf: (s) => `CMUSerif-${s === 'regular' ? 'Roman' : PS_STYLE[s]}`,
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

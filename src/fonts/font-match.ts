@@ -211,6 +211,7 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['calibri', 'carlito'].map((prefix): NameFamily => ({ prefix, family: 'Carlito', class: 'sans' })),
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
+    { prefix: 'cmuserif', family: 'CMU Serif', class: 'serif' },
     { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
     ...['dejavuserif', 'bitstreamveraserif'].map((prefix): NameFamily => ({
       prefix,
@@ -412,6 +413,9 @@ function parseTexName(name: string, subset: boolean, flat: string): ParsedFontNa
   }
   if (!design) return null;
   const families = design.series ? texFamilies(design.series, size, design.bold, design.italic) : [];
+  // CMU Serif is Computer Modern Roman at 10 pt with Cyrillic and Greek (from the LH and CB fonts,
+  // as cm-super's T2A and LGR encodings): the same design after Latin Modern, for what LM lacks.
+  if (design.series === 'LM Roman' && Math.abs(size - 10) < 1) families.push('CMU Serif');
   const note = design.series
     ? families.length
       ? null

@@ -16,7 +16,7 @@ import { interpretPage, type Mat } from '../../../src/corrections/text-interpret
 import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
-import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import { cyrillicCmPdf, editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 import { popplerCheck } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
@@ -438,6 +438,36 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
     );
     const out = await proposeEdit(editInput(narrowPdf, '除・イ', '除龍イ'));
     assert.is(out.advice?.code, 'glyph_not_available');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
+  try {
+    // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
+    // Latin Modern 10 is the family match there, but has no Cyrillic.
+    for (const [name, find, replace, face] of [
+      ['CMUSerif-Roman', 'Привет', 'Прйвет', 'cmu-serif-regular'],
+      ['SFRM1000', 'Привет', 'Прйвет', 'cmu-serif-regular'],
+      ['SFRM1000', 'Computer', 'Compüter', 'lm-roman-10-regular'],
+    ] as const) {
+      const pdf = cyrillicCmPdf(name);
+      const r = await applyEdit(editInput(pdf, find, replace));
+      assert.is(r.proposal.tier, 4, `${name} ${replace}`);
+      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+      const m = r.proposal.measurements as { matched_font: { face: string; font_file_bytes: number } };
+      assert.is(m.matched_font.face, face, `${name} ${replace}`);
+      if (name === 'SFRM1000')
+        assert.ok((r.proposal.font_alternatives ?? 0) >= 2, 'LM Roman 10 and CMU Serif');
+      const before = join(work, `a-${name}.pdf`);
+      const after = join(work, `b-${name}-${face}.pdf`);
+      writeFileSync(before, pdf);
+      writeFileSync(after, r.output);
+      const check = popplerCheck(before, after, 0, '', find, replace, r.verification.declared_box!, work);
+      assert.equal(check.problems, [], `${name} ${replace}`);
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

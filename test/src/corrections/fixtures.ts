@@ -1,5 +1,6 @@
 // Small PDFs made on the spot for the engine's unit tests: a standard font (Helvetica, WinAnsi, not
 // embedded), pages with given content streams, and optionally Form XObjects shared between pages.
+import { readFileSync } from 'node:fs';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import type { EditTaskInput } from '../../../src/corrections/engine.ts';
@@ -100,4 +101,50 @@ export function pageText(bytes: Uint8Array, page = 0): string {
       st.destroy();
     }
   });
+}
+
+/**
+ * A page of Russian set in a subset of CMU Serif Roman (Computer Modern with Cyrillic), as XeTeX or
+ * LuaTeX embed it: a Type0/Identity-H font whose program keeps only the glyphs drawn. `baseFont`
+ * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names.
+ */
+export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman'): Uint8Array {
+  const file = new URL('../../../fonts/cmu-serif/cmunrm.ttf', import.meta.url);
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = new mupdf.Font('CMUSerif-Roman', readFileSync(file));
+    const ref = doc.addFont(font);
+    const line = 'Привет, мир: Computer Modern';
+    const hex = [...line].map((ch) =>
+      font
+        .encodeCharacter(ch.codePointAt(0) ?? 0)
+        .toString(16)
+        .padStart(4, '0'),
+    );
+    const resources = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F1', ref);
+    resources.put('Font', fonts);
+    const page = doc.addPage([0, 0, 300, 100], 0, resources, `BT /F1 12 Tf 20 50 Td <${hex.join('')}> Tj ET`);
+    doc.insertPage(-1, page);
+    doc.subsetFonts();
+    const tagged = `ABCDEF+${baseFont}`;
+    const dict = ref.resolve();
+    dict.put('BaseFont', doc.newName(tagged));
+    const descendant = dict.get('DescendantFonts').get(0);
+    // W lists the glyphs drawn only, as a TeX engine writes it.
+    const widths = doc.newArray();
+    for (const gid of [...new Set(hex)].map((h) => parseInt(h, 16)).sort((a, b) => a - b)) {
+      const one = doc.newArray();
+      one.push(doc.newInteger(Math.round(font.advanceGlyph(gid) * 1000)));
+      widths.push(doc.newInteger(gid));
+      widths.push(one);
+    }
+    descendant.put('W', widths);
+    descendant.put('BaseFont', doc.newName(tagged));
+    descendant.get('FontDescriptor').put('FontName', doc.newName(tagged));
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
 }

@@ -283,7 +283,14 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
   }
   // Only a size less than 1 pt away is the same design (CM's widths change with the size).
   assert.equal(parseFontName('CMR8').families, ['LM Roman 8']);
-  assert.equal(parseFontName('SFRM1095').families, ['LM Roman 10']);
+  // CMU Serif is CM Roman at 10 pt (with Cyrillic and Greek): the same design, after Latin Modern.
+  assert.equal(parseFontName('SFRM1095').families, ['LM Roman 10', 'CMU Serif']);
+  assert.equal(parseFontName('CMBX12').families, ['LM Roman 12']);
+  assert.equal(parseFontName('CMUSerif-BoldItalic').families, ['CMU Serif']);
+  assert.equal(
+    [parseFontName('CMUSerif-BoldItalic').bold, parseFontName('CMUSerif-Roman').italic],
+    [true, false],
+  );
   assert.match(parseFontName('SFTI1440').note ?? '', /within 1 pt of 14.4 pt/);
   assert.match(parseFontName('CMCSC10').note ?? '', /small caps/);
   assert.is(parseFontName('CMMI10').symbolic, true);
@@ -292,6 +299,8 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
   const m = matchFont({ baseFont: 'ABCDEF+CMR10', flags: 4, widths: cmr10 });
   assert.is(top(m), 'lm-roman-10-regular');
   assert.ok(m.candidates[0].width_diff! < 0.5);
+  assert.is(m.candidates[1].face.id, 'cmu-serif-regular');
+  assert.ok(m.candidates[1].family_match && m.candidates[1].width_diff! < 1, 'CMU Serif has CM widths');
   // … and those of another size are rejected by the widths: CMR8's for LM Roman 10.
   const asEight = matchFont({ baseFont: 'CMR8', widths: { a: 500, e: 444.4, m: 833.3, n: 555.6 } });
   assert.is(top(asEight), 'lm-roman-10-regular');
