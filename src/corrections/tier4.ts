@@ -1,8 +1,8 @@
 // Tier 4, matched font: the document's font cannot draw a character, so the changed characters are
 // drawn with a bundled metric-compatible font (src/fonts/) chosen from the original font's name,
 // flags and measured widths. The face is embedded as a Type0/Identity-H font with MuPDF's
-// ToUnicode (so extraction gives the new text), its TrueType program cut to the glyphs drawn
-// (font-subset.ts; CFF faces whole) and Flate-compressed, marked with /DocfixFace (and the kept
+// ToUnicode (so extraction gives the new text), its program cut to the glyphs drawn
+// (font-subset.ts: TrueType and CFF outlines) and Flate-compressed, marked with /DocfixFace (and the kept
 // glyph ids, /DocfixGlyphs) so later corrections reuse it when it draws what they need. In the content
 // stream only the text-showing operator that holds the span changes: it is split around the span,
 // the new run is drawn between `/New size Tf` and `/Original size Tf` in the same text state, and a
@@ -22,7 +22,7 @@ import {
 } from '../fonts/font-match.ts';
 import { BUNDLED_FACES } from '../fonts/catalog.ts';
 import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
-import { subsetTrueType } from '../fonts/font-subset.ts';
+import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../fonts/font-subset.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
 import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
@@ -332,7 +332,7 @@ export function matchedFont(
     if (!file.isNull() && file.get('Filter').isNull()) {
       let raw = file.readStream().asUint8Array();
       const chars = new Map(newChars.map((ch, i) => [ch.codePointAt(0) ?? 0, gids[i]]));
-      const subset = fd.get('FontFile2').isNull() ? null : subsetTrueType(raw, chars);
+      const subset = fd.get('FontFile2').isNull() ? cffSubset(raw, chars) : subsetTrueType(raw, chars);
       if (subset) {
         // A subset keeps only the glyphs drawn (ids unchanged); its name carries a subset tag, and
         // the kept ids say whether a later correction can draw with it too.
@@ -534,6 +534,15 @@ function keepSubsetEntries(
   ].join('\n');
   const tu = dict.get('ToUnicode');
   if (tu.isStream()) tu.writeStream(cmap);
+}
+
+/**
+ * A subset of an OpenType face with CFF outlines (Latin Modern), used only where every kept glyph
+ * draws as in the whole face (a CFF glyph may be built from others the subset emptied).
+ */
+function cffSubset(raw: Uint8Array, chars: ReadonlyMap<number, number>): FontSubset | null {
+  const subset = subsetOpenType(raw, chars);
+  return subset && drawsAlike(raw, subset.bytes, subset.glyphs) ? subset : null;
 }
 
 /** Six capital letters from the face and its kept glyphs (PDF 32000-1 9.6.4: a subset's tag). */

@@ -6,8 +6,10 @@
 // bitmaps, vertical metrics, signatures) are dropped; cmap keeps only the kept characters. A whole
 // face is 0.3–3.4 MB; a subset of a few glyphs is a few KB.
 //
-// Faces with CFF outlines (the Latin Modern OTFs) are not subset here: `subsetTrueType` returns
-// null for them and they are embedded whole, as before.
+// Faces with CFF outlines (the Latin Modern OTFs) are subset by `subsetOpenType`: their
+// CharStrings keep the drawn glyphs, the subroutines stay whole.
+
+import * as mupdf from 'mupdf';
 
 const KEEP_TABLES = new Set(['head', 'hhea', 'hmtx', 'maxp', 'OS/2', 'name', 'cvt ', 'fpgm', 'prep', 'gasp']);
 
@@ -17,11 +19,12 @@ interface TableRecord {
   length: number;
 }
 
-function readTables(font: Uint8Array): Map<string, TableRecord> | null {
+function readTables(font: Uint8Array, outlines: 'glyf' | 'CFF '): Map<string, TableRecord> | null {
   if (font.length < 12) return null;
   const v = new DataView(font.buffer, font.byteOffset, font.byteLength);
   const version = v.getUint32(0);
-  if (version !== 0x00010000 && version !== 0x74727565) return null; // TrueType outlines only
+  const trueType = version === 0x00010000 || version === 0x74727565;
+  if (outlines === 'glyf' ? !trueType : version !== 0x4f54544f) return null; // 'OTTO': CFF outlines
   const count = v.getUint16(4);
   const tables = new Map<string, TableRecord>();
   for (let i = 0; i < count; i += 1) {
@@ -167,7 +170,7 @@ export interface FontSubset {
  * damaged tables): embed it whole then.
  */
 export function subsetTrueType(font: Uint8Array, chars: ReadonlyMap<number, number>): FontSubset | null {
-  const tables = readTables(font);
+  const tables = readTables(font, 'glyf');
   if (!tables) return null;
   const head = tables.get('head');
   const maxp = tables.get('maxp');
@@ -221,15 +224,32 @@ export function subsetTrueType(font: Uint8Array, chars: ReadonlyMap<number, numb
     at += p.length;
   }
 
+  const out = sharedTables(font, tables, keep, chars, numGlyphs);
+  const hv = new DataView((out.get('head') as Uint8Array).buffer);
+  hv.setInt16(50, 1); // indexToLocFormat: long
+  out.set('loca', newLoca);
+  out.set('glyf', newGlyf);
+  return { bytes: writeSfnt(out, 0x00010000), glyphs: [...keep].sort((a, b) => a - b) };
+}
+
+/**
+ * The tables both kinds of subset keep: head (checksum adjustment cleared), hhea, hmtx with the
+ * dropped glyphs' advances zeroed (PDF renderers take advances from W; zeros pack small), maxp,
+ * OS/2, the hinting tables, a trimmed name, a cmap of the kept characters, post without names.
+ */
+function sharedTables(
+  font: Uint8Array,
+  tables: Map<string, TableRecord>,
+  keep: Set<number>,
+  chars: ReadonlyMap<number, number>,
+  numGlyphs: number,
+): Map<string, Uint8Array> {
+  const fv = new DataView(font.buffer, font.byteOffset, font.byteLength);
   const out = new Map<string, Uint8Array>();
   for (const [tag, rec] of tables) {
     if (KEEP_TABLES.has(tag)) out.set(tag, font.slice(rec.offset, rec.offset + rec.length));
   }
-  const newHead = out.get('head') as Uint8Array;
-  const hv = new DataView(newHead.buffer);
-  hv.setInt16(50, 1); // indexToLocFormat: long
-  hv.setUint32(8, 0); // checkSumAdjustment, set below
-  // Advances of dropped glyphs are zeroed (PDF renderers take advances from W; zeros pack small).
+  new DataView((out.get('head') as Uint8Array).buffer).setUint32(8, 0);
   const hhea = tables.get('hhea');
   const hmtx = out.get('hmtx');
   if (hhea && hhea.length >= 36 && hmtx) {
@@ -242,14 +262,14 @@ export function subsetTrueType(font: Uint8Array, chars: ReadonlyMap<number, numb
   }
   const name = out.get('name');
   if (name) out.set('name', trimName(name));
-  out.set('loca', newLoca);
-  out.set('glyf', newGlyf);
-  const keptChars = new Map([...chars].filter(([, g]) => keep.has(g)));
-  out.set('cmap', buildCmap(keptChars));
+  out.set('cmap', buildCmap(new Map([...chars].filter(([, g]) => keep.has(g)))));
   const post = tables.get('post');
   out.set('post', buildPost(post ? font.subarray(post.offset, post.offset + post.length) : null));
+  return out;
+}
 
-  // The file: offset table, table records in tag order, tables 4-byte aligned.
+/** An sfnt file of `tables`: offset table, records in tag order, tables 4-byte aligned, checksums. */
+function writeSfnt(out: Map<string, Uint8Array>, version: number): Uint8Array {
   const tags = [...out.keys()].sort();
   const n = tags.length;
   const power = 2 ** Math.floor(Math.log2(n));
@@ -262,7 +282,7 @@ export function subsetTrueType(font: Uint8Array, chars: ReadonlyMap<number, numb
   });
   const file = new Uint8Array(offset);
   const v = new DataView(file.buffer);
-  v.setUint32(0, 0x00010000);
+  v.setUint32(0, version);
   v.setUint16(4, n);
   v.setUint16(6, power * 16);
   v.setUint16(8, Math.log2(power));
@@ -277,5 +297,264 @@ export function subsetTrueType(font: Uint8Array, chars: ReadonlyMap<number, numb
   });
   const headAt = placed.find((p) => p.tag === 'head')?.offset as number;
   v.setUint32(headAt + 8, (0xb1b0afba - checksum(file)) >>> 0);
-  return { bytes: file, glyphs: [...keep].sort((a, b) => a - b) };
+  return file;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CFF outlines (OpenType 'OTTO', e.g. Latin Modern): the CharStrings INDEX keeps the drawn glyphs
+// and gives every other glyph a bare `endchar`; the Top DICT's offsets are rewritten for the new
+// layout. Subroutines, charset and the Private DICT are copied as they are (a glyph may call any
+// subroutine). CID-keyed CFF (FDArray) is declined.
+
+interface CffIndex {
+  end: number;
+  items: Uint8Array[];
+}
+
+function readIndex(c: Uint8Array, at: number): CffIndex | null {
+  if (at + 2 > c.length) return null;
+  const count = (c[at] << 8) | c[at + 1];
+  if (count === 0) return { end: at + 2, items: [] };
+  const offSize = c[at + 2];
+  if (offSize < 1 || offSize > 4) return null;
+  const offsetAt = (i: number) => {
+    let v = 0;
+    for (let k = 0; k < offSize; k += 1) v = v * 256 + c[at + 3 + i * offSize + k];
+    return v;
+  };
+  const base = at + 2 + (count + 1) * offSize;
+  const items: Uint8Array[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const a = base + offsetAt(i);
+    const b = base + offsetAt(i + 1);
+    if (b < a || b > c.length) return null;
+    items.push(c.subarray(a, b));
+  }
+  return { end: base + offsetAt(count), items };
+}
+
+function writeIndex(items: Uint8Array[]): Uint8Array {
+  if (items.length === 0) return Uint8Array.from([0, 0]);
+  const dataLength = items.reduce((s, it) => s + it.length, 0);
+  const offSize =
+    dataLength + 1 < 0x100 ? 1 : dataLength + 1 < 0x10000 ? 2 : dataLength + 1 < 0x1000000 ? 3 : 4;
+  const out = new Uint8Array(3 + (items.length + 1) * offSize + dataLength);
+  out[0] = items.length >> 8;
+  out[1] = items.length & 0xff;
+  out[2] = offSize;
+  let offset = 1;
+  const putOffset = (i: number, v: number) => {
+    for (let k = offSize - 1; k >= 0; k -= 1)
+      out[3 + i * offSize + (offSize - 1 - k)] = (v >> (8 * k)) & 0xff;
+  };
+  let at = 3 + (items.length + 1) * offSize;
+  items.forEach((it, i) => {
+    putOffset(i, offset);
+    out.set(it, at);
+    at += it.length;
+    offset += it.length;
+  });
+  putOffset(items.length, offset);
+  return out;
+}
+
+interface DictEntry {
+  op: number; // 0–21, or 1200 + second byte for two-byte operators
+  operands: number[];
+  raw: Uint8Array; // operands and operator as written
+}
+
+function readDict(d: Uint8Array): DictEntry[] | null {
+  const entries: DictEntry[] = [];
+  let operands: number[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < d.length) {
+    const b = d[i];
+    if (b <= 21) {
+      const op = b === 12 ? 1200 + d[i + 1] : b;
+      i += b === 12 ? 2 : 1;
+      entries.push({ op, operands, raw: d.subarray(start, i) });
+      operands = [];
+      start = i;
+    } else if (b === 28) {
+      operands.push(((d[i + 1] << 24) >> 16) | d[i + 2]);
+      i += 3;
+    } else if (b === 29) {
+      operands.push((d[i + 1] << 24) | (d[i + 2] << 16) | (d[i + 3] << 8) | d[i + 4]);
+      i += 5;
+    } else if (b === 30) {
+      i += 1;
+      while (i < d.length && (d[i] & 0x0f) !== 0x0f && d[i] >> 4 !== 0x0f) i += 1;
+      i += 1;
+      operands.push(Number.NaN); // a real: never an offset
+    } else if (b >= 32 && b <= 246) {
+      operands.push(b - 139);
+      i += 1;
+    } else if (b >= 247 && b <= 250) {
+      operands.push((b - 247) * 256 + d[i + 1] + 108);
+      i += 2;
+    } else if (b >= 251 && b <= 254) {
+      operands.push(-(b - 251) * 256 - d[i + 1] - 108);
+      i += 2;
+    } else return null;
+  }
+  return entries;
+}
+
+const int32 = (v: number) => [29, (v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
+
+/** Bytes of a charset (offset > 2) or custom encoding (offset > 1) starting at `at`. */
+function charsetLength(c: Uint8Array, at: number, numGlyphs: number): number | null {
+  const format = c[at];
+  if (format === 0) return 1 + 2 * (numGlyphs - 1);
+  if (format !== 1 && format !== 2) return null;
+  let covered = 1;
+  let p = at + 1;
+  while (covered < numGlyphs) {
+    if (p + (format === 1 ? 3 : 4) > c.length) return null;
+    const left = format === 1 ? c[p + 2] : (c[p + 2] << 8) | c[p + 3];
+    covered += left + 1;
+    p += format === 1 ? 3 : 4;
+  }
+  return p - at;
+}
+
+function encodingLength(c: Uint8Array, at: number): number | null {
+  const format = c[at] & 0x7f;
+  let n = format === 0 ? 2 + c[at + 1] : format === 1 ? 2 + 2 * c[at + 1] : -1;
+  if (n < 0) return null;
+  if (c[at] & 0x80) n += 1 + 3 * c[at + n];
+  return n;
+}
+
+/** A subset of a bare CFF font (one font, not CID-keyed): same glyph ids. */
+function subsetCff(c: Uint8Array, keep: Set<number>): { bytes: Uint8Array; numGlyphs: number } | null {
+  const header = c.subarray(0, c[2]);
+  const names = readIndex(c, c[2]);
+  const topIndex = names && readIndex(c, names.end);
+  const strings = topIndex && readIndex(c, topIndex.end);
+  const gsubrs = strings && readIndex(c, strings.end);
+  if (!names || !topIndex || !strings || !gsubrs || topIndex.items.length !== 1) return null;
+  const top = readDict(topIndex.items[0]);
+  if (!top || top.some((e) => e.op === 1230 || e.op === 1236)) return null; // ROS / FDArray: CID-keyed
+  const opnd = (op: number) => top.find((e) => e.op === op)?.operands;
+  const csAt = opnd(17)?.[0];
+  const priv = opnd(18);
+  if (csAt === undefined || !priv || priv.length < 2) return null;
+  const charStrings = readIndex(c, csAt);
+  if (!charStrings) return null;
+  const numGlyphs = charStrings.items.length;
+  const charsetAt = opnd(15)?.[0] ?? 0;
+  const encodingAt = opnd(16)?.[0] ?? 0;
+  const charsetLen = charsetAt > 2 ? charsetLength(c, charsetAt, numGlyphs) : 0;
+  const encodingLen = encodingAt > 1 ? encodingLength(c, encodingAt) : 0;
+  if (charsetLen === null || encodingLen === null) return null;
+  const [privSize, privAt] = priv;
+  const privDict = readDict(c.subarray(privAt, privAt + privSize));
+  if (!privDict) return null;
+  const subrsRel = privDict.find((e) => e.op === 19)?.operands[0];
+  let privEnd = privAt + privSize;
+  if (subrsRel !== undefined) {
+    const subrs = readIndex(c, privAt + subrsRel);
+    if (!subrs || subrsRel < privSize) return null; // subroutines before the dict: not this layout
+    privEnd = subrs.end;
+  }
+  const charset = c.subarray(charsetAt, charsetAt + charsetLen);
+  const encoding = c.subarray(encodingAt, encodingAt + encodingLen);
+  const privBlock = c.subarray(privAt, privEnd);
+  const endchar = Uint8Array.from([14]);
+  const newCharStrings = writeIndex(charStrings.items.map((it, gid) => (keep.has(gid) ? it : endchar)));
+
+  // The Top DICT with every offset written as a 5-byte integer, so its size is known first.
+  const rewritten = (offsets: Map<number, number[]>) => {
+    const parts: number[] = [];
+    for (const e of top) {
+      const values = offsets.get(e.op);
+      if (values) parts.push(...values.flatMap(int32), e.op);
+      else parts.push(...e.raw);
+    }
+    return Uint8Array.from(parts);
+  };
+  const placeholder = new Map<number, number[]>([
+    [17, [0]],
+    [18, [0, 0]],
+  ]);
+  if (charsetLen) placeholder.set(15, [0]);
+  if (encodingLen) placeholder.set(16, [0]);
+  const topLength = writeIndex([rewritten(placeholder)]).length;
+  const prefix =
+    header.length +
+    (names.end - c[2]) +
+    topLength +
+    (strings.end - topIndex.end) +
+    (gsubrs.end - strings.end);
+  const charsetNew = prefix;
+  const encodingNew = charsetNew + charset.length;
+  const csNew = encodingNew + encoding.length;
+  const privNew = csNew + newCharStrings.length;
+  const offsets = new Map<number, number[]>([
+    [17, [csNew]],
+    [18, [privSize, privNew]],
+  ]);
+  if (charsetLen) offsets.set(15, [charsetNew]);
+  if (encodingLen) offsets.set(16, [encodingNew]);
+  const topNew = writeIndex([rewritten(offsets)]);
+  if (topNew.length !== topLength) return null;
+  const pieces = [
+    header,
+    c.subarray(c[2], names.end),
+    topNew,
+    c.subarray(topIndex.end, gsubrs.end),
+    charset,
+    encoding,
+    newCharStrings,
+    privBlock,
+  ];
+  const out = new Uint8Array(pieces.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return { bytes: out, numGlyphs };
+}
+
+/**
+ * Subsets an OpenType font with CFF outlines to `chars` (code point → glyph id): glyph ids stay.
+ * Null for a font this cannot subset (TrueType outlines, CID-keyed CFF, an unusual layout).
+ */
+export function subsetOpenType(font: Uint8Array, chars: ReadonlyMap<number, number>): FontSubset | null {
+  const tables = readTables(font, 'CFF ');
+  const cff = tables?.get('CFF ');
+  if (!tables || !cff || !tables.get('head') || !tables.get('maxp')) return null;
+  const keep = new Set<number>([0, ...[...chars.values()].filter((g) => g > 0)]);
+  const sub = subsetCff(font.subarray(cff.offset, cff.offset + cff.length), keep);
+  if (!sub) return null;
+  const out = sharedTables(font, tables, keep, chars, sub.numGlyphs);
+  out.set('CFF ', sub.bytes);
+  return { bytes: writeSfnt(out, 0x4f54544f), glyphs: [...keep].sort((a, b) => a - b) };
+}
+
+/**
+ * Whether every kept glyph of `subset` draws exactly as in `whole` (MuPDF, 96 px em, grey). A CFF
+ * glyph may build itself from others (`endchar` with accent arguments) that the subset emptied;
+ * such a subset is not used.
+ */
+export function drawsAlike(whole: Uint8Array, subset: Uint8Array, glyphs: number[]): boolean {
+  const a = new mupdf.Font('whole', whole);
+  const b = new mupdf.Font('subset', subset);
+  const draw = (font: mupdf.Font, gid: number) => {
+    const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, 160, 160], false);
+    pix.clear(255);
+    const text = new mupdf.Text();
+    text.showGlyph(font, [96, 0, 0, -96, 32, 120], gid, 0, 0);
+    const device = new mupdf.DrawDevice(mupdf.Matrix.identity, pix);
+    device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
+    device.close();
+    const bytes = Buffer.from(pix.getPixels());
+    pix.destroy();
+    return bytes;
+  };
+  return glyphs.every((gid) => draw(a, gid).equals(draw(b, gid)));
 }

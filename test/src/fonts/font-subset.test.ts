@@ -1,4 +1,4 @@
-// The TrueType subsetter (tier 4 embeds only the glyphs it draws): glyph ids stay the whole face's,
+// The TrueType and CFF subsetters (tier 4 embeds only the glyphs it draws): glyph ids stay the whole face's,
 // composite glyphs keep their components, the kept glyphs draw pixel for pixel as in the whole face,
 // and everything else is gone. Checked by loading the subset back with MuPDF and, independently,
 // with FreeType through poppler in the engine and corpus tests.
@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as mupdf from 'mupdf';
 import { faceById } from '../../../src/fonts/catalog.ts';
-import { subsetTrueType } from '../../../src/fonts/font-subset.ts';
+import { drawsAlike, subsetOpenType, subsetTrueType } from '../../../src/fonts/font-subset.ts';
 
 function glyphPixels(font: mupdf.Font, gid: number): string {
   const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, 120, 120], false);
@@ -70,12 +70,43 @@ test('the CJK face: a few ideographs out of 3.4 MB, drawn as in the whole face',
   assert.is(font.encodeCharacter('雨'.codePointAt(0) ?? 0), 0);
 });
 
-test('fonts it cannot subset are declined (CFF outlines, garbage)', () => {
+test('CFF outlines (Latin Modern): CharStrings cut to the drawn glyphs, ids kept, glyphs drawn alike', () => {
   const lm = faceById('lm-roman-10-regular');
   assert.ok(lm);
-  assert.is(subsetTrueType(new Uint8Array(readFileSync(lm.file)), new Map([[0x61, 1]])), null);
+  const bytes = new Uint8Array(readFileSync(lm.file));
+  const whole = new mupdf.Font('whole', bytes);
+  const chars = new Map(
+    [...'üé'].map((ch) => [ch.codePointAt(0) ?? 0, whole.encodeCharacter(ch.codePointAt(0) ?? 0)]),
+  );
+  // The TrueType subsetter declines it; the OpenType one takes it.
+  assert.is(subsetTrueType(bytes, chars), null);
+  const subset = subsetOpenType(bytes, chars);
+  assert.ok(subset);
+  assert.equal(subset.glyphs, [0, ...[...chars.values()].sort((a, b) => a - b)]);
+  const font = new mupdf.Font('subset', subset.bytes);
+  for (const gid of chars.values()) {
+    assert.is(glyphPixels(font, gid), glyphPixels(whole, gid));
+    assert.ok(inkOf(glyphPixels(font, gid)) > 100);
+  }
+  assert.is(font.encodeCharacter(0xfc), chars.get(0xfc));
+  assert.is(inkOf(glyphPixels(font, whole.encodeCharacter(0x61))), 0, 'a was dropped');
+  assert.ok(drawsAlike(bytes, subset.bytes, subset.glyphs));
+  // The check tier 4 relies on sees a glyph the subset emptied.
+  assert.not.ok(drawsAlike(bytes, subset.bytes, [whole.encodeCharacter(0x61)]));
+  const packed = deflateSync(subset.bytes).length;
+  assert.ok(packed < deflateSync(bytes).length / 2, `${packed} bytes compressed`);
+});
+
+test('fonts it cannot subset are declined (the other outline kind, garbage)', () => {
+  const tt = faceById('dejavu-sans-regular');
+  assert.ok(tt);
+  assert.is(subsetOpenType(new Uint8Array(readFileSync(tt.file)), new Map([[0x61, 1]])), null);
   assert.is(subsetTrueType(new Uint8Array(40), new Map()), null);
   assert.is(subsetTrueType(Uint8Array.from([0, 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0]), new Map()), null);
+  assert.is(
+    subsetOpenType(Uint8Array.from([0x4f, 0x54, 0x54, 0x4f, 0, 1, 0, 0, 0, 0, 0, 0]), new Map()),
+    null,
+  );
 });
 
 test.run();
