@@ -2,6 +2,7 @@
 // the eexec-encrypted part, for CFF (Type1C) the charset. Tier 2 names the glyph it adds in
 // /Differences with one of these, so the name is the program's own, not a guess; refusals quote how
 // many glyphs a subset kept. Returns null when the program is of another kind or cannot be read.
+import { readCffDict, readCffIndex } from '../fonts/cff.ts';
 
 /** SIDs 0–228 of the CFF standard strings (the ISOAdobe charset); higher standard SIDs are not needed. */
 const STANDARD_STRINGS = (
@@ -65,95 +66,26 @@ export function type1GlyphNames(program: Uint8Array): Set<string> | null {
   return names.size ? names : null;
 }
 
-interface Index {
-  count: number;
-  offsets: number[];
-  dataStart: number;
-  end: number;
-}
-
-function readIndex(b: Uint8Array, pos: number): Index {
-  const count = (b[pos] << 8) | b[pos + 1];
-  if (count === 0) return { count: 0, offsets: [], dataStart: pos + 2, end: pos + 2 };
-  const offSize = b[pos + 2];
-  const offsets: number[] = [];
-  let p = pos + 3;
-  for (let i = 0; i <= count; i += 1) {
-    let v = 0;
-    for (let k = 0; k < offSize; k += 1) v = v * 256 + b[p + k];
-    offsets.push(v);
-    p += offSize;
-  }
-  const dataStart = p - 1;
-  return { count, offsets, dataStart, end: dataStart + offsets[count] };
-}
-
-function indexItem(b: Uint8Array, idx: Index, i: number): Uint8Array {
-  return b.subarray(idx.dataStart + idx.offsets[i], idx.dataStart + idx.offsets[i + 1]);
-}
-
-/** Top DICT operators with their operands (numbers only; real numbers are skipped as 0). */
-function readDict(d: Uint8Array): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  let stack: number[] = [];
-  let i = 0;
-  while (i < d.length) {
-    const b0 = d[i];
-    if (b0 <= 21) {
-      let op = b0;
-      i += 1;
-      if (b0 === 12) {
-        op = 1200 + d[i];
-        i += 1;
-      }
-      out.set(op, stack);
-      stack = [];
-    } else if (b0 === 28) {
-      stack.push(((d[i + 1] << 24) >> 16) | d[i + 2]);
-      i += 3;
-    } else if (b0 === 29) {
-      stack.push((d[i + 1] << 24) | (d[i + 2] << 16) | (d[i + 3] << 8) | d[i + 4]);
-      i += 5;
-    } else if (b0 === 30) {
-      i += 1;
-      while (i < d.length) {
-        const v = d[i];
-        i += 1;
-        if ((v & 0x0f) === 0x0f || v >> 4 === 0x0f) break;
-      }
-      stack.push(0);
-    } else if (b0 >= 32 && b0 <= 246) {
-      stack.push(b0 - 139);
-      i += 1;
-    } else if (b0 >= 247 && b0 <= 250) {
-      stack.push((b0 - 247) * 256 + d[i + 1] + 108);
-      i += 2;
-    } else if (b0 >= 251 && b0 <= 254) {
-      stack.push(-(b0 - 251) * 256 - d[i + 1] - 108);
-      i += 2;
-    } else i += 1;
-  }
-  return out;
-}
-
 /** Names of the glyphs in a bare CFF program (FontFile3 /Type1C); null for CID-keyed or unreadable. */
 export function cffGlyphNames(b: Uint8Array): Set<string> | null {
   if (b.length < 4 || b[0] !== 1) return null;
   const hdrSize = b[2];
-  const names = readIndex(b, hdrSize);
-  const top = readIndex(b, names.end);
-  const strings = readIndex(b, top.end);
-  if (!top.count) return null;
-  const dict = readDict(indexItem(b, top, 0));
+  const names = readCffIndex(b, hdrSize);
+  const top = names && readCffIndex(b, names.end);
+  const strings = top && readCffIndex(b, top.end);
+  if (!top || !strings || !top.items.length) return null;
+  const dict = new Map(readCffDict(top.items[0]).map((e) => [e.op, e.operands]));
   if (dict.has(1230)) return null; // ROS: CID-keyed, glyphs have CIDs, not names
   const charStringsAt = dict.get(17)?.[0];
   if (charStringsAt === undefined) return null;
-  const nGlyphs = readIndex(b, charStringsAt).count;
+  const charStrings = readCffIndex(b, charStringsAt);
+  if (!charStrings) return null;
+  const nGlyphs = charStrings.items.length;
   const sidName = (sid: number): string | null => {
     if (sid < STANDARD_STRINGS.length) return STANDARD_STRINGS[sid];
     if (sid < N_STANDARD) return null; // expert strings: not needed for Latin text
     const k = sid - N_STANDARD;
-    return k < strings.count ? Buffer.from(indexItem(b, strings, k)).toString('latin1') : null;
+    return k < strings.items.length ? Buffer.from(strings.items[k]).toString('latin1') : null;
   };
   const out = new Set<string>(['.notdef']);
   const charsetAt = dict.get(15)?.[0] ?? 0;

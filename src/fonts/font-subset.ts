@@ -10,6 +10,7 @@
 // CharStrings keep the drawn glyphs, the subroutines stay whole.
 
 import * as mupdf from 'mupdf';
+import { readCffDict as readDict, readCffIndex as readIndex } from './cff.ts';
 
 const KEEP_TABLES = new Set(['head', 'hhea', 'hmtx', 'maxp', 'OS/2', 'name', 'cvt ', 'fpgm', 'prep', 'gasp']);
 
@@ -306,33 +307,6 @@ function writeSfnt(out: Map<string, Uint8Array>, version: number): Uint8Array {
 // layout. Subroutines, charset and the Private DICT are copied as they are (a glyph may call any
 // subroutine). CID-keyed CFF (FDArray) is declined.
 
-interface CffIndex {
-  end: number;
-  items: Uint8Array[];
-}
-
-function readIndex(c: Uint8Array, at: number): CffIndex | null {
-  if (at + 2 > c.length) return null;
-  const count = (c[at] << 8) | c[at + 1];
-  if (count === 0) return { end: at + 2, items: [] };
-  const offSize = c[at + 2];
-  if (offSize < 1 || offSize > 4) return null;
-  const offsetAt = (i: number) => {
-    let v = 0;
-    for (let k = 0; k < offSize; k += 1) v = v * 256 + c[at + 3 + i * offSize + k];
-    return v;
-  };
-  const base = at + 2 + (count + 1) * offSize;
-  const items: Uint8Array[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const a = base + offsetAt(i);
-    const b = base + offsetAt(i + 1);
-    if (b < a || b > c.length) return null;
-    items.push(c.subarray(a, b));
-  }
-  return { end: base + offsetAt(count), items };
-}
-
 function writeIndex(items: Uint8Array[]): Uint8Array {
   if (items.length === 0) return Uint8Array.from([0, 0]);
   const dataLength = items.reduce((s, it) => s + it.length, 0);
@@ -356,50 +330,6 @@ function writeIndex(items: Uint8Array[]): Uint8Array {
   });
   putOffset(items.length, offset);
   return out;
-}
-
-interface DictEntry {
-  op: number; // 0–21, or 1200 + second byte for two-byte operators
-  operands: number[];
-  raw: Uint8Array; // operands and operator as written
-}
-
-function readDict(d: Uint8Array): DictEntry[] | null {
-  const entries: DictEntry[] = [];
-  let operands: number[] = [];
-  let start = 0;
-  let i = 0;
-  while (i < d.length) {
-    const b = d[i];
-    if (b <= 21) {
-      const op = b === 12 ? 1200 + d[i + 1] : b;
-      i += b === 12 ? 2 : 1;
-      entries.push({ op, operands, raw: d.subarray(start, i) });
-      operands = [];
-      start = i;
-    } else if (b === 28) {
-      operands.push(((d[i + 1] << 24) >> 16) | d[i + 2]);
-      i += 3;
-    } else if (b === 29) {
-      operands.push((d[i + 1] << 24) | (d[i + 2] << 16) | (d[i + 3] << 8) | d[i + 4]);
-      i += 5;
-    } else if (b === 30) {
-      i += 1;
-      while (i < d.length && (d[i] & 0x0f) !== 0x0f && d[i] >> 4 !== 0x0f) i += 1;
-      i += 1;
-      operands.push(Number.NaN); // a real: never an offset
-    } else if (b >= 32 && b <= 246) {
-      operands.push(b - 139);
-      i += 1;
-    } else if (b >= 247 && b <= 250) {
-      operands.push((b - 247) * 256 + d[i + 1] + 108);
-      i += 2;
-    } else if (b >= 251 && b <= 254) {
-      operands.push(-(b - 251) * 256 - d[i + 1] - 108);
-      i += 2;
-    } else return null;
-  }
-  return entries;
 }
 
 const int32 = (v: number) => [29, (v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
@@ -437,7 +367,7 @@ function subsetCff(c: Uint8Array, keep: Set<number>): { bytes: Uint8Array; numGl
   const gsubrs = strings && readIndex(c, strings.end);
   if (!names || !topIndex || !strings || !gsubrs || topIndex.items.length !== 1) return null;
   const top = readDict(topIndex.items[0]);
-  if (!top || top.some((e) => e.op === 1230 || e.op === 1236)) return null; // ROS / FDArray: CID-keyed
+  if (top.some((e) => e.op === 1230 || e.op === 1236)) return null; // ROS / FDArray: CID-keyed
   const opnd = (op: number) => top.find((e) => e.op === op)?.operands;
   const csAt = opnd(17)?.[0];
   const priv = opnd(18);
@@ -452,7 +382,6 @@ function subsetCff(c: Uint8Array, keep: Set<number>): { bytes: Uint8Array; numGl
   if (charsetLen === null || encodingLen === null) return null;
   const [privSize, privAt] = priv;
   const privDict = readDict(c.subarray(privAt, privAt + privSize));
-  if (!privDict) return null;
   const subrsRel = privDict.find((e) => e.op === 19)?.operands[0];
   let privEnd = privAt + privSize;
   if (subrsRel !== undefined) {
