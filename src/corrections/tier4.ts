@@ -332,7 +332,9 @@ export function matchedFont(
     if (!file.isNull() && file.get('Filter').isNull()) {
       let raw = file.readStream().asUint8Array();
       const chars = new Map(newChars.map((ch, i) => [ch.codePointAt(0) ?? 0, gids[i]]));
-      const subset = fd.get('FontFile2').isNull() ? cffSubset(raw, chars) : subsetTrueType(raw, chars);
+      const subset = fd.get('FontFile2').isNull()
+        ? cffSubset(raw, program, chars)
+        : subsetTrueType(raw, chars);
       if (subset) {
         // A subset keeps only the glyphs drawn (ids unchanged); its name carries a subset tag, and
         // the kept ids say whether a later correction can draw with it too.
@@ -540,9 +542,13 @@ function keepSubsetEntries(
  * A subset of an OpenType face with CFF outlines (Latin Modern), used only where every kept glyph
  * draws as in the whole face (a CFF glyph may be built from others the subset emptied).
  */
-function cffSubset(raw: Uint8Array, chars: ReadonlyMap<number, number>): FontSubset | null {
+function cffSubset(
+  raw: Uint8Array,
+  program: mupdf.Font,
+  chars: ReadonlyMap<number, number>,
+): FontSubset | null {
   const subset = subsetOpenType(raw, chars);
-  return subset && drawsAlike(raw, subset.bytes, subset.glyphs) ? subset : null;
+  return subset && drawsAlike(program, subset.bytes, subset.glyphs) ? subset : null;
 }
 
 /** Six capital letters from the face and its kept glyphs (PDF 32000-1 9.6.4: a subset's tag). */

@@ -466,24 +466,32 @@ export function subsetOpenType(font: Uint8Array, chars: ReadonlyMap<number, numb
 }
 
 /**
- * Whether every kept glyph of `subset` draws exactly as in `whole` (MuPDF, 96 px em, grey). A CFF
+ * Whether every kept glyph of `subset` draws exactly as in the whole face, already loaded (MuPDF,
+ * 96 px em, grey). A CFF
  * glyph may build itself from others (`endchar` with accent arguments) that the subset emptied;
  * such a subset is not used.
  */
-export function drawsAlike(whole: Uint8Array, subset: Uint8Array, glyphs: number[]): boolean {
-  const a = new mupdf.Font('whole', whole);
-  const b = new mupdf.Font('subset', subset);
+export function drawsAlike(whole: mupdf.Font, subset: Uint8Array, glyphs: number[]): boolean {
+  const cut = new mupdf.Font('subset', subset);
   const draw = (font: mupdf.Font, gid: number) => {
     const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, 160, 160], false);
-    pix.clear(255);
     const text = new mupdf.Text();
-    text.showGlyph(font, [96, 0, 0, -96, 32, 120], gid, 0, 0);
     const device = new mupdf.DrawDevice(mupdf.Matrix.identity, pix);
-    device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
-    device.close();
-    const bytes = Buffer.from(pix.getPixels());
-    pix.destroy();
-    return bytes;
+    try {
+      pix.clear(255);
+      text.showGlyph(font, [96, 0, 0, -96, 32, 120], gid, 0, 0);
+      device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
+      device.close();
+      return Buffer.from(pix.getPixels());
+    } finally {
+      device.destroy();
+      text.destroy();
+      pix.destroy();
+    }
   };
-  return glyphs.every((gid) => draw(a, gid).equals(draw(b, gid)));
+  try {
+    return glyphs.every((gid) => draw(whole, gid).equals(draw(cut, gid)));
+  } finally {
+    cut.destroy();
+  }
 }

@@ -90,9 +90,9 @@ test('CFF outlines (Latin Modern): CharStrings cut to the drawn glyphs, ids kept
   }
   assert.is(font.encodeCharacter(0xfc), chars.get(0xfc));
   assert.is(inkOf(glyphPixels(font, whole.encodeCharacter(0x61))), 0, 'a was dropped');
-  assert.ok(drawsAlike(bytes, subset.bytes, subset.glyphs));
+  assert.ok(drawsAlike(whole, subset.bytes, subset.glyphs));
   // The check tier 4 relies on sees a glyph the subset emptied.
-  assert.not.ok(drawsAlike(bytes, subset.bytes, [whole.encodeCharacter(0x61)]));
+  assert.not.ok(drawsAlike(whole, subset.bytes, [whole.encodeCharacter(0x61)]));
   const packed = deflateSync(subset.bytes).length;
   assert.ok(packed < deflateSync(bytes).length / 2, `${packed} bytes compressed`);
 });
