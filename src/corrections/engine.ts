@@ -560,7 +560,8 @@ function tierContext(
   programs: mupdf.Font[],
 ): TierContext {
   const font = t.font;
-  const observed = observedCodes(t.lines, t.index).get(font) ?? new Map<string, Map<number, number>>();
+  const observedByFont = observedCodes(t.lines, t.index);
+  const observed = observedByFont.get(font) ?? new Map<string, Map<number, number>>();
   let program: mupdf.Font | null | undefined;
   const getProgram = () => {
     if (program === undefined) {
@@ -584,6 +585,7 @@ function tierContext(
     reused: reuseCodes(font, t.newChars, observed, getProgram, t.g0.length),
     program: getProgram,
     programOf,
+    observed: observedByFont,
   };
 }
 

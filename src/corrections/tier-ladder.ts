@@ -38,6 +38,8 @@ export interface TierContext {
   program: () => mupdf.Font | null;
   /** The program of another font, loaded at each call and destroyed with the document. */
   programOf: (font: FontInfo) => mupdf.Font | null;
+  /** Every font's codes as the page's text shows them (locate.ts, observedCodes). */
+  observed: Map<object, Map<string, Map<number, number>>>;
 }
 
 /**

@@ -28,7 +28,8 @@ import { encodeString, formatNumber, type ContentOp, type Operand } from './cont
 import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
 import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
-import type { Tier } from './tier-ladder.ts';
+import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
+import type { Code, Tier, TierContext, TierProduct } from './tier-ladder.ts';
 import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
@@ -80,7 +81,14 @@ export const matchedFontTier: Tier = {
   attempt(ctx) {
     const { font, newChars } = ctx;
     const missing = ctx.reused.missing;
-    const mf = matchedFont(ctx.doc, font, newChars, ctx.fontAttempt, ctx.glyphs);
+    // Latin in CJK text: drawn as the document draws its Latin (script-companion.ts).
+    const companion = scriptCompanion(ctx, ctx.observed);
+    if (companion?.codes) return companionProduct(ctx, companion, companion.codes);
+    const base = companion?.info ?? font;
+    const mf = matchedFont(ctx.doc, base, newChars, ctx.fontAttempt, companion ? [] : ctx.glyphs);
+    const via = companion
+      ? ` The page draws its Latin at this size with ${companion.info.baseFont}, which lacks ${quoted([newChars[companion.sources.length]])} too.`
+      : '';
     if ('code' in mf) {
       const lacks = mf.alternatives.map(
         (a) =>
@@ -91,7 +99,7 @@ export const matchedFontTier: Tier = {
         end: {
           code: mf.code === 'font_attempt_out_of_range' ? mf.code : 'glyph_not_available',
           what: `The page's font ${font.baseFont} cannot draw ${quoted(missing)}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
-          why: `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}. ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
+          why: `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}.${via} ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
           do: [
             ...new Set([
               ...mf.do,
@@ -116,6 +124,7 @@ export const matchedFontTier: Tier = {
       ...(squeeze !== null ? { squeeze } : {}),
       changed: mf.changed,
       measurements: {
+        ...(companion ? { companion_font: companionFacts(companion) } : {}),
         matched_font: {
           face: face.id,
           family: face.family,
@@ -128,14 +137,48 @@ export const matchedFontTier: Tier = {
         },
       },
       warnings: [
-        `${face.family} ${face.style} (${face.id}) stands in for ${font.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+        `${face.family} ${face.style} (${face.id}) stands in for ${base.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
-        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; “${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin at this size in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
     };
   },
 };
+
+const companionFacts = (c: Companion) => ({
+  font: c.info.baseFont,
+  object: c.info.objNum,
+  glyphs_on_page: c.glyphs,
+  glyphs_at_size: c.atSize,
+  glyphs_beside_cjk: c.beside,
+});
+
+/**
+ * Latin letters or digits in place of CJK text, drawn with the page's own Latin font at the same
+ * size (it has their glyphs): the document's design, but a font other than the one the target is
+ * drawn with, hence tier 4's cost, not tier 3's.
+ */
+function companionProduct(ctx: TierContext, companion: Companion, codes: Code[]): TierProduct {
+  const { font, newChars } = ctx;
+  const missing = ctx.reused.missing;
+  const widened = companionWithOldAdvances(ctx.doc, companion, codes, ctx.glyphs);
+  return {
+    codes,
+    sources: companion.sources.map((s) => `companion_font:${s}`),
+    widthFont: widened?.info ?? companion.info,
+    draw: { use: 'inserted', ref: widened?.ref ?? companion.ref },
+    keepsOldAdvances: widened !== null,
+    changed: widened?.changed ?? [],
+    measurements: { companion_font: { ...companionFacts(companion), old_advances: widened !== null } },
+    warnings: [
+      `“${newChars.join('')}” is drawn with ${companion.info.baseFont}, the font this page sets its Latin in at this size, not with the CJK font ${font.baseFont}.`,
+    ],
+    fontAlternatives: 0,
+    explain: (p) =>
+      `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its Latin letters and digits${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+  };
+}
 
 /** Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks. */
 export function alternativesFor(
@@ -171,9 +214,6 @@ export function alternativesFor(
     })),
   };
 }
-
-const CJK =
-  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
 
 /**
  * A CJK face for CJK characters: every CJK font draws ideographs, kana and hangul on a full-width

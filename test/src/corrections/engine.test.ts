@@ -16,7 +16,7 @@ import { interpretPage, type Mat } from '../../../src/corrections/text-interpret
 import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
-import { cyrillicCmPdf, editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import { cjkWithLatinPdf, cyrillicCmPdf, editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 import { popplerCheck } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
@@ -438,6 +438,49 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
     );
     const out = await proposeEdit(editInput(narrowPdf, '除・イ', '除龍イ'));
     assert.is(out.advice?.code, 'glyph_not_available');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in, else the face matched to it', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-companion-'));
+  try {
+    const pdf = cjkWithLatinPdf();
+    const before = join(work, 'a.pdf');
+    writeFileSync(before, pdf);
+    // "e" is in the page's CMU Serif subset: its own glyph, in a copy of the font dictionary that
+    // gives it the ideograph's advance. "Z" is not: CMU Serif (the face matched to it) draws it.
+    for (const [replace, face] of [
+      ['我们e', null],
+      ['我们Z', 'cmu-serif-regular'],
+    ] as const) {
+      const r = await applyEdit(editInput(pdf, '我们用', replace));
+      assert.is(r.proposal.tier, 4, replace);
+      assert.is(r.proposal.visibility_cost, 'low');
+      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+      const m = r.proposal.measurements as {
+        companion_font: { font: string; glyphs_beside_cjk: number; old_advances?: boolean };
+        matched_font?: { face: string };
+        compensation: { tj_adjustment: number }[];
+      };
+      assert.is(m.companion_font.font, 'GHIJKL+CMUSerif-Roman', replace);
+      assert.is(m.companion_font.glyphs_beside_cjk, 5);
+      assert.is(m.matched_font?.face ?? null, face, replace);
+      // The new glyph takes the ideograph's advance: no TJ gap (extraction would read a space).
+      assert.equal(
+        m.compensation.map((c) => c.tj_adjustment),
+        [0],
+        replace,
+      );
+      const after = join(work, `b-${replace}.pdf`);
+      writeFileSync(after, r.output);
+      const check = popplerCheck(before, after, 0, '', '我们用', replace, r.verification.declared_box!, work);
+      assert.equal(check.problems, [], replace);
+    }
+    // No Latin on the page: nothing says how the document draws it.
+    const bare = await proposeEdit(editInput(cjkWithLatinPdf(false), '我们用', '我们Z'));
+    assert.is(bare.advice?.code, 'glyph_not_available');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -148,3 +148,56 @@ export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman'): Uint8Array {
     doc.destroy();
   }
 }
+
+/**
+ * A line of Chinese set as xeCJK sets it: the ideographs in a CJK font (a subset of Droid Sans
+ * Fallback named `ABCDEF+FandolSong-Regular`), the Latin word between them in a Latin font at the
+ * same size (a subset of CMU Serif, `GHIJKL+CMUSerif-Roman`); `latin: false` leaves the Latin
+ * out, so the page has no font for it. Exercises tier 4's companion font (script-companion.ts).
+ */
+export function cjkWithLatinPdf(latin = true): Uint8Array {
+  const root = new URL('../../../fonts/', import.meta.url);
+  const doc = new mupdf.PDFDocument();
+  try {
+    const cjk = new mupdf.Font(
+      'FandolSong',
+      readFileSync(new URL('droid-sans-fallback/DroidSansFallback.ttf', root)),
+    );
+    const roman = new mupdf.Font('CMUSerif-Roman', readFileSync(new URL('cmu-serif/cmunrm.ttf', root)));
+    const hex = (font: mupdf.Font, text: string) =>
+      [...text]
+        .map((ch) =>
+          font
+            .encodeCharacter(ch.codePointAt(0) ?? 0)
+            .toString(16)
+            .padStart(4, '0'),
+        )
+        .join('');
+    const fonts = doc.newDictionary();
+    const c = doc.addFont(cjk);
+    fonts.put('C1', c);
+    let body = `BT /C1 10 Tf 20 50 Td <${hex(cjk, '我们用')}> Tj`;
+    const refs: [mupdf.PDFObject, string][] = [[c, 'ABCDEF+FandolSong-Regular']];
+    if (latin) {
+      const r = doc.addFont(roman);
+      fonts.put('R1', r);
+      refs.push([r, 'GHIJKL+CMUSerif-Roman']);
+      body += ` /R1 10 Tf <${hex(roman, ' LaTeX ')}> Tj`;
+    }
+    body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
+    const resources = doc.newDictionary();
+    resources.put('Font', fonts);
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
+    doc.subsetFonts();
+    for (const [ref, tagged] of refs) {
+      const dict = ref.resolve();
+      dict.put('BaseFont', doc.newName(tagged));
+      const descendant = dict.get('DescendantFonts').get(0);
+      descendant.put('BaseFont', doc.newName(tagged));
+      descendant.get('FontDescriptor').put('FontName', doc.newName(tagged));
+    }
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
+}

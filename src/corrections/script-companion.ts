@@ -1,0 +1,209 @@
+// The page's font for another script. CJK documents set Latin letters and digits in a font of their
+// own (xeCJK, ctex, kotex and CJK.sty all pair a CJK font with a Latin one at the same size), so a
+// Latin letter put in place of a hanzi, a kana or a hangul syllable is drawn as the document draws
+// its Latin: with that companion font, by its own glyph where it has one (tier4.ts), else by the
+// bundled face matched to it. The CJK font's own Latin glyphs, if any, are not the document's Latin.
+import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { codeUnicode, codeWidth, type FontInfo } from './fonts.ts';
+import { mul, type Glyph } from './text-interpreter.ts';
+import { tier1Code } from './tier1.ts';
+import type { Code, TierContext } from './tier-ladder.ts';
+import type { ChangedObject } from './write.ts';
+
+/** Han, kana, hangul and CJK punctuation (full-width forms included). */
+export const CJK =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
+
+/** A letter or digit of the companion's kind: not CJK, not a mark or a space. */
+const ALPHANUMERIC = /^[\p{L}\p{N}]$/u;
+
+export interface Companion {
+  info: FontInfo;
+  ref: mupdf.PDFObject;
+  /** Letters and digits the companion draws on the page. */
+  glyphs: number;
+  /** How many of them are at the target's size (0: it is the page's most used Latin font). */
+  atSize: number;
+  /** How many of those are on lines the target's font draws on too. */
+  beside: number;
+  /** Its codes for the new characters (tier-1 rule), or null when it lacks one of them. */
+  codes: Code[] | null;
+  sources: string[];
+}
+
+/** Size of a glyph on the page (the font size through the text matrix and CTM, vertically). */
+const sizeOnPage = (g: Glyph) => {
+  const m = mul(g.tm, g.ctm);
+  return Math.abs(g.state.Tfs) * Math.hypot(m[2], m[3]);
+};
+
+/**
+ * The font the page draws its Latin (Cyrillic, Greek …) letters and digits with at the size of the
+ * target, most often on the target font's own lines (else the page's most used one); null unless the target is CJK text in horizontal writing
+ * and every new character is a letter or digit of another script. `observed` is what the page's
+ * text shows each font's codes to be (locate.ts, observedCodes).
+ */
+export function scriptCompanion(
+  ctx: TierContext,
+  observed: Map<object, Map<string, Map<number, number>>>,
+): Companion | null {
+  const { font, glyphs, newChars, interp } = ctx;
+  if (font.wmode !== 0 || glyphs.length === 0) return null;
+  if (!newChars.every((c) => ALPHANUMERIC.test(c) && !CJK.test(c))) return null;
+  // What a code says: the PDF's own mapping, else what the page's text shows it to be (a Type1
+  // program's built-in encoding, a CID font without ToUnicode read by MuPDF's ordering).
+  const shown = new Map<object, Map<number, string>>();
+  const charOf = (f: FontInfo, code: number) => {
+    const own = codeUnicode(f, code);
+    if (own !== undefined) return own;
+    let byCode = shown.get(f);
+    if (!byCode) {
+      byCode = new Map();
+      for (const [ch, codes] of observed.get(f) ?? []) for (const c of codes.keys()) byCode.set(c, ch);
+      shown.set(f, byCode);
+    }
+    return byCode.get(code);
+  };
+  if (!glyphs.every((g) => CJK.test(charOf(g.font, g.code) ?? ''))) return null;
+  const size = sizeOnPage(glyphs[0]);
+  // Lines (baselines, rounded to the point) where the target's font draws: Latin set between its
+  // characters is the document's Latin for running CJK text (code and headings are elsewhere).
+  const cjkLines = new Set<number>();
+  for (const g of interp.glyphs) if (g.font === font) cjkLines.add(Math.round(g.origin[1]));
+  const beside = (g: Glyph) => {
+    const y = Math.round(g.origin[1]);
+    return cjkLines.has(y) || cjkLines.has(y - 1) || cjkLines.has(y + 1);
+  };
+  const found = new Map<FontInfo, { glyphs: number; atSize: number; beside: number }>();
+  for (const g of interp.glyphs) {
+    const f = g.font;
+    if (f === font || f.objNum === font.objNum || f.objNum <= 0 || f.wmode !== 0 || f.kind === 'Type3')
+      continue;
+    if (g.state.Tr === 3 || g.state.Tr === 7) continue;
+    const ch = charOf(f, g.code);
+    if (!ch || !ALPHANUMERIC.test(ch) || CJK.test(ch)) continue;
+    const seen = found.get(f) ?? { glyphs: 0, atSize: 0, beside: 0 };
+    seen.glyphs += 1;
+    if (Math.abs(sizeOnPage(g) - size) <= 0.01 * size) {
+      seen.atSize += 1;
+      if (beside(g)) seen.beside += 1;
+    }
+    found.set(f, seen);
+  }
+  // The page's Latin text fonts: a math font's few letters (CMSY's calligraphic capitals, CMMI's
+  // variables) are not. Of those used at the target's size, the one most often on the CJK font's
+  // own lines, then the most used at that size; else the page's most used.
+  const most = Math.max(0, ...[...found.values()].map((v) => v.glyphs));
+  const text = [...found].filter(([, v]) => v.glyphs >= Math.max(3, most / 4));
+  const atSize = text.filter(([, v]) => v.atSize >= 3);
+  const pick = atSize.length
+    ? atSize.sort((a, b) => b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
+    : text.sort((a, b) => b[1].glyphs - a[1].glyphs)[0];
+  if (!pick) return null;
+  const [info, near] = pick;
+  const codeLength = info.composite ? (info.codespace?.[0]?.bytes ?? 2) : 1;
+  let program: mupdf.Font | null | undefined;
+  const getProgram = () => (program === undefined ? (program = ctx.programOf(info)) : program);
+  const seenCodes = observed.get(info) ?? new Map<string, Map<number, number>>();
+  const codes: Code[] = [];
+  const sources: string[] = [];
+  for (const ch of newChars) {
+    const c = tier1Code(info, ch, seenCodes, getProgram);
+    if (!c) break;
+    const own = info.codespace?.find((r) => c.code >= r.lo && c.code <= r.hi);
+    codes.push({ code: c.code, length: own ? own.bytes : codeLength });
+    sources.push(c.source);
+  }
+  return {
+    info,
+    ref: ctx.doc.newIndirect(info.objNum),
+    glyphs: near.glyphs,
+    atSize: near.atSize,
+    beside: near.beside,
+    codes: codes.length === newChars.length ? codes : null,
+    sources,
+  };
+}
+
+/**
+ * A copy of the companion's font dictionary (the same program, encoding and ToUnicode) whose
+ * widths give each new glyph the advance of the CJK glyph it replaces, so the glyph sits at the
+ * start of the old cell and the pen ends where it did: no TJ gap (which text extraction would read
+ * as a space, and PDFium rounds), and the companion's other text keeps its own widths. Null where
+ * the counts differ or one code would need two widths.
+ */
+export function companionWithOldAdvances(
+  doc: mupdf.PDFDocument,
+  companion: Companion,
+  codes: Code[],
+  glyphs: readonly Glyph[],
+): { ref: mupdf.PDFObject; info: FontInfo; changed: ChangedObject[] } | null {
+  const { info } = companion;
+  if (codes.length !== glyphs.length || info.widthScale !== 0.001 || info.intWidths) return null;
+  const want = new Map<number, number>();
+  for (let i = 0; i < glyphs.length; i += 1) {
+    const w = Math.round(codeWidth(glyphs[i].font, glyphs[i].code) * 1e6) / 1000;
+    if (!(w > 0) || (want.has(codes[i].code) && want.get(codes[i].code) !== w)) return null;
+    want.set(codes[i].code, w);
+  }
+  const widths = new Map(info.widths);
+  for (const [code, w] of want) widths.set(code, w);
+  const num = (w: number) => (Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
+  const copy = copyOf(doc, info.dict);
+  const changed: ChangedObject[] = [];
+  let firstChar = info.firstChar;
+  let lastChar = info.lastChar;
+  if (!info.composite) {
+    if (!info.dict.get('Widths').isArray()) return null;
+    const old = info.dict.get('Widths');
+    firstChar = Math.min(info.firstChar, ...want.keys());
+    lastChar = Math.max(info.lastChar, ...want.keys());
+    const arr = doc.newArray();
+    for (let c = firstChar; c <= lastChar; c += 1) {
+      const w = want.get(c);
+      if (w !== undefined) arr.push(num(w));
+      else if (c >= info.firstChar && c <= info.lastChar) arr.push(old.get(c - info.firstChar));
+      else arr.push(doc.newInteger(0));
+    }
+    copy.put('FirstChar', doc.newInteger(firstChar));
+    copy.put('LastChar', doc.newInteger(lastChar));
+    copy.put('Widths', arr);
+  } else {
+    const descRef = info.dict.get('DescendantFonts').get(0);
+    if (!descRef.isDictionary()) return null;
+    const desc = copyOf(doc, descRef.resolve());
+    // W rebuilt from every width the font has, the new ones set: a second entry for a code already
+    // listed would leave which one counts to the reader.
+    const W = doc.newArray();
+    let group: mupdf.PDFObject | null = null;
+    let last = -2;
+    for (const [code, w] of [...widths].sort((a, b) => a[0] - b[0])) {
+      if (!group || code !== last + 1) {
+        W.push(doc.newInteger(code));
+        group = doc.newArray();
+        W.push(group);
+      }
+      group.push(num(w));
+      last = code;
+    }
+    desc.put('W', W);
+    const descNew = doc.addObject(desc);
+    const arr = doc.newArray();
+    arr.push(descNew);
+    copy.put('DescendantFonts', arr);
+    changed.push({ num: descNew.asIndirect(), kind: 'font', replaces: 0, bytes_before: 0, bytes_after: 0 });
+  }
+  const ref = doc.addObject(copy);
+  changed.push({ num: ref.asIndirect(), kind: 'font', replaces: 0, bytes_before: 0, bytes_after: 0 });
+  return {
+    ref,
+    info: { ...info, objNum: ref.asIndirect(), dict: ref, widths, firstChar, lastChar },
+    changed,
+  };
+}
+
+function copyOf(doc: mupdf.PDFDocument, src: mupdf.PDFObject): mupdf.PDFObject {
+  const out = doc.newDictionary();
+  src.forEach((value, key) => out.put(String(key), value));
+  return out;
+}
