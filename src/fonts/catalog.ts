@@ -8,7 +8,8 @@
 // Sans Condensed stand in for themselves only (documents that embed a subset of them); so does DejaVu
 // Serif (documents made with it, as XeTeX and LibreOffice do for Arabic and Cyrillic text).
 // CMU Serif (Computer Modern Unicode) stands in for CM Roman at 10 pt where Latin Modern lacks a
-// character (Cyrillic, Greek), and for itself.
+// character (Cyrillic, Greek), and for itself. Linux Libertine O stands in for itself (XeTeX,
+// LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals).
 import { fileURLToPath } from 'node:url';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
@@ -194,6 +195,27 @@ const FAMILIES: FamilyDef[] = [
     fileOf: (s) =>
       ({ regular: 'cmunrm.ttf', bold: 'cmunbx.ttf', italic: 'cmunti.ttf', 'bold-italic': 'cmunbi.ttf' })[s],
     psNameOf: (s) => `CMUSerif-${s === 'regular' ? 'Roman' : PS_STYLE[s]}`,
+  },
+  {
+    // Linux Libertine O 5.3.0, the face XeTeX and LuaTeX documents name LinLibertineO(B/I/BI) and
+    // pdfTeX's libertine package LinLibertineT: Latin, Cyrillic (not in Bold Italic) and Greek.
+    dir: 'linux-libertine',
+    family: 'Linux Libertine O',
+    psFamily: 'LinLibertineO',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Linux Libertine'],
+    source:
+      'Debian fonts-linuxlibertine 5.3.0-6, /usr/share/fonts/opentype/linux-libertine/ (GPL-2+ with font exception, or OFL-1.1)',
+    styles: ALL_STYLES,
+    fileOf: (s) =>
+      ({
+        regular: 'LinLibertine_R.otf',
+        bold: 'LinLibertine_RB.otf',
+        italic: 'LinLibertine_RI.otf',
+        'bold-italic': 'LinLibertine_RBI.otf',
+      })[s],
+    psNameOf: (s) => `LinLibertineO${{ regular: '', bold: 'B', italic: 'I', 'bold-italic': 'BI' }[s]}`,
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

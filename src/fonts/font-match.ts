@@ -160,6 +160,11 @@ interface NameFamily {
   class: FontClass | null;
   symbolic?: boolean;
   note?: string;
+  /**
+   * The style is written in letters after the family (Libertine: LinLibertineO, …OB, …OI, …OBI;
+   * pdfTeX's LinLibertineT-TLF, …TB-TLF; file names LinLibertine_R, …_RB), not in words.
+   */
+  styleLetters?: boolean;
 }
 
 const NAME_FAMILIES: NameFamily[] = (
@@ -212,6 +217,7 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
     { prefix: 'cmuserif', family: 'CMU Serif', class: 'serif' },
+    { prefix: 'linlibertine', family: 'Linux Libertine O', class: 'serif', styleLetters: true },
     { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
     ...['dejavuserif', 'bitstreamveraserif'].map((prefix): NameFamily => ({
       prefix,
@@ -226,7 +232,8 @@ const NAME_FAMILIES: NameFamily[] = (
   ] as NameFamily[]
 ).sort((a, b) => b.prefix.length - a.prefix.length);
 
-const VARIANT = /narrow|condensed|cond$|compressed|extended|light|thin|hairline|black|ultra|caps|sc$|slant/;
+const VARIANT =
+  /narrow|condensed|cond$|compressed|extended|light|thin|hairline|black|ultra|caps|sc$|slant|variant$/;
 const BOLD = /bold|heavy|demi|medi|semibold|bd/;
 const ITALIC = /italic|oblique|ital|obl|kursiv|inclined/;
 const ITALIC_SHORT = /(^|bold|bd|medi|regu|[^a-z])it(mt|ps)?$/;
@@ -276,6 +283,15 @@ export function parseFontName(baseFont: string): ParsedFontName {
     style = cut > 0 ? normalise(name.slice(cut + 1)) : '';
   }
   style = style.replace(/^ps/, '').replace(/(mt|ps|mtps)$/, '');
+  if (known?.styleLetters) {
+    // O (OpenType), T (Type 1) or G (Graphite), then R?, B?, I?; figure styles (-TLF, -OsF) do not
+    // change the letters. Z (semibold), DR (display), C (capitals) are faces not bundled.
+    const letters = style
+      .replace(/(tlf|osf|lf|tosf|sup|inf)$/, '')
+      .replace(/^[otg]/, '')
+      .replace(/^r/, '');
+    style = { '': '', b: 'bold', i: 'italic', bi: 'bolditalic' }[letters] ?? `${letters}variant`;
+  }
   const boldWord = BOLD.test(style);
   const italicWord = ITALIC.test(style) || ITALIC_SHORT.test(style) || style === 'bi';
   const variantMatch = known?.family ? VARIANT.exec(style) : null;

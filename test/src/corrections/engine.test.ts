@@ -486,7 +486,7 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Libertine draws for Libertine', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -495,8 +495,14 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       ['CMUSerif-Roman', 'Привет', 'Прйвет', 'cmu-serif-regular'],
       ['SFRM1000', 'Привет', 'Прйвет', 'cmu-serif-regular'],
       ['SFRM1000', 'Computer', 'Compüter', 'lm-roman-10-regular'],
+      // A Libertine page (XeTeX's name): its own family draws the absent Cyrillic and Latin.
+      ['LinLibertineO', 'Привет', 'Прйвет', 'linux-libertine-regular'],
+      ['LinLibertineO', 'Computer', 'Compqter', 'linux-libertine-regular'],
     ] as const) {
-      const pdf = cyrillicCmPdf(name);
+      const pdf = cyrillicCmPdf(
+        name,
+        name.startsWith('Lin') ? 'linux-libertine/LinLibertine_R.otf' : undefined,
+      );
       const r = await applyEdit(editInput(pdf, find, replace));
       assert.is(r.proposal.tier, 4, `${name} ${replace}`);
       assert.ok(r.verification.passed, r.verification.failure_reason ?? '');

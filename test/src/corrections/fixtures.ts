@@ -106,10 +106,11 @@ export function pageText(bytes: Uint8Array, page = 0): string {
 /**
  * A page of Russian set in a subset of CMU Serif Roman (Computer Modern with Cyrillic), as XeTeX or
  * LuaTeX embed it: a Type0/Identity-H font whose program keeps only the glyphs drawn. `baseFont`
- * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names.
+ * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names;
+ * `face` sets the page in another bundled file (Linux Libertine O, as XeTeX names it LinLibertineO).
  */
-export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman'): Uint8Array {
-  const file = new URL('../../../fonts/cmu-serif/cmunrm.ttf', import.meta.url);
+export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif/cmunrm.ttf'): Uint8Array {
+  const file = new URL(`../../../fonts/${face}`, import.meta.url);
   const doc = new mupdf.PDFDocument();
   try {
     const font = new mupdf.Font('CMUSerif-Roman', readFileSync(file));

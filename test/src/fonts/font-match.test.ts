@@ -291,6 +291,26 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
     [parseFontName('CMUSerif-BoldItalic').bold, parseFontName('CMUSerif-Roman').italic],
     [true, false],
   );
+  // Libertine writes its style in letters: O/T (OpenType, Type 1), then B, I; Z (semibold) is not bundled.
+  for (const [name, bold, italic] of [
+    ['GDGNCC+LinLibertineO', false, false],
+    ['LinLibertineOB', true, false],
+    ['LinLibertineOI', false, true],
+    ['LinLibertineOBI', true, true],
+    ['LinLibertineT-TLF', false, false],
+    ['LinLibertineTB-TLF', true, false],
+    ['LinLibertineTI-OsF', false, true],
+  ] as const) {
+    const p = parseFontName(name);
+    assert.equal([p.family, p.bold, p.italic], ['Linux Libertine O', bold, italic], name);
+  }
+  assert.is(parseFontName('LinLibertineOZ').family, null);
+  const libertine = matchFont({
+    baseFont: 'GDGNCC+LinLibertineO',
+    flags: 4,
+    widths: { a: 457, e: 447, n: 542, o: 504 },
+  });
+  assert.is(top(libertine), 'linux-libertine-regular');
   assert.match(parseFontName('SFTI1440').note ?? '', /within 1 pt of 14.4 pt/);
   assert.match(parseFontName('CMCSC10').note ?? '', /small caps/);
   assert.is(parseFontName('CMMI10').symbolic, true);
