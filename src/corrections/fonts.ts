@@ -136,6 +136,11 @@ export function splitCodes(
 /** Advance of one code in text space per unit of font size (before Tc/Tw/Tz). */
 export function codeWidth(font: FontInfo, code: number): number {
   const w = font.widths.get(code);
+  // MuPDF reads Widths, W, DW and MissingWidth as whole numbers, rounded half up (pdf_to_int):
+  // a width written 514.5 (pdfTeX's cm-super typewriter) advances 515/1000 em. Glyphs are placed
+  // as the renderer that verifies them places them, or a long monospaced line drifts from
+  // MuPDF's by half a unit per glyph.
+  if (font.widthScale === 0.001 && !font.intWidths) return Math.floor((w ?? font.defaultWidth) + 0.5) / 1000;
   if (w === undefined || !font.intWidths) return (w ?? font.defaultWidth) * font.widthScale;
   // MuPDF keeps Type3 widths, scaled to 1/1000 em, as whole thousandths (truncated); positions are
   // computed as the renderer that verifies them computes them.

@@ -428,9 +428,9 @@ const freshlyEmbedded = new WeakMap<FontInfo, mupdf.PDFDocument>();
 /**
  * Gives each new glyph of a freshly embedded face the advance of the old glyph it replaces (same
  * number of glyphs only), written in W as the original font writes its width (e.g. 555.6), so no TJ
- * adjustment is needed for it. Renderers read a width the same way in Widths and in W (MuPDF as a
- * real, PDFium as a whole number: 555.6 → 555), so the pen after the run lands where each renderer
- * had it before. With the face's own width and an adjustment (556 then −0.4) it does in MuPDF, but
+ * adjustment is needed for it. Renderers read a width the same way in Widths and in W (MuPDF
+ * rounded to a whole number, 555.6 → 556; PDFium truncated, 555; poppler as written), so the pen
+ * after the run lands where each renderer had it before. With the face's own width and an adjustment (556 then −0.4) it does in MuPDF, but
  * in PDFium the tail moves by the truncated 0.6/1000 em and some glyphs round to the next pixel.
  * Only the advances change: every glyph is drawn where it was, the new ones at the old ones' places.
  */

@@ -35,6 +35,30 @@ function glyphs(bytes: Uint8Array, page = 0) {
   });
 }
 
+test('widths written with a fraction (514.5) advance as MuPDF reads them, so a long line still maps', async () => {
+  // pdfTeX writes cm-super typewriter widths as 514.5; MuPDF rounds every width to a whole unit.
+  // Placed with 514.5, the 69th glyph would sit 0.2 pt from where MuPDF draws it (its size is 6 pt).
+  const line = `${'%'.repeat(60)} commands`;
+  const pdf = withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const font = doc.addSimpleFont(new mupdf.Font('Courier'), 'Latin');
+    font.put('FirstChar', 32);
+    font.put('LastChar', 126);
+    const widths = doc.newArray();
+    for (let c = 32; c <= 126; c += 1) widths.push(doc.newReal(514.5));
+    font.put('Widths', widths);
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('F9', font);
+    page.put('Contents', doc.addStream(`BT /F9 6 Tf 20 100 Td (${line}) Tj ET`, doc.newDictionary()));
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  const xs = glyphs(pdf).map((g) => g.x);
+  assert.is(xs.length, 69);
+  assert.ok(Math.abs(xs[68] - xs[0] - 68 * 0.515 * 6) < 1e-6, `${xs[68] - xs[0]}`);
+  const r = await applyEdit(editInput(pdf, 'commands', 'commadns'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.is(pageText(r.output).includes('commadns'), true);
+});
+
 test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td [(Hello) -250 (World)] TJ ET' }]);
   const input = editInput(pdf, 'Hello', 'Hxllo');
