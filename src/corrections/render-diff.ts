@@ -14,6 +14,8 @@ export interface DiffResult {
   bbox: Box | null;
   outside_pixels: number;
   max_delta: number;
+  /** Largest channel difference of a pixel changed outside `declared` (0 when none). */
+  outside_max_delta: number;
   histogram: Record<string, number>;
 }
 
@@ -45,6 +47,7 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
       bbox: [0, 0, w, h],
       outside_pixels: total,
       max_delta: 255,
+      outside_max_delta: 255,
       histogram: { '1-7': 0, '8-31': 0, '32-127': 0, '128-255': total },
     };
   }
@@ -55,6 +58,7 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
   let changed = 0;
   let outside = 0;
   let maxDelta = 0;
+  let outsideMax = 0;
   let x0 = Infinity;
   let y0 = Infinity;
   let x1 = -1;
@@ -90,7 +94,10 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
       if (x >= x1) x1 = x + 1;
       if (y < y0) y0 = y;
       if (y >= y1) y1 = y + 1;
-      if (!(rowInside && x >= dx0 && x < dx1)) outside += 1;
+      if (!(rowInside && x >= dx0 && x < dx1)) {
+        outside += 1;
+        if (d > outsideMax) outsideMax = d;
+      }
     }
   }
   const histogram: Record<string, number> = {};
@@ -104,6 +111,7 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
     bbox: changed ? [x0, y0, x1, y1] : null,
     outside_pixels: outside,
     max_delta: maxDelta,
+    outside_max_delta: outsideMax,
     histogram,
   };
 }

@@ -1,6 +1,6 @@
 // Guard `second_renderer_pdfium`: the changed page rendered before and after by PDFium, an engine
 // that shares no code with MuPDF, and compared exactly. It passes only when PDFium also sees no
-// changed pixel outside the declared box (MuPDF's padded glyph box, plus 1 px because PDFium can
+// changed pixel outside the declared box (but one-level rounding noise, second-opinion.ts) (MuPDF's padded glyph box, plus 1 px because PDFium can
 // antialias one pixel beyond MuPDF). The PDFium render of the page before is kept for the last two
 // (input SHA-256, page, band) pairs, as the MuPDF one is. Given a band of rows, only that band is
 // rendered, before and after alike: the engine passes the edited line's band (full page width)
@@ -58,10 +58,11 @@ export async function secondRendererGuard(
       detail:
         so.changed_pixels === 0
           ? `${so.renderer} sees no changed pixel${where || ' on the page'}`
-          : `${so.renderer}: ${so.changed_pixels} changed pixel(s)${where}, ${so.outside_pixels} outside the declared box ${JSON.stringify(so.declared_box)} (changed ${JSON.stringify(so.bbox)})`,
+          : `${so.renderer}: ${so.changed_pixels} changed pixel(s)${where}, ${so.outside_pixels} outside the declared box ${JSON.stringify(so.declared_box)} (changed ${JSON.stringify(so.bbox)})${so.outside_pixels && so.passed ? `, each by ${so.outside_max_delta}/255 at most: PDFium's rounding of the positions after a split operator, not a moved glyph` : so.outside_pixels ? `, by up to ${so.outside_max_delta}/255` : ''}`,
       renderer: so.renderer,
       changed_pixels: so.changed_pixels,
       outside_pixels: so.outside_pixels,
+      outside_max_delta: so.outside_max_delta,
       bbox: so.bbox,
       declared_box: so.declared_box,
       rows: so.rows,

@@ -8,7 +8,8 @@
 // Sans Condensed stand in for themselves only (documents that embed a subset of them); so does DejaVu
 // Serif (documents made with it, as XeTeX and LibreOffice do for Arabic and Cyrillic text).
 // CMU Serif (Computer Modern Unicode) stands in for CM Roman at 10 pt where Latin Modern lacks a
-// character (Cyrillic, Greek), and for itself. Linux Libertine O stands in for itself (XeTeX,
+// character (Cyrillic, Greek), and for itself; CMU Typewriter Text and CMU Sans Serif (regular) do
+// the same for CM Typewriter and Sans. Linux Libertine O stands in for itself (XeTeX,
 // LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals).
 import { fileURLToPath } from 'node:url';
 
@@ -195,6 +196,31 @@ const FAMILIES: FamilyDef[] = [
     fileOf: (s) =>
       ({ regular: 'cmunrm.ttf', bold: 'cmunbx.ttf', italic: 'cmunti.ttf', 'bold-italic': 'cmunbi.ttf' })[s],
     psNameOf: (s) => `CMUSerif-${s === 'regular' ? 'Roman' : PS_STYLE[s]}`,
+  },
+  {
+    // CMU Typewriter Text and CMU Sans Serif: Computer Modern Typewriter and Sans at 10 pt with
+    // Cyrillic and Greek, as CMU Serif is for the roman (regular faces only).
+    dir: 'cmu-typewriter',
+    family: 'CMU Typewriter Text',
+    psFamily: 'CMUTypewriter',
+    class: 'mono',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Computer Modern', 'EC', 'cm-super', 'LH'],
+    source: 'Debian fonts-cmu 0.7.0-5 (CM Unicode 0.7.0), /usr/share/fonts/truetype/cmu/',
+    styles: ['regular'],
+    fileOf: () => 'cmuntt.ttf',
+  },
+  {
+    dir: 'cmu-sans-serif',
+    family: 'CMU Sans Serif',
+    psFamily: 'CMUSansSerif',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Computer Modern', 'EC', 'cm-super', 'LH'],
+    source: 'Debian fonts-cmu 0.7.0-5 (CM Unicode 0.7.0), /usr/share/fonts/truetype/cmu/',
+    styles: ['regular'],
+    fileOf: () => 'cmunss.ttf',
+    psNameOf: () => 'CMUSansSerif',
   },
   {
     // Linux Libertine O 5.3.0, the face XeTeX and LuaTeX documents name LinLibertineO(B/I/BI) and

@@ -217,6 +217,14 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
     { prefix: 'cmuserif', family: 'CMU Serif', class: 'serif' },
+    { prefix: 'cmutypewriter', family: 'CMU Typewriter Text', class: 'mono' },
+    { prefix: 'cmusansserif', family: 'CMU Sans Serif', class: 'sans' },
+    {
+      prefix: 'cmutypewritervariable',
+      family: null,
+      class: 'serif',
+      note: 'CMU Typewriter Variable is not bundled',
+    },
     { prefix: 'linlibertine', family: 'Linux Libertine O', class: 'serif', styleLetters: true },
     { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
     ...['dejavuserif', 'bitstreamveraserif'].map((prefix): NameFamily => ({
@@ -430,8 +438,14 @@ function parseTexName(name: string, subset: boolean, flat: string): ParsedFontNa
   if (!design) return null;
   const families = design.series ? texFamilies(design.series, size, design.bold, design.italic) : [];
   // CMU Serif is Computer Modern Roman at 10 pt with Cyrillic and Greek (from the LH and CB fonts,
-  // as cm-super's T2A and LGR encodings): the same design after Latin Modern, for what LM lacks.
-  if (design.series === 'LM Roman' && Math.abs(size - 10) < 1) families.push('CMU Serif');
+  // as cm-super's T2A and LGR encodings): the same design after Latin Modern, for what LM lacks;
+  // CMU Typewriter Text and CMU Sans Serif likewise for CM Typewriter and Sans.
+  if (Math.abs(size - 10) < 1) {
+    if (design.series === 'LM Roman') families.push('CMU Serif');
+    // CMU's typewriter and sans are bundled upright regular only.
+    if (design.series === 'LM Mono' && !design.bold && !design.italic) families.push('CMU Typewriter Text');
+    if (design.series === 'LM Sans' && !design.bold && !design.italic) families.push('CMU Sans Serif');
+  }
   const note = design.series
     ? families.length
       ? null

@@ -286,6 +286,12 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
   // CMU Serif is CM Roman at 10 pt (with Cyrillic and Greek): the same design, after Latin Modern.
   assert.equal(parseFontName('SFRM1095').families, ['LM Roman 10', 'CMU Serif']);
   assert.equal(parseFontName('CMBX12').families, ['LM Roman 12']);
+  // … and CMU Typewriter Text and CMU Sans Serif (regular only) for CM Typewriter and Sans.
+  assert.equal(parseFontName('SFTT1000').families, ['LM Mono 10', 'CMU Typewriter Text']);
+  assert.equal(parseFontName('CMSS10').families, ['LM Sans 10', 'CMU Sans Serif']);
+  assert.equal(parseFontName('CMSSBX10').families, ['LM Sans 10']);
+  assert.equal(parseFontName('ABCDEF+CMUTypewriter-Regular-Identity-H').families, ['CMU Typewriter Text']);
+  assert.equal(parseFontName('CMUSansSerif').families, ['CMU Sans Serif']);
   assert.equal(parseFontName('CMUSerif-BoldItalic').families, ['CMU Serif']);
   assert.equal(
     [parseFontName('CMUSerif-BoldItalic').bold, parseFontName('CMUSerif-Roman').italic],

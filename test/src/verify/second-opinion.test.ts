@@ -6,7 +6,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mupdf, openPdf, renderPage, saveKeepingEncryption } from '../../../src/pdf/mupdf-adapter.ts';
 import type { RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
-import { compareExact, scaleBox, secondOpinion } from '../../../src/verify/second-opinion.ts';
+import {
+  changedOnlyInside,
+  compareExact,
+  scaleBox,
+  secondOpinion,
+} from '../../../src/verify/second-opinion.ts';
 import type { Box } from '../../../src/verify/second-opinion.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium } from '../../../src/verify/pdfium-render.ts';
 
@@ -66,17 +71,35 @@ function image(width: number, height: number, fill = 255): RgbImage {
 test('compareExact: any channel difference counts, bbox exclusive, outside counted', () => {
   const a = image(10, 8);
   const b = image(10, 8);
-  assert.equal(compareExact(a, b, null), { changed_pixels: 0, outside_pixels: 0, bbox: null });
+  assert.equal(compareExact(a, b, null), {
+    changed_pixels: 0,
+    outside_pixels: 0,
+    outside_max_delta: 0,
+    bbox: null,
+  });
   b.pixels[(3 * 10 + 4) * 3 + 2] = 254; // (4, 3): blue channel off by one
   b.pixels[(5 * 10 + 7) * 3] = 0; // (7, 5)
-  assert.equal(compareExact(a, b, null), { changed_pixels: 2, outside_pixels: 2, bbox: [4, 3, 8, 6] });
+  assert.equal(compareExact(a, b, null), {
+    changed_pixels: 2,
+    outside_pixels: 2,
+    outside_max_delta: 255,
+    bbox: [4, 3, 8, 6],
+  });
   assert.equal(compareExact(a, b, [4, 3, 8, 6]).outside_pixels, 0);
+  // Outside, only the blue channel off by one: PDFium's rounding noise, which the guard accepts.
+  const noise = compareExact(a, b, [5, 3, 8, 6]);
+  assert.equal([noise.outside_pixels, noise.outside_max_delta], [1, 1]);
+  assert.is(changedOnlyInside(noise), true);
+  b.pixels[(3 * 10 + 4) * 3 + 2] = 253; // two levels: a moved edge, not noise
+  assert.is(changedOnlyInside(compareExact(a, b, [5, 3, 8, 6])), false);
+  assert.is(changedOnlyInside(compareExact(a, b, null)), false);
   assert.equal(compareExact(a, b, [4, 3, 7, 6]).outside_pixels, 1); // x1 exclusive
   assert.equal(compareExact(a, b, [0, 0, 10, 5]).outside_pixels, 1); // y1 exclusive
   const c = image(10, 9);
   assert.equal(compareExact(a, c, [0, 0, 10, 9]), {
     changed_pixels: 90,
     outside_pixels: 90,
+    outside_max_delta: 255,
     bbox: [0, 0, 10, 9],
   });
 });
