@@ -655,7 +655,7 @@ function fitRule(
   // A freshly embedded matched face takes the old glyphs' advances (tier4.ts, mirrorOldWidths).
   const newAdvance = product.keepsOldAdvances
     ? glyphs.reduce((s, g) => s + g.advance, 0)
-    : advanceOf(widthFont, codes, g0);
+    : advanceOf(widthFont, codes, g0) * (product.squeeze ?? 1);
   const last = glyphs[glyphs.length - 1];
   const oldEnd = devicePoint(last, last.advance);
   const start = devicePoint(g0, 0);
@@ -859,7 +859,7 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
       return;
     }
     newOrigins.push(devicePoint(g0, x));
-    x += advanceOf(widthFont, [c], g0);
+    x += advanceOf(widthFont, [c], g0) * (product.squeeze ?? 1);
   });
   return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, newGlyphBoxes };
 }

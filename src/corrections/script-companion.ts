@@ -39,15 +39,12 @@ const sizeOnPage = (g: Glyph) => {
 
 /**
  * The font the page draws its Latin (Cyrillic, Greek …) letters and digits with at the size of the
- * target, most often on the target font's own lines (else the page's most used one); null unless the target is CJK text in horizontal writing
- * and every new character is a letter or digit of another script. `observed` is what the page's
- * text shows each font's codes to be (locate.ts, observedCodes).
+ * target, most often on the target font's own lines (else the page's most used one); null unless
+ * the target is CJK text in horizontal writing and every new character is a letter or digit of
+ * another script.
  */
-export function scriptCompanion(
-  ctx: TierContext,
-  observed: Map<object, Map<string, Map<number, number>>>,
-): Companion | null {
-  const { font, glyphs, newChars, interp } = ctx;
+export function scriptCompanion(ctx: TierContext): Companion | null {
+  const { font, glyphs, newChars, interp, observed } = ctx;
   if (font.wmode !== 0 || glyphs.length === 0) return null;
   if (!newChars.every((c) => ALPHANUMERIC.test(c) && !CJK.test(c))) return null;
   // What a code says: the PDF's own mapping, else what the page's text shows it to be (a Type1

@@ -82,12 +82,12 @@ export const matchedFontTier: Tier = {
     const { font, newChars } = ctx;
     const missing = ctx.reused.missing;
     // Latin in CJK text: drawn as the document draws its Latin (script-companion.ts).
-    const companion = scriptCompanion(ctx, ctx.observed);
+    const companion = scriptCompanion(ctx);
     if (companion?.codes) return companionProduct(ctx, companion, companion.codes);
     const base = companion?.info ?? font;
     const mf = matchedFont(ctx.doc, base, newChars, ctx.fontAttempt, companion ? [] : ctx.glyphs);
     const via = companion
-      ? ` The page draws its Latin at this size with ${companion.info.baseFont}, which lacks ${quoted([newChars[companion.sources.length]])} too.`
+      ? ` The page draws its Latin${companion.atSize > 0 ? ' at this size' : ''} with ${companion.info.baseFont}, which lacks ${quoted([newChars[companion.sources.length]])} too.`
       : '';
     if ('code' in mf) {
       const lacks = mf.alternatives.map(
@@ -112,7 +112,10 @@ export const matchedFontTier: Tier = {
     }
     const codes = mf.gids.map((gid) => ({ code: gid, length: 2 }));
     const face = mf.face;
-    const squeeze = face.standsInForScript ? cjkSqueeze(ctx.glyphs, codes, mf.info) : null;
+    // A CJK face drawn narrower into a proportional cell, or a Latin Modern optical size drawn at
+    // the scale that gives it a cm-super size's widths (font-match.ts, designScale).
+    const scale = mf.candidate.scale ?? null;
+    const squeeze = face.standsInForScript ? cjkSqueeze(ctx.glyphs, codes, mf.info) : scale;
     return {
       codes,
       sources: newChars.map(() => 'matched_font'),
@@ -120,7 +123,8 @@ export const matchedFontTier: Tier = {
       draw: { use: 'inserted', ref: mf.ref },
       // A face this correction embeds takes the old glyphs' advances where it can (mirrorOldWidths),
       // or is drawn narrower to take them (squeeze).
-      keepsOldAdvances: squeeze !== null || oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
+      keepsOldAdvances:
+        scale === null && (squeeze !== null || oldWidthsFor(ctx.glyphs, codes, mf.info) !== null),
       ...(squeeze !== null ? { squeeze } : {}),
       changed: mf.changed,
       measurements: {
@@ -131,6 +135,7 @@ export const matchedFontTier: Tier = {
           style: face.style,
           reused: mf.reused,
           width_diff: mf.candidate.width_diff,
+          ...(scale !== null ? { horizontal_scale: scale } : {}),
           font_file_bytes: mf.font_file_bytes,
           subset_glyphs: mf.subset_glyphs?.length ?? null,
           alternatives: mf.alternatives,
@@ -141,7 +146,7 @@ export const matchedFontTier: Tier = {
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
-        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin at this size in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
     };
   },
 };
@@ -176,7 +181,7 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
     ],
     fontAlternatives: 0,
     explain: (p) =>
-      `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its Latin letters and digits${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+      `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its Latin letters and digits${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it, and ${widened ? 'a copy of its font dictionary gives the new glyphs the old ones’ advances' : 'a TJ adjustment puts every following glyph back where it was'}. Fit rule: ${p.rule}.`,
   };
 }
 
@@ -428,16 +433,26 @@ const freshlyEmbedded = new WeakMap<FontInfo, mupdf.PDFDocument>();
 /**
  * Gives each new glyph of a freshly embedded face the advance of the old glyph it replaces (same
  * number of glyphs only), written in W as the original font writes its width (e.g. 555.6), so no TJ
- * adjustment is needed for it. Renderers read a width the same way in Widths and in W (MuPDF
+ * adjustment is needed for it. Each renderer reads a width the same way in Widths and in W (MuPDF
  * rounded to a whole number, 555.6 → 556; PDFium truncated, 555; poppler as written), so the pen
- * after the run lands where each renderer had it before. With the face's own width and an adjustment (556 then −0.4) it does in MuPDF, but
- * in PDFium the tail moves by the truncated 0.6/1000 em and some glyphs round to the next pixel.
- * Only the advances change: every glyph is drawn where it was, the new ones at the old ones' places.
+ * after the run lands where each renderer had it before; with the face's own width and a TJ
+ * adjustment, renderers that read widths differently disagree by the difference (PDFium's tail
+ * moved by 0.6/1000 em and some glyphs rounded to the next pixel). Only the advances change: every
+ * glyph is drawn where it was, the new ones at the old ones' places.
  */
-function mirrorOldWidths(glyphs: Glyph[], codes: { code: number; length: number }[], info: FontInfo): void {
+function mirrorOldWidths(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+  scale = 1,
+): void {
   const doc = freshlyEmbedded.get(info);
-  const want = oldWidthsFor(glyphs, codes, info);
-  if (!doc || !want) return;
+  const old = oldWidthsFor(glyphs, codes, info);
+  if (!doc || !old) return;
+  // Drawn at a horizontal scale, a glyph advances by its width times the scale: the width that
+  // gives the old advance is the old width divided by it, written whole (as MuPDF reads it; the
+  // TJ adjustment takes the remainder).
+  const want = scale === 1 ? old : new Map([...old].map(([gid, w]) => [gid, Math.round(w / scale)]));
   if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
   const W = info.dict.get('DescendantFonts').get(0).get('W');
   if (!W.isArray()) return;
@@ -647,7 +662,7 @@ export function planMatchedEdits(
   const t = first.state;
   const scale = t.Tfs * t.Th;
   if (scale === 0) return null;
-  if (squeeze === null) mirrorOldWidths(glyphs, codes, info);
+  mirrorOldWidths(glyphs, codes, info, squeeze ?? 1);
   // The old span's extent in text space: advances plus the TJ numbers between its glyphs.
   let oldExtent = glyphs.reduce((s, g) => s + g.advance, 0);
   const arr = op.operands[op.operands.length - 1];

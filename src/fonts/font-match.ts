@@ -65,6 +65,11 @@ export interface FontCandidate {
   width_chars: number;
   /** Measured characters the face has no glyph for. */
   width_missing: string[];
+  /**
+   * Horizontal scale the face is drawn with (absent: 1): a Latin Modern optical size standing in
+   * for a cm-super size it does not have, whose widths are its own uniformly scaled.
+   */
+  scale?: number;
   reasons: string[];
 }
 
@@ -261,6 +266,12 @@ export interface ParsedFontName {
   /** A known family in a variant that is not bundled (narrow, light, black, …). */
   variant: string | null;
   note: string | null;
+  /**
+   * TeX fonts at a design size no bundled face has within 1 pt (cm-super 14.40–35.83 pt): the
+   * nearest bundled sizes of the series, offered drawn at a horizontal scale measured from the
+   * document's widths (matchFont).
+   */
+  scaled_families?: string[];
 }
 
 /** Decodes #xx escapes and strips a subset tag. */
@@ -391,8 +402,11 @@ const LM_SERIES: Record<string, TexSeries> = {
   lmmono: 'LM Mono',
 };
 
-/** Bundled families of a Latin Modern series that have the style, nearest design size first. */
-function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boolean): string[] {
+/**
+ * Bundled families of a Latin Modern series that have the style, nearest design size first, less
+ * than `within` pt from `size` (1: the same design).
+ */
+function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boolean, within = 1): string[] {
   const sized = new Map<string, number>();
   for (const face of BUNDLED_FACES) {
     if (face.designSize === null || !face.family.startsWith(`${series} `)) continue;
@@ -403,7 +417,7 @@ function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boo
   // CM and EC widths change with the design size (CMR8's a is 531/1000 em, CMR10's 500, ECRM1095's
   // 497, ECRM1440's 2 % narrower than 12 pt): only a size less than 1 pt away is the same design.
   return [...sized]
-    .filter(([, s]) => Math.abs(s - size) < 1)
+    .filter(([, s]) => Math.abs(s - size) < within)
     .sort((a, b) => Math.abs(a[1] - size) - Math.abs(b[1] - size) || a[1] - b[1])
     .map(([f]) => f);
 }
@@ -451,7 +465,13 @@ function parseTexName(name: string, subset: boolean, flat: string): ParsedFontNa
       ? null
       : `${name}: no bundled ${design.series} face of this style within 1 pt of ${size} pt`
     : `${name}: ${design.note} has no bundled Latin Modern face`;
+  // Without the same design, the nearest bundled sizes (one below, one above) drawn to scale.
+  const scaled =
+    design.series && !families.length
+      ? texFamilies(design.series, size, design.bold, design.italic, Infinity).slice(0, 2)
+      : [];
   return {
+    ...(scaled.length ? { scaled_families: scaled } : {}),
     name,
     subset,
     family: families[0] ?? null,
@@ -479,6 +499,25 @@ function widthEntries(widths: PdfFontFacts['widths']): [string, number][] {
   if (!widths) return [];
   const entries = widths instanceof Map ? [...widths.entries()] : Object.entries(widths);
   return entries.filter(([ch, w]) => [...ch].length === 1 && Number.isFinite(w));
+}
+
+/**
+ * The horizontal scale that best makes `face`'s widths the document's: the median ratio over at
+ * least 8 measured letters, within 5 % of 1 (cm-super 14.4 pt is LM Roman 12 at 97.2 %, every
+ * letter within 0.2 % of that); else null. The scaled widths then pass the ordinary width rule.
+ */
+function designScale(face: BundledFace, measured: [string, number][]): number | null {
+  const ratios: number[] = [];
+  for (const [ch, w] of measured) {
+    if (!/\p{L}/u.test(ch)) continue;
+    const own = faceAdvance(face, ch);
+    if (own && own > 0 && w > 0) ratios.push(w / own);
+  }
+  if (ratios.length < 8) return null;
+  ratios.sort((a, b) => a - b);
+  const median = ratios[Math.floor(ratios.length / 2)];
+  if (Math.abs(median - 1) > 0.05) return null;
+  return Math.round(median * 10000) / 10000;
 }
 
 /** Ranks the bundled faces as stand-ins for a document font. */
@@ -568,7 +607,15 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
 
     // For TeX names every optical size of the series is the family; the nearest size ranks first.
     const familyRank = parsed.families.indexOf(face.family);
-    const familyMatch = familyRank >= 0;
+    const scaledRank = parsed.scaled_families?.indexOf(face.family) ?? -1;
+    let scale = scaledRank >= 0 ? designScale(face, measured) : null;
+    if (scaledRank >= 0 && scale === null) {
+      reject(
+        `${face.family} is another design size, and the document's widths are not within 5 % of its own scaled`,
+      );
+      continue;
+    }
+    const familyMatch = familyRank >= 0 || scale !== null;
     if (familyMatch) reasons.push(`${parsed.name} names ${face.family}'s family`);
     else if (parsed.note) reasons.push(parsed.note);
     const classMatch = fontClass !== null && fontClass === face.class;
@@ -597,31 +644,55 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     let widthScore = 0;
     const missing: string[] = [];
     if (measured.length > 0) {
-      let sum = 0;
-      let n = 0;
-      let max = 0;
-      for (const [ch, w] of measured) {
-        const ours = faceAdvance(face, ch);
-        if (ours === null) {
-          missing.push(ch);
-          continue;
+      const compare = (k: number) => {
+        let sum = 0;
+        let n = 0;
+        let max = 0;
+        missing.length = 0;
+        for (const [ch, w] of measured) {
+          const own = faceAdvance(face, ch);
+          if (own === null) {
+            missing.push(ch);
+            continue;
+          }
+          const d = Math.abs(own * k - w);
+          sum += d;
+          n += 1;
+          if (d > max) max = d;
         }
-        const d = Math.abs(ours - w);
-        sum += d;
-        n += 1;
-        if (d > max) max = d;
-      }
-      if (n === 0) {
+        return {
+          n,
+          mean: n ? Math.round((sum / n) * 100) / 100 : Infinity,
+          max: Math.round(max * 100) / 100,
+        };
+      };
+      let cmp = compare(scale ?? 1);
+      if (cmp.n === 0) {
         reject('has none of the measured characters');
         continue;
       }
-      widthDiff = Math.round((sum / n) * 100) / 100;
-      widthMax = Math.round(max * 100) / 100;
+      // A TeX size whose named family is a neighbouring design (cm-super 17.28 pt, LM Roman 17):
+      // its widths, scaled, may still be the document's.
+      if (cmp.mean > threshold && scale === null && familyRank >= 0 && parsed.design_size !== null) {
+        const k = designScale(face, measured);
+        const again = k === null ? null : compare(k);
+        if (again && again.mean <= threshold) {
+          scale = k;
+          cmp = again;
+        }
+      }
+      const n = cmp.n;
+      widthDiff = cmp.mean;
+      widthMax = cmp.max;
       if (widthDiff > threshold) {
         reject(`widths differ by ${widthDiff}/1000 em on average over ${n} characters (limit ${threshold})`);
         continue;
       }
       widthScore = 10 * (1 - widthDiff / (threshold + 1e-9));
+      if (scale !== null)
+        reasons.push(
+          `${parsed.name} is ${face.family}'s design drawn ${Math.round(scale * 1000) / 10} % wide (no bundled face has the widths of ${parsed.design_size} pt)`,
+        );
       reasons.push(`widths within ${widthDiff}/1000 em on average over ${n} characters (max ${widthMax})`);
       if (missing.length) reasons.push(`no glyph for ${missing.length} measured character(s)`);
     } else if (!familyMatch) {
@@ -631,7 +702,7 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     // DejaVu Sans stands in for nothing but itself: last resort, after every metric-compatible face.
     let score =
       1000 * (familyMatch ? 1 : 0) -
-      (familyMatch ? 15 * familyRank : 0) +
+      (familyMatch ? 15 * (familyRank >= 0 ? familyRank : parsed.families.length + scaledRank) : 0) +
       100 * style +
       20 * (classMatch ? 1 : 0) +
       widthScore;
@@ -649,6 +720,7 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
       width_max_diff: widthMax,
       width_chars: measured.length - missing.length,
       width_missing: missing,
+      ...(scale !== null ? { scale } : {}),
       reasons,
     });
   }

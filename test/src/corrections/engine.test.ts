@@ -16,7 +16,15 @@ import { interpretPage, type Mat } from '../../../src/corrections/text-interpret
 import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
-import { cjkWithLatinPdf, cyrillicCmPdf, editInput, makePdf, pageText, withDoc } from './fixtures.ts';
+import {
+  cjkWithLatinPdf,
+  cmSuper1440Pdf,
+  cyrillicCmPdf,
+  editInput,
+  makePdf,
+  pageText,
+  withDoc,
+} from './fixtures.ts';
 import { popplerCheck } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
@@ -33,6 +41,26 @@ function glyphs(bytes: Uint8Array, page = 0) {
       y: g.origin[1],
     }));
   });
+}
+
+/**
+ * poppler's problems with a correction (pdftoppm 150 dpi colour whole page, pdftotext; poppler.ts),
+ * the files written under `work` as `<name>-a.pdf` and `<name>-b.pdf`.
+ */
+function popplerProblems(
+  work: string,
+  name: string,
+  pdf: Uint8Array,
+  output: Uint8Array,
+  find: string,
+  replace: string,
+  box: number[],
+): string[] {
+  const before = join(work, `${name}-a.pdf`);
+  const after = join(work, `${name}-b.pdf`);
+  writeFileSync(before, pdf);
+  writeFileSync(after, output);
+  return popplerCheck(before, after, 0, '', find, replace, box, work).problems;
 }
 
 test('widths written with a fraction (514.5) advance as MuPDF reads them, so a long line still maps', async () => {
@@ -396,21 +424,10 @@ test('PDFium rounding a split line by one level outside the box is noise, and po
     assert.is(guard.outside_max_delta, 1);
     assert.match(guard.detail, /each by 1\/255 at most/);
     // The independent witness: poppler at 150 dpi sees every changed pixel inside the box.
-    const before = join(work, 'a.pdf');
-    const after = join(work, 'b.pdf');
-    writeFileSync(before, pdf);
-    writeFileSync(after, r.output);
-    const check = popplerCheck(
-      before,
-      after,
-      0,
-      '',
-      'Example',
-      'Exämple',
-      r.verification.declared_box!,
-      work,
+    assert.equal(
+      popplerProblems(work, 'form', pdf, r.output, 'Example', 'Exämple', r.verification.declared_box!),
+      [],
     );
-    assert.equal(check.problems, []);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -506,12 +523,32 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
   }
 });
 
+test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at the scale of its widths', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-scaled-'));
+  try {
+    const pdf = cmSuper1440Pdf();
+    const r = await applyEdit(editInput(pdf, 'Computer', 'Compüter'));
+    assert.is(r.proposal.tier, 4);
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as { matched_font: { face: string; horizontal_scale?: number } };
+    assert.is(m.matched_font.face, 'lm-roman-12-regular');
+    assert.ok(
+      Math.abs((m.matched_font.horizontal_scale ?? 0) - 0.9724) < 0.001,
+      `${m.matched_font.horizontal_scale}`,
+    );
+    assert.equal(
+      popplerProblems(work, 'sfrm1440', pdf, r.output, 'Computer', 'Compüter', r.verification.declared_box!),
+      [],
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in, else the face matched to it', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-companion-'));
   try {
     const pdf = cjkWithLatinPdf();
-    const before = join(work, 'a.pdf');
-    writeFileSync(before, pdf);
     // "e" is in the page's CMU Serif subset: its own glyph, in a copy of the font dictionary that
     // gives it the ideograph's advance. "Z" is not: CMU Serif (the face matched to it) draws it.
     for (const [replace, face] of [
@@ -536,10 +573,11 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
         [0],
         replace,
       );
-      const after = join(work, `b-${replace}.pdf`);
-      writeFileSync(after, r.output);
-      const check = popplerCheck(before, after, 0, '', '我们用', replace, r.verification.declared_box!, work);
-      assert.equal(check.problems, [], replace);
+      assert.equal(
+        popplerProblems(work, replace, pdf, r.output, '我们用', replace, r.verification.declared_box!),
+        [],
+        replace,
+      );
     }
     // No Latin on the page: nothing says how the document draws it.
     const bare = await proposeEdit(editInput(cjkWithLatinPdf(false), '我们用', '我们Z'));
@@ -576,12 +614,19 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       assert.is(m.matched_font.face, face, `${name} ${replace}`);
       if (name === 'SFRM1000')
         assert.ok((r.proposal.font_alternatives ?? 0) >= 2, 'LM Roman 10 and CMU Serif');
-      const before = join(work, `a-${name}.pdf`);
-      const after = join(work, `b-${name}-${face}.pdf`);
-      writeFileSync(before, pdf);
-      writeFileSync(after, r.output);
-      const check = popplerCheck(before, after, 0, '', find, replace, r.verification.declared_box!, work);
-      assert.equal(check.problems, [], `${name} ${replace}`);
+      assert.equal(
+        popplerProblems(
+          work,
+          `${name}-${replace}`,
+          pdf,
+          r.output,
+          find,
+          replace,
+          r.verification.declared_box!,
+        ),
+        [],
+        `${name} ${replace}`,
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -202,3 +202,44 @@ export function cjkWithLatinPdf(latin = true): Uint8Array {
     doc.destroy();
   }
 }
+
+/**
+ * A heading as pdfTeX sets cm-super at 14.4 pt (`SFRM1440`), whose widths are LM Roman 12's at
+ * 97.24 % (measured on a TeX Live document): drawn here with a subset of LM Roman 12 whose W gives
+ * those widths. Latin Modern has no 14.4 pt design: tier 4 draws with LM Roman 12 at that scale.
+ */
+export function cmSuper1440Pdf(): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = new mupdf.Font(
+      'LMRoman12-Regular',
+      readFileSync(new URL('../../../fonts/lm-roman/lmroman12-regular.otf', import.meta.url)),
+    );
+    const ref = doc.addFont(font);
+    const line = 'Computer Modern';
+    const gids = [...line].map((ch) => font.encodeCharacter(ch.codePointAt(0) ?? 0));
+    const hex = gids.map((g) => g.toString(16).padStart(4, '0')).join('');
+    const resources = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F1', ref);
+    resources.put('Font', fonts);
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, `BT /F1 14.4 Tf 20 50 Td <${hex}> Tj ET`));
+    doc.subsetFonts();
+    const dict = ref.resolve();
+    dict.put('BaseFont', doc.newName('ABCDEF+SFRM1440'));
+    const descendant = dict.get('DescendantFonts').get(0);
+    const widths = doc.newArray();
+    for (const gid of [...new Set(gids)].sort((a, b) => a - b)) {
+      const one = doc.newArray();
+      one.push(doc.newReal(Math.round(font.advanceGlyph(gid) * 1000 * 0.9724 * 10) / 10));
+      widths.push(doc.newInteger(gid));
+      widths.push(one);
+    }
+    descendant.put('W', widths);
+    descendant.put('BaseFont', doc.newName('ABCDEF+SFRM1440'));
+    descendant.get('FontDescriptor').put('FontName', doc.newName('ABCDEF+SFRM1440'));
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
+}

@@ -381,4 +381,35 @@ test('glyph names to Unicode', () => {
   assert.is(glyphNameToUnicode('g123'), undefined);
 });
 
+test('cm-super sizes Latin Modern lacks: the nearest optical size, drawn at the scale of the widths', () => {
+  const letters = [...'abcdefghinoprstuABCDEHMW'];
+  const widthsOf = (id: string, k: number) =>
+    Object.fromEntries(letters.map((c) => [c, Math.round(faceAdvance(faceById(id)!, c)! * k * 10) / 10]));
+  // SFRM1440 (no LM Roman 14): its widths are LM Roman 12's at 97.24 % (measured on numnameru.pdf).
+  const m1440 = matchFont({
+    baseFont: 'ABCDEF+SFRM1440',
+    flags: 4,
+    widths: widthsOf('lm-roman-12-regular', 0.9724),
+  });
+  assert.is(top(m1440), 'lm-roman-12-regular');
+  assert.ok(Math.abs((m1440.candidates[0].scale ?? 0) - 0.9724) < 0.001, `${m1440.candidates[0].scale}`);
+  assert.ok(m1440.candidates[0].width_diff! < 1);
+  assert.ok(m1440.candidates[0].reasons.some((r) => /drawn 97.2 % wide/.test(r)));
+  // SFRM1728 names LM Roman 17, whose own widths are 2 % narrower: scaled, they are within the rule.
+  const m1728 = matchFont({ baseFont: 'SFRM1728', flags: 4, widths: widthsOf('lm-roman-17-regular', 1.02) });
+  assert.is(top(m1728), 'lm-roman-17-regular');
+  assert.ok(Math.abs((m1728.candidates[0].scale ?? 0) - 1.02) < 0.001);
+  // The same design at its own widths is not scaled.
+  assert.is(
+    matchFont({ baseFont: 'SFRM1728', flags: 4, widths: widthsOf('lm-roman-17-regular', 1) }).candidates[0]
+      .scale,
+    undefined,
+  );
+  // Widths more than 5 % off every design are no scaled Latin Modern.
+  assert.is(
+    top(matchFont({ baseFont: 'SFRM1440', flags: 4, widths: widthsOf('lm-roman-12-regular', 0.85) })),
+    null,
+  );
+});
+
 test.run();
