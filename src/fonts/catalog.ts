@@ -10,7 +10,8 @@
 // CMU Serif (Computer Modern Unicode) stands in for CM Roman at 10 pt where Latin Modern lacks a
 // character (Cyrillic, Greek), and for itself; CMU Typewriter Text and CMU Sans Serif (regular) do
 // the same for CM Typewriter and Sans. Linux Libertine O stands in for itself (XeTeX,
-// LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals).
+// LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals);
+// TeX Gyre Pagella for itself and Palatino, whose widths it has.
 import { fileURLToPath } from 'node:url';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
@@ -221,6 +222,20 @@ const FAMILIES: FamilyDef[] = [
     styles: ['regular'],
     fileOf: () => 'cmunss.ttf',
     psNameOf: () => 'CMUSansSerif',
+  },
+  {
+    // TeX Gyre Pagella: URW's Palladio (Palatino's widths) as the TeX Gyre project extended it; the
+    // Latin face XeTeX and LuaTeX documents (ctex among them) name TeXGyrePagella.
+    dir: 'texgyre-pagella',
+    family: 'TeX Gyre Pagella',
+    psFamily: 'TeXGyrePagella',
+    class: 'serif',
+    licence: 'GFL',
+    metricCompatibleWith: ['Palatino', 'URW Palladio', 'P052'],
+    source:
+      'Debian fonts-texgyre 20180621-6 (TeX Gyre 2.501), /usr/share/texmf/fonts/opentype/public/tex-gyre/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `texgyrepagella-${s.replace('-', '')}.otf`,
   },
   {
     // Linux Libertine O 5.3.0, the face XeTeX and LuaTeX documents name LinLibertineO(B/I/BI) and

@@ -222,6 +222,21 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
     { prefix: 'cmuserif', family: 'CMU Serif', class: 'serif' },
+    // TeX Gyre: Termes, Heros and Cursor have Times', Helvetica's and Courier's widths.
+    { prefix: 'texgyretermes', family: 'Liberation Serif', class: 'serif' },
+    {
+      prefix: 'texgyreheroscn',
+      family: null,
+      class: 'sans',
+      note: 'TeX Gyre Heros Condensed is not bundled',
+    },
+    { prefix: 'texgyreheros', family: 'Liberation Sans', class: 'sans' },
+    { prefix: 'texgyrecursor', family: 'Liberation Mono', class: 'mono' },
+    ...['texgyrepagella', 'palatino', 'urwpalladio', 'p052'].map((prefix): NameFamily => ({
+      prefix,
+      family: 'TeX Gyre Pagella',
+      class: 'serif',
+    })),
     { prefix: 'cmutypewriter', family: 'CMU Typewriter Text', class: 'mono' },
     { prefix: 'cmusansserif', family: 'CMU Sans Serif', class: 'sans' },
     {

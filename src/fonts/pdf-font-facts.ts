@@ -49,18 +49,13 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
   const codeWidths = subtype === 'Type0' ? cidWidths(font, descendant) : simpleWidths(font);
   if (codeWidths.size === 0) return facts;
   const toUnicode = readToUnicode(get(font, 'ToUnicode'));
-  let unicodeOf: (code: number) => string | undefined;
-  if (toUnicode.size > 0) {
-    facts.unicode_source = 'ToUnicode';
-    unicodeOf = (code) => toUnicode.get(code);
-  } else if (subtype !== 'Type0') {
-    const encoding = simpleEncoding(font, subtype, facts.flags);
-    if (encoding.size === 0) return facts;
-    facts.unicode_source = 'Encoding';
-    unicodeOf = (code) => encoding.get(code);
-  } else {
-    return facts;
-  }
+  // A simple font's codes the ToUnicode leaves out read through its encoding, as viewers read
+  // them (XeTeX's Type 1 subsets map only their ligatures in ToUnicode).
+  const encoding =
+    subtype !== 'Type0' ? simpleEncoding(font, subtype, facts.flags) : new Map<number, string>();
+  if (toUnicode.size === 0 && encoding.size === 0) return facts;
+  facts.unicode_source = toUnicode.size > 0 ? 'ToUnicode' : 'Encoding';
+  const unicodeOf = (code: number) => toUnicode.get(code) ?? encoding.get(code);
   for (const [code, width] of codeWidths) {
     if (!(width > 0)) continue; // 0: a code the (subset) font does not use
     const text = unicodeOf(code);

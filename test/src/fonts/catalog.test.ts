@@ -5,9 +5,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { BUNDLED_FACES, faceById, facesOfFamily } from '../../../src/fonts/catalog.ts';
 import { loadFace, missingGlyphs } from '../../../src/fonts/font-match.ts';
 
-test('73 faces, ids unique; Latin Modern one family per optical size', () => {
-  assert.is(BUNDLED_FACES.length, 73);
-  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 73);
+test('77 faces, ids unique; Latin Modern one family per optical size', () => {
+  assert.is(BUNDLED_FACES.length, 77);
+  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 77);
   assert.equal(
     [...new Set(BUNDLED_FACES.map((f) => f.family))].filter((f) => !f.startsWith('LM ')),
     [
@@ -23,6 +23,7 @@ test('73 faces, ids unique; Latin Modern one family per optical size', () => {
       'CMU Serif',
       'CMU Typewriter Text',
       'CMU Sans Serif',
+      'TeX Gyre Pagella',
       'Linux Libertine O',
       'Droid Sans Fallback',
     ],

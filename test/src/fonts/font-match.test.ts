@@ -191,6 +191,65 @@ test('libreoffice-writer.pdf: its TrueType subset BAAAAA+DejaVuSans matches Deja
   assert.is(m.candidates.length + m.rejected.length, BUNDLED_FACES.length);
 });
 
+test('a ToUnicode that maps only some codes (XeTeX Type 1 subsets: the ligatures): the rest read through the encoding', () => {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = doc.newDictionary();
+    font.put('Type', doc.newName('Font'));
+    font.put('Subtype', doc.newName('Type1'));
+    font.put('BaseFont', doc.newName('VHFTUH+TeXGyreTermes-Regular'));
+    font.put('FirstChar', doc.newInteger(27));
+    font.put('LastChar', doc.newInteger(101));
+    const widths = doc.newArray();
+    for (let c = 27; c <= 101; c += 1)
+      widths.push(doc.newInteger({ 27: 600, 97: 444, 98: 500, 99: 444, 100: 500, 101: 444 }[c] ?? 0));
+    font.put('Widths', widths);
+    const enc = doc.newDictionary();
+    enc.put('BaseEncoding', doc.newName('WinAnsiEncoding'));
+    const diffs = doc.newArray();
+    diffs.push(doc.newInteger(27));
+    diffs.push(doc.newName('ff'));
+    enc.put('Differences', diffs);
+    font.put('Encoding', enc);
+    const cmap =
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <1B> <FB00> endbfchar endcmap end end';
+    font.put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
+    const facts = fontFactsFromPdf(font);
+    assert.is(facts.unicode_source, 'ToUnicode');
+    assert.equal(Object.fromEntries(facts.widths), { '\ufb00': 600, a: 444, b: 500, c: 444, d: 500, e: 444 });
+    // TeX Gyre Termes has Times' widths: Liberation Serif, by name and by these widths.
+    const m = matchFont(facts);
+    assert.is(top(m), 'liberation-serif-regular');
+    assert.ok(m.candidates[0].width_diff! < 1, `${m.candidates[0].width_diff}`);
+  } finally {
+    doc.destroy();
+  }
+});
+
+test('TeX Gyre names: Pagella bundled (with Palatino, URW Palladio), Termes, Heros, Cursor by their metric twins', () => {
+  for (const [name, family, bold, italic] of [
+    ['RVQTYG+TeXGyrePagella-Regular-Identity-H', 'TeX Gyre Pagella', false, false],
+    ['TeXGyrePagella-BoldItalic', 'TeX Gyre Pagella', true, true],
+    ['PalatinoLinotype-Italic', 'TeX Gyre Pagella', false, true],
+    ['URWPalladioL-Bold', 'TeX Gyre Pagella', true, false],
+    ['TeXGyreTermes-Regular', 'Liberation Serif', false, false],
+    ['TeXGyreHeros-Bold', 'Liberation Sans', true, false],
+    ['TeXGyreCursor-Italic', 'Liberation Mono', false, true],
+    ['TeXGyreHerosCn-Regular', null, false, false],
+  ] as const) {
+    const p = parseFontName(name);
+    assert.equal([p.family, p.bold, p.italic], [family, bold, italic], name);
+  }
+  // A Palatino subset with Pagella's widths: Pagella.
+  const widths = Object.fromEntries(
+    [...'aenoHW'].map((c) => [c, faceAdvance(faceById('texgyre-pagella-regular')!, c)!]),
+  );
+  assert.is(
+    top(matchFont({ baseFont: 'ABCDEF+Palatino-Roman', flags: 34, widths })),
+    'texgyre-pagella-regular',
+  );
+});
+
 test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Liberation Serif, CM to Latin Modern', () => {
   const fonts = corpusFonts('tracemonkey-two-column.pdf');
   const byName = (suffix: string) => {
