@@ -142,9 +142,11 @@ export function codeWidth(font: FontInfo, code: number): number {
   // MuPDF's by half a unit per glyph.
   if (font.widthScale === 0.001 && !font.intWidths) return Math.floor((w ?? font.defaultWidth) + 0.5) / 1000;
   if (w === undefined || !font.intWidths) return (w ?? font.defaultWidth) * font.widthScale;
-  // MuPDF keeps Type3 widths, scaled to 1/1000 em, as whole thousandths (truncated); positions are
-  // computed as the renderer that verifies them computes them.
-  return Math.trunc(w * font.widthScale * 1000) / 1000;
+  // MuPDF keeps Type3 widths, scaled to 1/1000 em, as whole thousandths (truncated), computed in
+  // single precision (FontMatrix a × width × 1000 as floats: 0.011 × 59 gives 649, not the 648 of
+  // doubles); positions are computed as the renderer that verifies them computes them.
+  const f = Math.fround;
+  return Math.trunc(f(f(f(font.widthScale) * f(w)) * 1000)) / 1000;
 }
 
 /** Unicode of a code as far as the PDF says (ToUnicode first, then the encoding). */

@@ -1,6 +1,7 @@
 // Finding the target: an exact, case-sensitive match of `find` in MuPDF's text of one line of the
 // page (ligatures expanded), then mapping each matched character back to the glyph — operator,
 // string operand and code bytes — that drew it.
+import { codeUnicode } from './fonts.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
 import type { TextChar, TextLine } from './page-text.ts';
 import { refuse } from './refusals.ts';
@@ -147,6 +148,10 @@ export function observedCodes(
       const nextSame = i + 1 < chars.length && map[i + 1] === g;
       if (prevSame || nextSame) continue;
       if (g.state.Tr === 3 || g.state.Tr === 7) continue; // invisible text proves no glyph
+      // A code the PDF maps to other text (a ligature MuPDF split into letters, only the first of
+      // which lands on its origin) is not this character's glyph.
+      const own = codeUnicode(g.font, g.code);
+      if (own !== undefined && own !== chars[i].c) continue;
       let byFont = out.get(g.font);
       if (!byFont) out.set(g.font, (byFont = new Map()));
       let codes = byFont.get(chars[i].c);

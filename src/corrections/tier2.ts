@@ -367,6 +367,15 @@ function extendCid(
         },
       );
     }
+    // A subset may keep every glyph id and empty the glyphs it dropped (LuaTeX does): an id with no
+    // advance is not a glyph the program has.
+    if (!(program.advanceGlyph(gid) > 0)) {
+      return refusal(
+        `The embedded program of ${font.baseFont} maps “${ch}” to glyph ${gid}, which the subset emptied (no advance).`,
+        'glyph_not_in_program',
+        { font: font.baseFont, character: ch, gid },
+      );
+    }
     const known = codeUnicode(font, gid);
     if (known !== undefined && known !== ch) {
       return refusal(

@@ -587,7 +587,7 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; CMU Typewriter and Libertine for themselves', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; CMU Typewriter, Libertine and TeX Gyre Pagella for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -601,10 +601,13 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       // A Libertine page (XeTeX's name): its own family draws the absent Cyrillic and Latin.
       ['LinLibertineO', 'Привет', 'Прйвет', 'linux-libertine-regular'],
       ['LinLibertineO', 'Computer', 'Compqter', 'linux-libertine-regular'],
+      // TeX Gyre Pagella (ctex's and many XeTeX documents' Latin face) for itself.
+      ['TeXGyrePagella-Regular', 'Computer', 'Compüter', 'texgyre-pagella-regular'],
     ] as const) {
       const files: Record<string, string> = {
         LinLibertineO: 'linux-libertine/LinLibertine_R.otf',
         'CMUTypewriter-Regular': 'cmu-typewriter/cmuntt.ttf',
+        'TeXGyrePagella-Regular': 'texgyre-pagella/texgyrepagella-regular.otf',
       };
       const pdf = cyrillicCmPdf(name, files[name]);
       const r = await applyEdit(editInput(pdf, find, replace));

@@ -62,6 +62,57 @@ test('every character MuPDF reports sits on a glyph origin the interpreter compu
   });
 });
 
+test('a Type3 font with FontMatrix .011: widths in single precision, as MuPDF keeps them', () => {
+  // pdfTeX 0.13's bitmap fonts: 59 × 0.011 is 0.649 em in floats (0.648 in doubles), so a line of
+  // them drifted 1/1000 em per glyph from MuPDF's characters.
+  const pdf = withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const font = doc.newDictionary();
+    font.put('Type', doc.newName('Font'));
+    font.put('Subtype', doc.newName('Type3'));
+    const fm = doc.newArray();
+    for (const v of [0.011, 0, 0, 0.011, 0, 0]) fm.push(doc.newReal(v));
+    font.put('FontMatrix', fm);
+    const bbox = doc.newArray();
+    for (const v of [0, 0, 60, 60]) bbox.push(doc.newInteger(v));
+    font.put('FontBBox', bbox);
+    font.put('FirstChar', doc.newInteger(97));
+    font.put('LastChar', doc.newInteger(98));
+    const widths = doc.newArray();
+    widths.push(doc.newInteger(59));
+    widths.push(doc.newInteger(61));
+    font.put('Widths', widths);
+    const enc = doc.newDictionary();
+    const diffs = doc.newArray();
+    diffs.push(doc.newInteger(97));
+    diffs.push(doc.newName('a'));
+    diffs.push(doc.newName('b'));
+    enc.put('Differences', diffs);
+    font.put('Encoding', enc);
+    const procs = doc.newDictionary();
+    for (const n of ['a', 'b']) procs.put(n, doc.addStream('59 0 d0 0 0 50 50 re f', doc.newDictionary()));
+    font.put('CharProcs', procs);
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('T3', doc.addObject(font));
+    page.put(
+      'Contents',
+      doc.addStream(`BT /T3 10 Tf 10 100 Td (${'ab'.repeat(20)}) Tj ET`, doc.newDictionary()),
+    );
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  withDoc(pdf, (doc) => {
+    const page = doc.loadPage(0);
+    const interp = interpretPage(page, page.getTransform() as Mat);
+    const xs = interp.glyphs.map((g) => g.origin[0]);
+    // 20 × (0.649 + 0.671) em at 10 pt.
+    assert.ok(Math.abs(xs[39] + 0.671 * 10 - xs[0] - 20 * (0.649 + 0.671) * 10) < 1e-6, `${xs[39] - xs[0]}`);
+    const chars = readPageText(page).flatMap((l) => l.chars);
+    assert.is(chars.length, 40);
+    chars.forEach((c, i) =>
+      assert.ok(Math.abs(c.origin[0] - xs[i]) < 1e-3, `${i}: ${c.origin[0]} vs ${xs[i]}`),
+    );
+  });
+});
+
 test('encodings and glyph names', () => {
   assert.is(baseEncodingUnicode('WinAnsiEncoding', 0xe9), 'é');
   assert.is(baseEncodingUnicode('WinAnsiEncoding', 0x80), '€');
