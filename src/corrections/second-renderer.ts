@@ -1,7 +1,8 @@
 // Guard `second_renderer_pdfium`: the changed page rendered before and after by PDFium, an engine
 // that shares no code with MuPDF, and compared exactly. It passes only when PDFium also sees no
-// changed pixel outside the declared box (but one-level rounding noise, second-opinion.ts) (MuPDF's padded glyph box, plus 1 px because PDFium can
-// antialias one pixel beyond MuPDF). The PDFium render of the page before is kept for the last two
+// changed pixel outside the declared box (MuPDF's padded glyph box, plus 1 px because PDFium can
+// antialias one pixel beyond MuPDF), other than its own one-level rounding noise
+// (second-opinion.ts, PDFIUM_ROUNDING_NOISE). The PDFium render of the page before is kept for the last two
 // (input SHA-256, page, band) pairs, as the MuPDF one is. Given a band of rows, only that band is
 // rendered, before and after alike: the engine passes the edited line's band (full page width)
 // when the structural guard has proven every other object unchanged and MuPDF's exact comparison

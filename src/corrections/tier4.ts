@@ -177,7 +177,7 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
     changed: widened?.changed ?? [],
     measurements: { companion_font: { ...companionFacts(companion), old_advances: widened !== null } },
     warnings: [
-      `“${newChars.join('')}” is drawn with ${companion.info.baseFont}, the font this page sets its Latin in at this size, not with the CJK font ${font.baseFont}.`,
+      `“${newChars.join('')}” is drawn with ${companion.info.baseFont}, the font this page sets its Latin in${companion.atSize > 0 ? ' at this size' : ''}, not with the CJK font ${font.baseFont}.`,
     ],
     fontAlternatives: 0,
     explain: (p) =>

@@ -67,7 +67,7 @@ export interface FontCandidate {
   width_missing: string[];
   /**
    * Horizontal scale the face is drawn with (absent: 1): a Latin Modern optical size standing in
-   * for a cm-super size it does not have, whose widths are its own uniformly scaled.
+   * for a cm-super size it does not have, whose widths are its own scaled (designScale).
    */
   scale?: number;
   reasons: string[];
