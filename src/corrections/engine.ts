@@ -40,6 +40,7 @@ import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
+import { actualTextAt, actualTextEdit } from './actual-text.ts';
 import { attemptPixelPatch, type ServedCrop } from './tier5.ts';
 import { hiddenWordOf, type HiddenWord } from './hidden-text.ts';
 import { classifyPage } from '../documents/classify.ts';
@@ -444,6 +445,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
     const plan = planEdit(t, product, fit.measurements, rejected, warnings);
+    rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const boxes = glyphBoxes(t, product, fit);
     const textPlace = checkTextPlace(t);
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
@@ -817,6 +819,29 @@ function planEdit(
     tj_adjustment: round(c.adjustment),
   }));
   return { edits, changes, overrides };
+}
+
+/**
+ * Glyphs inside marked content with /ActualText are extracted as that text: it is rewritten with
+ * them (actual-text.ts), where every changed glyph lies in the same span and it holds `find` once.
+ */
+function rewriteActualText(
+  t: Located,
+  edits: Map<number, StreamEdit[]>,
+  find: string,
+  replacement: string,
+  measurements: Record<string, unknown>,
+): void {
+  const { g0, glyphs, interp } = t;
+  const unit = interp.units[g0.unit];
+  const first = actualTextAt(unit, g0.opIndex);
+  if (!first) return;
+  const last = glyphs[glyphs.length - 1];
+  if (last.unit !== g0.unit || actualTextAt(unit, last.opIndex)?.start !== first.start) return;
+  const rewrite = actualTextEdit(unit, g0.opIndex, find, replacement);
+  if (!rewrite) return;
+  edits.set(g0.unit, [...(edits.get(g0.unit) ?? []), rewrite.edit]);
+  measurements.actual_text = { before: rewrite.before, after: rewrite.after };
 }
 
 /** The page before (render, glyph boxes of the old text, metric and ink) and where the new glyphs go. */

@@ -87,6 +87,26 @@ test('widths written with a fraction (514.5) advance as MuPDF reads them, so a l
   assert.is(pageText(r.output).includes('commadns'), true);
 });
 
+test('glyphs inside /ActualText marked content: the ActualText is rewritten with them', async () => {
+  // XeTeX writes a span around words (`/Span <</ActualText (Knuth,)>> BDC … EMC`); readers extract
+  // the ActualText, so a swap of the glyphs alone would leave the old word in the text layer.
+  for (const actual of ['(Hello,)', '<FEFF00480065006C006C006F002C>']) {
+    const pdf = makePdf([
+      {
+        content: `/Span <</ActualText ${actual}>> BDC BT /F1 12 Tf 20 100 Td (Hello,) Tj ET EMC BT /F1 12 Tf 20 80 Td (World) Tj ET`,
+      },
+    ]);
+    const r = await applyEdit(editInput(pdf, 'Hello', 'Hlelo'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.equal((r.proposal.measurements as { actual_text?: unknown }).actual_text, {
+      before: 'Hello,',
+      after: 'Hlelo,',
+    });
+    assert.ok(pageText(r.output).includes('Hlelo,'), actual);
+    assert.not.ok(pageText(r.output).includes('Hello'), actual);
+  }
+});
+
 test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td [(Hello) -250 (World)] TJ ET' }]);
   const input = editInput(pdf, 'Hello', 'Hxllo');

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds a real-world corpus the engine was not tuned on, from Debian packages, for the fidelity
+# harness: TeX Live documentation in Cyrillic, Chinese, Korean and Arabic, CUPS test pages and
+# program manuals (producers: pdfTeX, XeTeX, LuaTeX, dvipdfmx, Ghostscript, cairo, LibreOffice,
+# iText, PowerPoint). The PDFs are fetched with `apt-get download` into DIR, never into the
+# repository; the harness derives the tasks itself (no manifest):
+#
+#   scripts/debian-corpus.sh /tmp/debian-corpus
+#   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/main  --out /tmp/fid-main
+#   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/more  --out /tmp/fid-more
+#
+# `main` is a chosen 34 files; `more` every fourth other PDF of the same packages (43 files).
+# Needs apt-get (network to Debian's mirrors), dpkg-deb and pdfinfo.
+set -euo pipefail
+out=${1:?usage: scripts/debian-corpus.sh DIR}
+mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more"
+cd "$out/debs"
+packages=(texlive-lang-cyrillic texlive-lang-korean texlive-lang-arabic texlive-lang-chinese cups-filters
+  gnuplot-doc asymptote-doc)
+apt-get download "${packages[@]}" >/dev/null
+for deb in *.deb; do dpkg-deb -x "$deb" ../x; done
+cd ..
+doc=x/usr/share/doc/texlive-doc
+chosen=(
+  bibtex/gost/examples/utf8/ugost2008.pdf latex/churchslavonic/churchslavonic-en.pdf
+  latex/churchslavonic/churchslavonic-ru.pdf generic/babel-russian/russianb.pdf
+  latex/lshort-russian/lshortru.pdf latex/cyrillic/lcy.pdf latex/serbian-lig/serbian-lig.pdf
+  latex/lshort-ukr/lshort-ukr.pdf latex/eskd/eskd.pdf latex/numnameru/numnameru.pdf
+  latex/xecyrmongolian/xecyrmongolian.pdf latex/ctex-faq/ctex-faq.pdf
+  latex/lshort-chinese/lshort-zh-cn.pdf generic/zhspacing/zhs-man.pdf
+  generic/latex-notes-zh-cn/latex-notes-zh-cn.pdf generic/upzhkinsoku/upzhkinsoku-doc.pdf
+  latex/fduthesis/fduthesis-en.pdf latex/lshort-korean/lshort-ko.pdf latex/cjk-ko/cjk-ko-doc.pdf
+  fonts/nanumtype1/nanum-sampler.pdf latex/kotex-oblivoir/oblivoir-simpledoc.pdf
+  latex/pmhanguljamo/pmhanguljamo-doc.pdf latex/arabi/samplebook.pdf latex/arabtex/arabtex-doc.pdf
+  latex/quran/quran-test.pdf latex/hvarabic/hvarabic.pdf
+  latex/texnegar/texnegar-xetex-xepersian-glyph.pdf fonts/alkalami/AlkalamiSample.pdf
+  latex/lshort-persian/lshort.pdf latex/russ/russ_doc.pdf
+)
+for f in "${chosen[@]}"; do cp "$doc/$f" "main/$(basename "$(dirname "$f")")--$(basename "$f")"; done
+for f in default-testpage form_english form_russian classified; do
+  cp "x/usr/share/cups/data/$f.pdf" "main/cups--$f.pdf"
+done
+cp x/usr/share/doc/gnuplot/gnuplot.pdf more/manual--gnuplot.pdf
+cp x/usr/share/doc/asymptote/asymptote.pdf more/manual--asymptote.pdf
+# Every fourth other PDF between 8 KB and 1.5 MB, in name order.
+taken=" $(ls main | tr '\n' ' ') "
+find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
+  name="$(basename "$(dirname "$f")")--$(basename "$f")"
+  case "$taken" in *" $name "*) continue ;; esac
+  echo "$f"
+done | awk 'NR % 4 == 1' | head -45 | while read -r f; do
+  cp "$f" "more/$(basename "$(dirname "$f")")--$(basename "$f")"
+done
+echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more"
