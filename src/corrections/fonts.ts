@@ -149,6 +149,24 @@ export function codeWidth(font: FontInfo, code: number): number {
   return Math.trunc(f(f(f(font.widthScale) * f(w)) * 1000)) / 1000;
 }
 
+/**
+ * Appends to a CID font's (empty) W array one `first [w w …]` group per run of consecutive codes
+ * of `widths`, written as given (whole numbers as integers).
+ */
+export function fillCidWidths(doc: mupdf.PDFDocument, W: mupdf.PDFObject, widths: Map<number, number>): void {
+  let group: mupdf.PDFObject | null = null;
+  let last = -2;
+  for (const [code, w] of [...widths].sort((a, b) => a[0] - b[0])) {
+    if (!group || code !== last + 1) {
+      W.push(doc.newInteger(code));
+      group = doc.newArray();
+      W.push(group);
+    }
+    group.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
+    last = code;
+  }
+}
+
 /** Unicode of a code as far as the PDF says (ToUnicode first, then the encoding). */
 export function codeUnicode(font: FontInfo, code: number): string | undefined {
   return font.toUnicode?.get(code) ?? font.encodingUnicode.get(code);

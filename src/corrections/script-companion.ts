@@ -4,7 +4,7 @@
 // its Latin: with that companion font, by its own glyph where it has one (tier4.ts), else by the
 // bundled face matched to it. The CJK font's own Latin glyphs, if any, are not the document's Latin.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { codeUnicode, codeWidth, type FontInfo } from './fonts.ts';
+import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from './fonts.ts';
 import { mul, type Glyph } from './text-interpreter.ts';
 import { tier1Code } from './tier1.ts';
 import type { Code, TierContext } from './tier-ladder.ts';
@@ -172,17 +172,7 @@ export function companionWithOldAdvances(
     // W rebuilt from every width the font has, the new ones set: a second entry for a code already
     // listed would leave which one counts to the reader.
     const W = doc.newArray();
-    let group: mupdf.PDFObject | null = null;
-    let last = -2;
-    for (const [code, w] of [...widths].sort((a, b) => a[0] - b[0])) {
-      if (!group || code !== last + 1) {
-        W.push(doc.newInteger(code));
-        group = doc.newArray();
-        W.push(group);
-      }
-      group.push(num(w));
-      last = code;
-    }
+    fillCidWidths(doc, W, widths);
     desc.put('W', W);
     const descNew = doc.addObject(desc);
     const arr = doc.newArray();

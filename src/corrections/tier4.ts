@@ -25,7 +25,7 @@ import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
 import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../fonts/font-subset.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
-import { codeWidth, loadFontInfo, type FontInfo } from './fonts.ts';
+import { codeWidth, fillCidWidths, loadFontInfo, type FontInfo } from './fonts.ts';
 import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
@@ -459,17 +459,7 @@ function mirrorOldWidths(
   const all = new Map(info.widths);
   for (const [gid, w] of want) all.set(gid, w);
   for (let i = W.length - 1; i >= 0; i -= 1) W.delete(i);
-  let group: mupdf.PDFObject | null = null;
-  let last = -2;
-  for (const [gid, w] of [...all].sort((a, b) => a[0] - b[0])) {
-    if (!group || gid !== last + 1) {
-      W.push(doc.newInteger(gid));
-      group = doc.newArray();
-      W.push(group);
-    }
-    group.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
-    last = gid;
-  }
+  fillCidWidths(doc, W, all);
   for (const [gid, w] of want) info.widths.set(gid, w);
 }
 
