@@ -43,18 +43,15 @@ function encodeTextString(text: string, utf16: boolean): Uint8Array {
 }
 
 /**
- * The edit that makes the ActualText around operator `opIndex` say `replacement` where it said
- * `find` (which it must hold exactly once); null when no ActualText applies there, or it does not
- * hold `find` once (the text layer check then decides).
+ * The edit that makes an ActualText string (`actualTextAt`) say `replacement` where it said `find`
+ * (which it must hold exactly once); null when it does not hold `find` once (the text layer check
+ * then decides).
  */
 export function actualTextEdit(
-  unit: StreamUnit,
-  opIndex: number,
+  operand: StringOperand,
   find: string,
   replacement: string,
 ): { edit: StreamEdit; before: string; after: string } | null {
-  const operand = actualTextAt(unit, opIndex);
-  if (!operand) return null;
   const before = decodeTextString(operand.bytes);
   const at = before.indexOf(find);
   if (at < 0 || before.indexOf(find, at + 1) >= 0) return null;

@@ -838,7 +838,7 @@ function rewriteActualText(
   if (!first) return;
   const last = glyphs[glyphs.length - 1];
   if (last.unit !== g0.unit || actualTextAt(unit, last.opIndex)?.start !== first.start) return;
-  const rewrite = actualTextEdit(unit, g0.opIndex, find, replacement);
+  const rewrite = actualTextEdit(first, find, replacement);
   if (!rewrite) return;
   edits.set(g0.unit, [...(edits.get(g0.unit) ?? []), rewrite.edit]);
   measurements.actual_text = { before: rewrite.before, after: rewrite.after };

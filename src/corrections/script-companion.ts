@@ -8,7 +8,7 @@ import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from './fonts.ts
 import { mul, type Glyph } from './text-interpreter.ts';
 import { tier1Code } from './tier1.ts';
 import type { Code, TierContext } from './tier-ladder.ts';
-import type { ChangedObject } from './write.ts';
+import { copyDict, type ChangedObject } from './write.ts';
 
 /** Han, kana, hangul and CJK punctuation (full-width forms included). */
 export const CJK =
@@ -146,7 +146,7 @@ export function companionWithOldAdvances(
   const widths = new Map(info.widths);
   for (const [code, w] of want) widths.set(code, w);
   const num = (w: number) => (Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
-  const copy = copyOf(doc, info.dict);
+  const copy = copyDict(doc, info.dict);
   const changed: ChangedObject[] = [];
   let firstChar = info.firstChar;
   let lastChar = info.lastChar;
@@ -168,7 +168,7 @@ export function companionWithOldAdvances(
   } else {
     const descRef = info.dict.get('DescendantFonts').get(0);
     if (!descRef.isDictionary()) return null;
-    const desc = copyOf(doc, descRef.resolve());
+    const desc = copyDict(doc, descRef.resolve());
     // W rebuilt from every width the font has, the new ones set: a second entry for a code already
     // listed would leave which one counts to the reader.
     const W = doc.newArray();
@@ -187,10 +187,4 @@ export function companionWithOldAdvances(
     info: { ...info, objNum: ref.asIndirect(), dict: ref, widths, firstChar, lastChar },
     changed,
   };
-}
-
-function copyOf(doc: mupdf.PDFDocument, src: mupdf.PDFObject): mupdf.PDFObject {
-  const out = doc.newDictionary();
-  src.forEach((value, key) => out.put(String(key), value));
-  return out;
 }

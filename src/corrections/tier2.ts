@@ -15,7 +15,7 @@ import { builtinFont, codeUnicode, programGlyphNames, standardName, type FontInf
 import { unicodeToGlyphName } from './encodings.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import type { Interpretation } from './text-interpreter.ts';
-import type { ChangedObject } from './write.ts';
+import { copyDict, type ChangedObject } from './write.ts';
 
 export interface Extension {
   /** The new font dictionary (indirect) to draw with. */
@@ -95,12 +95,6 @@ function extendToUnicodeOf(
     bytes_before: old?.length ?? 0,
     bytes_after: bytes.length,
   };
-}
-
-function copyDict(doc: mupdf.PDFDocument, src: mupdf.PDFObject): mupdf.PDFObject {
-  const out = doc.newDictionary();
-  src.forEach((value, key) => out.put(String(key), value));
-  return out;
 }
 
 const refusal = (

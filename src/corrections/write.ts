@@ -39,7 +39,8 @@ function newFlateStream(doc: mupdf.PDFDocument, bytes: Uint8Array, dict: mupdf.P
   return doc.addRawStream(deflateSync(bytes, { level: 6 }), dict);
 }
 
-function copyDict(
+/** A shallow copy of a dictionary (values shared), without the keys in `skip`. */
+export function copyDict(
   doc: mupdf.PDFDocument,
   src: mupdf.PDFObject,
   skip: Set<string> = new Set(),
