@@ -292,3 +292,13 @@ export function spliceBytes(
   parts.push(bytes.subarray(at));
   return new Uint8Array(Buffer.concat(parts));
 }
+
+/** A name token for `n` (PDF 32000-1 7.3.5: delimiters, `#` and bytes outside ! … ~ as #xx). */
+export const nameToken = (n: string): string =>
+  `/${[...Buffer.from(n, 'latin1')].map((b) => (b > 0x20 && b < 0x7f && !'()<>[]{}/%#'.includes(String.fromCharCode(b)) ? String.fromCharCode(b) : `#${b.toString(16).padStart(2, '0')}`)).join('')}`;
+
+/** A number written so a reader gets the same double back (no rounding to 4 decimals). */
+export const exactNumber = (v: number): string => {
+  const s = String(v);
+  return /e/i.test(s) ? v.toFixed(12).replace(/\.?0+$/, '') : s;
+};

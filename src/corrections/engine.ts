@@ -47,6 +47,7 @@ import { classifyPage } from '../documents/classify.ts';
 import { climb, type Code, type TierContext, type TierProduct } from './tier-ladder.ts';
 import { reuseCodes, tier1Code } from './tier1.ts';
 import { freshFontName, planMatchedEdits } from './tier4.ts';
+import { crossFontEdits, crossFontSwap } from './cross-font-swap.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -413,12 +414,11 @@ const devicePoint = (g: Glyph, x: number): [number, number] => applyMat(mul(g.tm
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** The page and the target on it, as every step after the ladder reads them. */
-interface Located extends Target {
+export interface Located extends Target {
   pageIndex: number;
   pageCount: number;
   page: mupdf.PDFPage;
   before: BeforeState;
-  lines: TextLine[];
   interp: Interpretation;
   index: GlyphIndex;
   /** The target's first glyph, and its font. */
@@ -438,13 +438,20 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   try {
     const t = locate(input, doc, find, matchIndex, replacement);
     const warnings = signatureWarnings(doc);
-    const { tier, product, rejected } = climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
+    // A word drawn glyph by glyph in several fonts: only a swap of its own letters (cross-font-swap.ts).
+    const swap = t.byGlyph ? crossFontSwap(t) : null;
+    const { tier, product, rejected } = swap
+      ? { tier: 1, product: swap.product, rejected: [] }
+      : climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
     if (!t.font.embedded && t.font.kind !== 'Type3') warnings.push(notEmbedded(t.font));
+    if (t.reading === 'codes') warnings.push(codeReadingWarning(t.font, find));
     verticalRule(t, tier, product.codes, rejected, product.widthFont.wmode === 1 && product.keepsOldAdvances);
     const fit = fitRule(t, tier, product, find, replacement, rejected);
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
-    const plan = planEdit(t, product, fit.measurements, rejected, warnings);
+    const plan = swap
+      ? { ...crossFontEdits(t, swap.donors), overrides: new Map() }
+      : planEdit(t, product, fit.measurements, rejected, warnings);
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const boxes = glyphBoxes(t, product, fit);
     const textPlace = checkTextPlace(t);
@@ -540,8 +547,11 @@ function locate(
     replacement,
   );
   const g0 = target.glyphs[0];
-  return { ...target, pageIndex, pageCount, page, before, lines, interp, index, g0, font: g0.font };
+  return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font };
 }
+
+const codeReadingWarning = (font: FontInfo, find: string) =>
+  `“${find}” is the text of ${font.baseFont ? `the font ${font.baseFont}` : 'a font of the page'} as its whole ToUnicode map reads it (as pdftotext reads it); MuPDF reads those codes as other characters, so readers like it do not find “${find}”. The text check read the corrected page the same way.`;
 
 const notEmbedded = (font: FontInfo) =>
   `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`;
@@ -869,8 +879,8 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
   const newOrigins: [number, number][] = [];
   let x = 0;
   codes.forEach((c, i) => {
-    if (vertical) {
-      // Each new glyph takes the old one's place in the column.
+    if (vertical || t.byGlyph) {
+      // Each new glyph takes the old one's place in the column (or is drawn by its operator).
       newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);
       return;
     }
@@ -1046,6 +1056,7 @@ function verifyCorrection(
     newChars: t.newChars,
     tolerance: boxes.tol,
     line: t.match.line,
+    reading: t.reading,
     matchStart: t.match.start,
     matchLength: t.findCps.length,
     replacement,

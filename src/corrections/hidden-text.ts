@@ -87,8 +87,9 @@ export function retypeHiddenWord(
   const index = new GlyphIndex(interp.glyphs);
   let glyphs: Glyph[];
   let newChars: string[];
+  let byGlyph: boolean;
   try {
-    ({ glyphs, newChars } = locateTarget(
+    ({ glyphs, newChars, byGlyph } = locateTarget(
       { lines, index, interp, annotations: () => pageAnnotationTexts(page) },
       want.find,
       candidates[0].index,
@@ -101,6 +102,13 @@ export function retypeHiddenWord(
     throw error;
   }
   const g0 = glyphs[0];
+  if (byGlyph)
+    return {
+      before: true,
+      retyped: false,
+      detail: 'the layer draws the word in several fonts, one letter at a time',
+      changed: [],
+    };
   if (g0.state.Tr !== 3 && g0.state.Tr !== 7)
     return {
       before: true,

@@ -4,6 +4,7 @@
 // content parts, zero size, invisible). The engine's proposal and the preflight dry run both start
 // here, so a word the dry run names as refusing refuses the same way when proposed.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { codeReading } from './code-reading.ts';
 import { changedSpan, codePoints, findMatch, glyphsOfSpan, type GlyphIndex } from './locate.ts';
 import type { TextLine } from './page-text.ts';
 import { NOT_BUILT, Refusal, refuse } from './refusals.ts';
@@ -121,6 +122,19 @@ export interface Target {
   /** The characters that replace the span's glyphs (the common prefix and suffix left out). */
   newChars: string[];
   glyphs: Glyph[];
+  /**
+   * The reading the target was found in: MuPDF's text, or the fonts' own codes (code-reading.ts)
+   * when only that has it; `lines` are the page's lines in that reading.
+   */
+  reading: 'mupdf' | 'codes';
+  lines: TextLine[];
+  /**
+   * The glyphs are drawn in more than one font (or size), one glyph per text operator, one after
+   * another: CJK.sty and dvipdfmx set each hangul syllable or hanzi with its own Tf from a
+   * 256-glyph subfont. Only a code-for-code swap among the word's own glyphs is made of such a
+   * target (cross-font-swap.ts).
+   */
+  byGlyph: boolean;
 }
 
 /** Locates the glyphs a correction of `find` into `replacement` rewrites, or throws a Refusal. */
@@ -131,17 +145,28 @@ export function locateTarget(
   replacement: string,
   options: { invisible?: boolean } = {},
 ): Target {
-  const { lines, index, interp } = page;
+  const { index, interp } = page;
+  let lines = page.lines;
+  let reading: Target['reading'] = 'mupdf';
   let match: ReturnType<typeof findMatch>;
   try {
     match = findMatch(lines, find, matchIndex);
   } catch (error) {
-    if (error instanceof Refusal && error.advice.code === 'text_not_found') {
-      annotationRefusal(page.annotations(), null, find);
-      unreadableFontRefusal(interp, find);
+    const byCodes =
+      error instanceof Refusal && error.advice.code === 'text_not_found'
+        ? codeMatch(page, find, matchIndex)
+        : null;
+    if (byCodes) {
+      ({ match, lines } = byCodes);
+      reading = 'codes';
+    } else {
+      if (error instanceof Refusal && error.advice.code === 'text_not_found') {
+        annotationRefusal(page.annotations(), null, find);
+        unreadableFontRefusal(interp, find);
+      }
+      if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(interp);
+      throw error;
     }
-    if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(interp);
-    throw error;
   }
   const findCps = codePoints(find);
   const replCps = codePoints(replacement);
@@ -174,20 +199,20 @@ export function locateTarget(
   const suffixUsed = match.start + findCps.length - span.spanEnd;
   const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
   const glyphs = span.glyphs;
-  for (let i = 1; i < glyphs.length; i += 1) {
-    if (
-      glyphs[i].index !== glyphs[i - 1].index + 1 ||
-      glyphs[i].font !== glyphs[0].font ||
-      glyphs[i].state.Tfs !== glyphs[0].state.Tfs
-    ) {
-      refuse(
-        'split_drawing',
-        'The letters to change are not drawn one after another in one font and size.',
-        'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
-        ['Correct a shorter part of the word, one letter run at a time.'],
-        { rejected: NOT_BUILT },
-      );
-    }
+  const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
+  const oneRun = glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
+  const byGlyph = inOrder && !oneRun && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
+  if (!byGlyph && (!inOrder || !oneRun)) {
+    refuse(
+      'split_drawing',
+      'The letters to change are not drawn one after another in one font and size.',
+      'The content stream draws them out of order or in different fonts; rewriting them in place would move other text.',
+      [
+        'Correct a shorter part of the word, one letter run at a time.',
+        'Where each letter is drawn by a text operator of its own, a replacement by the same number of the word’s own letters (a swap) can be made.',
+      ],
+      { rejected: NOT_BUILT },
+    );
   }
   if (glyphs.some((g) => interp.units[g.unit].ops[g.opIndex].carried)) {
     refuse(
@@ -216,5 +241,32 @@ export function locateTarget(
       { rejected: NOT_BUILT },
     );
   }
-  return { match, findCps, replCps, span, newChars, glyphs };
+  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph };
+}
+
+/** Every glyph is the only one its text operator draws (its font can change around it alone). */
+function drawnOneByOne(glyphs: Glyph[], interp: Interpretation): boolean {
+  const ops = new Set(glyphs.map((g) => `${g.unit}:${g.opIndex}`));
+  if (ops.size !== glyphs.length) return false;
+  let drawn = 0;
+  for (const g of interp.glyphs) if (ops.has(`${g.unit}:${g.opIndex}`)) drawn += 1;
+  return drawn === glyphs.length;
+}
+
+/**
+ * `find` in the fonts' own reading of the codes, where MuPDF's text has no match (code-reading.ts):
+ * null when that reading is MuPDF's or has no such match either.
+ */
+function codeMatch(
+  page: TargetPage,
+  find: string,
+  matchIndex: number,
+): { match: ReturnType<typeof findMatch>; lines: TextLine[] } | null {
+  const byCodes = codeReading(page.lines, page.index);
+  if (!byCodes.changed) return null;
+  try {
+    return { match: findMatch(byCodes.lines, find, matchIndex), lines: byCodes.lines };
+  } catch {
+    return null;
+  }
 }

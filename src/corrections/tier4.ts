@@ -24,7 +24,14 @@ import { BUNDLED_FACES } from '../fonts/catalog.ts';
 import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
 import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../fonts/font-subset.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
-import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
+import {
+  encodeString,
+  exactNumber,
+  formatNumber,
+  nameToken,
+  type ContentOp,
+  type Operand,
+} from './content-stream.ts';
 import { codeWidth, fillCidWidths, loadFontInfo, type FontInfo } from './fonts.ts';
 import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
@@ -612,15 +619,6 @@ export function freshFontName(resources: mupdf.PDFObject): string {
     if (!fonts.isDictionary() || fonts.get(name).isNull()) return name;
   }
 }
-
-const nameToken = (n: string) =>
-  `/${[...Buffer.from(n, 'latin1')].map((b) => (b > 0x20 && b < 0x7f && !'()<>[]{}/%#'.includes(String.fromCharCode(b)) ? String.fromCharCode(b) : `#${b.toString(16).padStart(2, '0')}`)).join('')}`;
-
-/** A number written so a reader gets the same double back (no rounding to 4 decimals). */
-const exactNumber = (v: number) => {
-  const s = String(v);
-  return /e/i.test(s) ? v.toFixed(12).replace(/\.?0+$/, '') : s;
-};
 
 export interface MatchedEditPlan {
   edits: Map<number, StreamEdit[]>;

@@ -11,6 +11,9 @@ import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
 import type { PdfValue } from '../pdf/object-syntax.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { glyphInkBoxes } from './ink.ts';
+import { codeReading } from './code-reading.ts';
+import { GlyphIndex } from './locate.ts';
+import { interpretPage, type Mat } from './text-interpreter.ts';
 
 export const WORKING_DPI = 300;
 const SCALE = WORKING_DPI / 72;
@@ -130,6 +133,8 @@ export interface VerifyInput extends SavedCorrection {
   newChars: string[];
   tolerance: number;
   line: TextLine;
+  /** The reading `line` is in: the text check reads the edited page the same way (code-reading.ts). */
+  reading: 'mupdf' | 'codes';
   matchStart: number;
   matchLength: number;
   replacement: string;
@@ -262,7 +267,12 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
 
     // Text layer: the line now reads the replacement where the target was.
     const first = v.line.chars[v.matchStart];
-    const lineAfter = afterLines.find((l) =>
+    const readLines =
+      v.reading === 'codes'
+        ? codeReading(afterLines, new GlyphIndex(interpretPage(page, page.getTransform() as Mat).glyphs))
+            .lines
+        : afterLines;
+    const lineAfter = readLines.find((l) =>
       l.chars.some(
         (c) =>
           Math.abs(c.origin[0] - first.origin[0]) <= v.tolerance &&

@@ -72,17 +72,24 @@ export class PageDryRun {
     if (replacement === '' || replacement === find)
       return { verdict: 'unknown', reason: 'the replacement is empty or the same' };
     const { lines, index, interp } = this;
-    const { match, findCps, newChars, glyphs } = locateTarget(
+    const target = locateTarget(
       { lines, index, interp, annotations: () => (this.annotations ??= pageAnnotationTexts(this.page)) },
       find,
       matchIndex,
       replacement,
     );
+    const { match, findCps, newChars, glyphs } = target;
+    if (target.byGlyph)
+      return { verdict: 'unknown', reason: 'the word is drawn one letter per operator in several fonts' };
     const g0 = glyphs[0];
     // Past this point the engine looks for the replacement's glyphs (tiers 1–4) and its width, whose
     // refusals depend on the replacement; the one refusal about the target left is the place check.
-    this.observed ??= observedCodes(lines, index);
-    const observed = this.observed.get(g0.font) ?? new Map<string, Map<number, number>>();
+    // A target found in the codes' reading (code-reading.ts) learns its codes in that reading.
+    const observedByFont =
+      target.reading === 'codes'
+        ? observedCodes(target.lines, index)
+        : (this.observed ??= observedCodes(lines, index));
+    const observed = observedByFont.get(g0.font) ?? new Map<string, Map<number, number>>();
     const font = g0.font;
     const getProgram = () => {
       if (!this.programs.has(font)) this.programs.set(font, loadProgram(font));

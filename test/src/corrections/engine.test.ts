@@ -23,6 +23,7 @@ import {
   editInput,
   makePdf,
   pageText,
+  strayToUnicodePdf,
   withDoc,
 } from './fixtures.ts';
 import { popplerCheck } from './poppler.ts';
@@ -104,6 +105,71 @@ test('glyphs inside /ActualText marked content: the ActualText is rewritten with
     });
     assert.ok(pageText(r.output).includes('Hlelo,'), actual);
     assert.not.ok(pageText(r.output).includes('Hello'), actual);
+  }
+});
+
+test('a word as pdftotext reads a ToUnicode map past its endcmap (arabi): found, swapped, checked in that reading', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-stray-cmap-'));
+  try {
+    const pdf = strayToUnicodePdf();
+    // MuPDF reads Arabic letters there; the search falls back to the codes' reading only when it must.
+    assert.not.ok(pageText(pdf).includes('Aylk'));
+    const r = await applyEdit(editInput(pdf, 'Aylk', 'Alyk'));
+    assert.is(r.proposal.tier, 1);
+    assert.is(r.proposal.visibility_cost, 'none');
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.ok(r.proposal.warnings?.some((w) => w.includes('whole ToUnicode map')));
+    assert.match(r.verification.guards.find((g) => g.name === 'text_layer_true')!.detail, /Alyk/);
+    assert.equal(
+      popplerProblems(work, 'stray', pdf, r.output, 'Aylk', 'Alyk', r.verification.declared_box!),
+      [],
+    );
+    // A letter the font has no glyph for is still refused, not drawn as nothing.
+    const hard = await proposeEdit(editInput(pdf, 'Aylk', 'Ayjk'));
+    assert.is(hard.visibility_cost, 'refused');
+    assert.is(hard.advice?.code, 'glyph_not_available');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('letters set one operator each in different fonts (CJK.sty subfonts): a swap verifies, another letter is refused', async () => {
+  // As dvipdfmx writes CJK.sty text: each letter has its own Tf, Td and TJ; "o" and "k" come from
+  // two fonts of one design (Courier and a second copy under another name).
+  const work = mkdtempSync(join(tmpdir(), 'docfix-cross-font-'));
+  try {
+    const pdf = withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+      const fonts = doc.findPage(0).get('Resources').get('Font');
+      const fa = doc.addSimpleFont(new mupdf.Font('Courier'), 'Latin');
+      const fb = doc.newDictionary();
+      fa.resolve().forEach((value, key) => fb.put(key, value));
+      fonts.put('Fa', fa);
+      fonts.put('Fb', doc.addObject(fb));
+      const content = [
+        'BT /Fa 12 Tf 20 100 Td [(o)]TJ /Fb 12 Tf 7.5 0 Td [(k)]TJ /Fa 12 Tf 7.5 0 Td [(a)]TJ',
+        '/Fb 12 Tf 7.5 0 Td [(y)]TJ /F1 12 Tf 20 0 Td (next) Tj ET',
+      ].join(' ');
+      doc.findPage(0).put('Contents', doc.addStream(content, doc.newDictionary()));
+      return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+    });
+    const r = await applyEdit(editInput(pdf, 'okay', 'koay'));
+    assert.is(r.proposal.tier, 1);
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    // The first letter's operator now draws "k" from Fb, and puts Fa back after it.
+    const stream = withDoc(r.output, (doc) =>
+      new TextDecoder('latin1').decode(doc.findPage(0).get('Contents').readStream().asUint8Array()),
+    );
+    assert.match(stream, /\/Fb 12 Tf \[\(k\)\]TJ \/Fa 12 Tf/);
+    assert.equal(
+      popplerProblems(work, 'cross', pdf, r.output, 'okay', 'koay', r.verification.declared_box!),
+      [],
+    );
+    // A letter that is not the word's own: still split_drawing, with advice.
+    const other = await proposeEdit(editInput(pdf, 'okay', 'kxay'));
+    assert.is(other.visibility_cost, 'refused');
+    assert.is(other.advice?.code, 'split_drawing');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 });
 

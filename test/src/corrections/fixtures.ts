@@ -243,3 +243,69 @@ export function cmSuper1440Pdf(): Uint8Array {
     doc.destroy();
   }
 }
+
+/**
+ * A line drawn as arabi writes its Arabic fonts: the ToUnicode map gives Arabic presentation forms,
+ * then, after `endcmap` and `%%EOF`, a stray `bfrange` maps the same codes to ASCII. MuPDF stops
+ * reading at `endcmap` (ﺎﻴﻠﻜ), poppler reads on (“Aylk”). A Type 3 font: each glyph draws a different
+ * shape, all 0.6 em.
+ */
+export function strayToUnicodePdf(): Uint8Array {
+  return withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const font = doc.newDictionary();
+    font.put('Type', doc.newName('Font'));
+    font.put('Subtype', doc.newName('Type3'));
+    const fm = doc.newArray();
+    for (const v of [0.001, 0, 0, 0.001, 0, 0]) fm.push(doc.newReal(v));
+    font.put('FontMatrix', fm);
+    const bbox = doc.newArray();
+    for (const v of [0, -200, 600, 700]) bbox.push(doc.newInteger(v));
+    font.put('FontBBox', bbox);
+    const glyphs: [number, string, string, string][] = [
+      [0x41, 'aleffinal', 'FE8E', '250 0 100 700 re f'],
+      [0x6b, 'kafmedial', 'FEDC', '0 0 600 150 re f 450 150 150 400 re f'],
+      [0x6c, 'lammedial', 'FEE0', '0 0 600 150 re f 0 150 150 550 re f'],
+      [0x79, 'yehmedial', 'FEF4', '0 0 600 150 re f 200 -200 80 80 re f 350 -200 80 80 re f'],
+    ];
+    font.put('FirstChar', doc.newInteger(0x41));
+    font.put('LastChar', doc.newInteger(0x79));
+    const widths = doc.newArray();
+    for (let c = 0x41; c <= 0x79; c += 1)
+      widths.push(doc.newInteger(glyphs.some((g) => g[0] === c) ? 600 : 0));
+    font.put('Widths', widths);
+    const enc = doc.newDictionary();
+    const diffs = doc.newArray();
+    const procs = doc.newDictionary();
+    for (const [code, name, , drawing] of glyphs) {
+      diffs.push(doc.newInteger(code));
+      diffs.push(doc.newName(name));
+      procs.put(name, doc.addStream(`600 0 d0 ${drawing}`, doc.newDictionary()));
+    }
+    enc.put('Differences', diffs);
+    font.put('Encoding', enc);
+    font.put('CharProcs', procs);
+    const hex = (n: number) => n.toString(16).toUpperCase().padStart(2, '0');
+    const cmap = [
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+      '/CMapName /TeX-LAE-0 def /CMapType 2 def',
+      '1 begincodespacerange <00> <FF> endcodespacerange',
+      `${glyphs.length} beginbfchar`,
+      ...glyphs.map(([code, , u]) => `<${hex(code)}> <${u}>`),
+      'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
+      '%%EndResource',
+      '%%EOF',
+      '2 beginbfrange <41> <41> <0041> <61> <7E> <0061> endbfrange',
+    ].join('\n');
+    font.put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('T3', doc.addObject(font));
+    page.put(
+      'Contents',
+      doc.addStream(
+        'BT /T3 16 Tf 20 100 Td (Aylk) Tj ET BT /F1 12 Tf 20 60 Td (Sample) Tj ET',
+        doc.newDictionary(),
+      ),
+    );
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+}
