@@ -71,7 +71,10 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     const y = Math.round(g.origin[1]);
     return cjkLines.has(y) || cjkLines.has(y - 1) || cjkLines.has(y + 1);
   };
-  const found = new Map<FontInfo, { glyphs: number; atSize: number; beside: number }>();
+  const found = new Map<
+    FontInfo,
+    { glyphs: number; atSize: number; beside: number; narrowest: number; widest: number }
+  >();
   for (const g of interp.glyphs) {
     const f = g.font;
     if (f === font || f.objNum === font.objNum || f.objNum <= 0 || f.wmode !== 0 || f.kind === 'Type3')
@@ -79,8 +82,11 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     if (g.state.Tr === 3 || g.state.Tr === 7) continue;
     const ch = charOf(f, g.code);
     if (!ch || !ALPHANUMERIC.test(ch) || CJK.test(ch)) continue;
-    const seen = found.get(f) ?? { glyphs: 0, atSize: 0, beside: 0 };
+    const seen = found.get(f) ?? { glyphs: 0, atSize: 0, beside: 0, narrowest: Infinity, widest: 0 };
     seen.glyphs += 1;
+    const w = codeWidth(f, g.code);
+    seen.narrowest = Math.min(seen.narrowest, w);
+    seen.widest = Math.max(seen.widest, w);
     if (Math.abs(sizeOnPage(g) - size) <= 0.01 * size) {
       seen.atSize += 1;
       if (beside(g)) seen.beside += 1;
@@ -88,13 +94,26 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     found.set(f, seen);
   }
   // The page's Latin text fonts: a math font's few letters (CMSY's calligraphic capitals, CMMI's
-  // variables) are not. Of those used at the target's size, the one most often on the CJK font's
-  // own lines, then the most used at that size; else the page's most used.
-  const most = Math.max(0, ...[...found.values()].map((v) => v.glyphs));
+  // variables) are not. Of those used at the target's size, a proportional one before a monospaced
+  // one (a manual's inline code sits on its CJK lines too, but a letter in running CJK text is set
+  // as its prose is), then the one most often on the CJK font's own lines, then the most used at
+  // that size; else the page's most used.
+  // Widths are in em: one advance for every letter (within 0.002 em) is a monospaced font.
+  const monospaced = (v: { narrowest: number; widest: number }) => v.widest - v.narrowest < 0.002;
+  const proportional = [...found.values()].filter((v) => !monospaced(v));
+  const most = Math.max(
+    0,
+    ...(proportional.length ? proportional : [...found.values()]).map((v) => v.glyphs),
+  );
   const text = [...found].filter(([, v]) => v.glyphs >= Math.max(3, most / 4));
   const atSize = text.filter(([, v]) => v.atSize >= 3);
   const pick = atSize.length
-    ? atSize.sort((a, b) => b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
+    ? atSize.sort(
+        (a, b) =>
+          Number(monospaced(a[1])) - Number(monospaced(b[1])) ||
+          b[1].beside - a[1].beside ||
+          b[1].atSize - a[1].atSize,
+      )[0]
     : text.sort((a, b) => b[1].glyphs - a[1].glyphs)[0];
   if (!pick) return null;
   const [info, near] = pick;

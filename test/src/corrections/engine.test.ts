@@ -665,6 +665,14 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
         replace,
       );
     }
+    // Inline code in a monospaced font on the same line, more of it than of the prose Latin: the
+    // letter is still set as the prose is.
+    const withCode = await proposeEdit(editInput(cjkWithLatinPdf(true, true), '我们用', '我们Z'));
+    assert.is(withCode.tier, 4);
+    assert.is(
+      (withCode.measurements as { companion_font: { font: string } }).companion_font.font,
+      'GHIJKL+CMUSerif-Roman',
+    );
     // No Latin on the page: nothing says how the document draws it.
     const bare = await proposeEdit(editInput(cjkWithLatinPdf(false), '我们用', '我们Z'));
     assert.is(bare.advice?.code, 'glyph_not_available');

@@ -154,9 +154,11 @@ export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif/cmu
  * A line of Chinese set as xeCJK sets it: the ideographs in a CJK font (a subset of Droid Sans
  * Fallback named `ABCDEF+FandolSong-Regular`), the Latin word between them in a Latin font at the
  * same size (a subset of CMU Serif, `GHIJKL+CMUSerif-Roman`); `latin: false` leaves the Latin
- * out, so the page has no font for it. Exercises tier 4's companion font (script-companion.ts).
+ * out, so the page has no font for it; `code: true` adds more Latin on the line in a monospaced
+ * font (`MNOPQR+CMUTypewriter-Regular`), as a manual's inline code. Exercises tier 4's companion
+ * font (script-companion.ts).
  */
-export function cjkWithLatinPdf(latin = true): Uint8Array {
+export function cjkWithLatinPdf(latin = true, code = false): Uint8Array {
   const root = new URL('../../../fonts/', import.meta.url);
   const doc = new mupdf.PDFDocument();
   try {
@@ -184,6 +186,16 @@ export function cjkWithLatinPdf(latin = true): Uint8Array {
       fonts.put('R1', r);
       refs.push([r, 'GHIJKL+CMUSerif-Roman']);
       body += ` /R1 10 Tf <${hex(roman, ' LaTeX ')}> Tj`;
+    }
+    if (code) {
+      const mono = new mupdf.Font(
+        'CMUTypewriter-Regular',
+        readFileSync(new URL('cmu-typewriter/cmuntt.ttf', root)),
+      );
+      const m = doc.addFont(mono);
+      fonts.put('T1', m);
+      refs.push([m, 'MNOPQR+CMUTypewriter-Regular']);
+      body += ` /T1 10 Tf <${hex(mono, ' documentclass ')}> Tj`;
     }
     body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
     const resources = doc.newDictionary();
