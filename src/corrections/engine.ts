@@ -678,7 +678,8 @@ function fitRule(
   const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
   const oldExtent = along(oldEnd);
   // Vertical: the same count of glyphs with one advance each takes the column's old extent.
-  let newExtent = vertical ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+  // A swap across fonts draws each new glyph where the old one stood (cross-font-swap.ts).
+  let newExtent = vertical || t.byGlyph ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
   // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
   // where they are (rewrite.ts), so they count in the new extent as they did in the old.
   const spread = !vertical && product.draw.use !== 'inserted' && keepsInnerKerning(glyphs, codes);

@@ -154,6 +154,8 @@ test('letters set one operator each in different fonts (CJK.sty subfonts): a swa
     });
     const r = await applyEdit(editInput(pdf, 'okay', 'koay'));
     assert.is(r.proposal.tier, 1);
+    // Each letter stays where its operator puts it: the word's extent is the old one.
+    assert.is((r.proposal.measurements as { overflow_pt: number }).overflow_pt, 0);
     assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
     // The first letter's operator now draws "k" from Fb, and puts Fa back after it.
     const stream = withDoc(r.output, (doc) =>
