@@ -437,7 +437,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   const programs: mupdf.Font[] = [];
   try {
     const t = locate(input, doc, find, matchIndex, replacement);
-    const warnings = signatureWarnings(doc);
+    const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(t.page)];
     // A word drawn glyph by glyph in several fonts: only a swap of its own letters (cross-font-swap.ts).
     const swap = t.byGlyph ? crossFontSwap(t) : null;
     const { tier, product, rejected } = swap
@@ -555,6 +555,29 @@ const codeReadingWarning = (font: FontInfo, find: string) =>
 
 const notEmbedded = (font: FontInfo) =>
   `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`;
+
+/**
+ * A page whose CropBox lies inside a larger MediaBox is shown (and rendered, and measured) as its
+ * CropBox; renderers that draw the MediaBox (pdftoppm without -cropbox) place the same change at
+ * an offset from the declared box, so say where that frame starts.
+ */
+function cropBoxWarnings(page: mupdf.PDFPage): string[] {
+  const box = (key: string) => {
+    const o = page.getObject().getInheritable(key);
+    if (!o.isArray() || o.length !== 4) return null;
+    const v = [0, 1, 2, 3].map((i) => o.get(i).asNumber());
+    return [Math.min(v[0], v[2]), Math.min(v[1], v[3]), Math.max(v[0], v[2]), Math.max(v[1], v[3])];
+  };
+  const media = box('MediaBox');
+  const crop = box('CropBox');
+  if (!media || !crop) return [];
+  const dx = Math.max(crop[0], media[0]) - media[0];
+  const dy = media[3] - Math.min(crop[3], media[3]);
+  if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return [];
+  return [
+    `The page shows its CropBox [${crop.map(round).join(' ')}] of a larger MediaBox [${media.map(round).join(' ')}]: boxes are in the CropBox's frame, as viewers show the page; a render of the whole MediaBox (pdftoppm without -cropbox) has the change ${round(dx)} pt further right and ${round(dy)} pt further down.`,
+  ];
+}
 
 function signatureWarnings(doc: mupdf.PDFDocument): string[] {
   const signed = signedFields(doc);

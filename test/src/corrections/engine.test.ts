@@ -175,6 +175,30 @@ test('letters set one operator each in different fonts (CJK.sty subfonts): a swa
   }
 });
 
+test('a page cropped inside its MediaBox: the box is in the CropBox frame, and the warning gives the MediaBox offset', async () => {
+  const pdf = withDoc(makePdf([{ content: 'BT /F1 12 Tf 40 100 Td (Hello World) Tj ET' }]), (doc) => {
+    const crop = doc.newArray();
+    for (const v of [20, 30, 280, 180]) crop.push(doc.newInteger(v));
+    doc.findPage(0).put('CropBox', crop);
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  const r = await applyEdit(editInput(pdf, 'Hello', 'Hlelo'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.ok(
+    r.proposal.warnings?.some(
+      (w) =>
+        w.includes('CropBox [20 30 280 180]') && w.includes('20 pt further right and 20 pt further down'),
+    ),
+    JSON.stringify(r.proposal.warnings),
+  );
+  // The declared box is in the CropBox's frame: the changed "el" starts after Helvetica's "H"
+  // (0.722 em) at x 40 + 8.664 − 20 pt, 119 px at 300 dpi (202 px in the MediaBox's frame); the
+  // baseline is at 180 − 100 = 80 pt from the top, 333 px.
+  const [x0, y0, , y1] = r.verification.declared_box!;
+  assert.ok(Math.abs(x0 - 119) <= 6, `${x0}`);
+  assert.ok(y0 < 333 && y1 > 333 && y1 < 333 + 30, `${y0} ${y1}`);
+});
+
 test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
   const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td [(Hello) -250 (World)] TJ ET' }]);
   const input = editInput(pdf, 'Hello', 'Hxllo');
