@@ -1,9 +1,10 @@
-// A swap of letters drawn in several fonts, one glyph per text operator: CJK.sty (pdfTeX) and
-// dvipdfmx set each hangul syllable or hanzi with a Tf of its own, from 256-glyph subfonts, so the
-// two syllables of a word swapped (“하에” → “에하”) come from two fonts. Each new letter is one of
-// the word's own glyphs (its font and code), as wide as the glyph it replaces: it is drawn by the
-// old glyph's operator with its font set around it (`/F6 9.96 Tf [(\320)]TJ /F19 9.96 Tf`), and
-// every glyph keeps its place. Anything else about such a word is refused as before.
+// A swap of letters drawn one glyph per text operator: CJK.sty (pdfTeX) and dvipdfmx set each
+// hangul syllable or hanzi with a Tf of its own, from 256-glyph subfonts, so the two syllables of a
+// word swapped (“하에” → “에하”) come from two fonts; letter-spaced figures are placed one by one,
+// each with its own Td. Each new letter is one of the word's own glyphs (its font and code), as
+// wide as the glyph it replaces: it is drawn by the old glyph's operator, with its font set around
+// it where that is another (`/F6 9.96 Tf [(\320)]TJ /F19 9.96 Tf`), and every glyph keeps its
+// place. Anything else of a word in several fonts is refused.
 import { encodeString, exactNumber, nameToken } from './content-stream.ts';
 import { codeWidth } from './fonts.ts';
 import { codeToBytes, type OperandChange, type StreamEdit } from './rewrite.ts';
@@ -12,16 +13,19 @@ import { NOT_BUILT, refuse, TIER_NAMES } from './refusals.ts';
 import type { Code, TierProduct } from './tier-ladder.ts';
 import type { Glyph } from './text-interpreter.ts';
 
+/** Widths (in em) that MuPDF holds as the same whole thousandth. */
+const SAME_WIDTH_EM = 0.0005;
+
 interface Donor {
   glyph: Glyph;
   char: string;
 }
 
 /**
- * Tier 1 across the fonts of the word: for each new letter, a glyph of the word that draws it, as
- * wide (in its font) as the glyph whose place it takes; refuses with `split_drawing` otherwise.
+ * Tier 1 letter by letter: for each new letter, a glyph of the word that draws it, as
+ * wide (in its font) as the glyph whose place it takes; null otherwise.
  */
-export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph[] } {
+export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph[] } | null {
   const { glyphs, newChars } = t;
   const chars = t.match.line.chars.slice(t.span.spanStart, t.span.spanEnd);
   const word: Donor[] = [];
@@ -42,23 +46,12 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
       (d) =>
         d.char === c &&
         sameResources(d.glyph) &&
-        Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < 0.5,
+        Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < SAME_WIDTH_EM,
     );
     if (donor) donors.push(donor.glyph);
     else unmatched.push(c);
   });
-  if (unmatched.length || word.length !== glyphs.length) {
-    refuse(
-      'split_drawing',
-      'The letters to change are drawn in different fonts, one text operator each, and the replacement is not a swap of them.',
-      `Each letter here is set with a font of its own (a subfont of 256 glyphs, as CJK.sty and dvipdfmx write them); the engine replaces such letters only by the word's own letters of the same width${unmatched.length ? `, and ${unmatched.map((c) => `“${c}”`).join(', ')} is not one` : ''}.`,
-      [
-        'Replace the letters with a permutation of the same letters (a swap).',
-        'Correct a single letter at a time.',
-      ],
-      { rejected: NOT_BUILT },
-    );
-  }
+  if (unmatched.length || word.length !== glyphs.length) return null;
   const codes: Code[] = donors.map((d) => ({ code: d.code, length: d.length }));
   const fonts = [...new Set(glyphs.map((g) => g.font.baseFont))];
   const product: TierProduct = {
@@ -67,14 +60,29 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
     widthFont: t.font,
     draw: { use: 'own' },
     keepsOldAdvances: true,
+    inPlace: true,
     changed: [],
     measurements: { fonts_of_the_word: fonts },
     warnings: [],
     fontAlternatives: 0,
     explain: (p) =>
-      `${TIER_NAMES[1]} across fonts: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
+      `${TIER_NAMES[1]}, letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
   };
   return { product, donors };
+}
+
+/** A word drawn glyph by glyph in several fonts, and a replacement that is not a swap of its letters. */
+export function crossFontRefusal(): never {
+  refuse(
+    'split_drawing',
+    'The letters to change are drawn in different fonts, one text operator each, and the replacement is not a swap of them.',
+    "Each letter here is set with a font of its own (a subfont of 256 glyphs, as CJK.sty and dvipdfmx write them); the engine replaces such letters only by the word's own letters of the same width.",
+    [
+      'Replace the letters with a permutation of the same letters (a swap).',
+      'Correct a single letter at a time.',
+    ],
+    { rejected: NOT_BUILT },
+  );
 }
 
 /**

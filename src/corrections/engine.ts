@@ -47,7 +47,7 @@ import { classifyPage } from '../documents/classify.ts';
 import { climb, type Code, type TierContext, type TierProduct } from './tier-ladder.ts';
 import { reuseCodes, tier1Code } from './tier1.ts';
 import { freshFontName, planMatchedEdits } from './tier4.ts';
-import { crossFontEdits, crossFontSwap } from './cross-font-swap.ts';
+import { crossFontEdits, crossFontRefusal, crossFontSwap } from './cross-font-swap.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -440,6 +440,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(t.page)];
     // A word drawn glyph by glyph in several fonts: only a swap of its own letters (cross-font-swap.ts).
     const swap = t.byGlyph ? crossFontSwap(t) : null;
+    if (!swap && !t.oneRun) crossFontRefusal();
     const { tier, product, rejected } = swap
       ? { tier: 1, product: swap.product, rejected: [] }
       : climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
@@ -551,7 +552,7 @@ function locate(
 }
 
 const codeReadingWarning = (font: FontInfo, find: string) =>
-  `“${find}” is the text of ${font.baseFont ? `the font ${font.baseFont}` : 'a font of the page'} as its whole ToUnicode map reads it (as pdftotext reads it); MuPDF reads those codes as other characters, so readers like it do not find “${find}”. The text check read the corrected page the same way.`;
+  `“${find}” is in the page's text as pdftotext reads it, not as MuPDF does: the codes of ${font.baseFont ? `the font ${font.baseFont}` : 'a font of the page'} read through the PDF's own maps (the whole ToUnicode stream, the encoding, a code nothing maps read as itself), letter-spaced words read whole. MuPDF, and readers like it, do not find “${find}”; the text check read the corrected page the same way.`;
 
 const notEmbedded = (font: FontInfo) =>
   `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`;
@@ -702,7 +703,7 @@ function fitRule(
   const oldExtent = along(oldEnd);
   // Vertical: the same count of glyphs with one advance each takes the column's old extent.
   // A swap across fonts draws each new glyph where the old one stood (cross-font-swap.ts).
-  let newExtent = vertical || t.byGlyph ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
+  let newExtent = vertical || product.inPlace ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
   // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
   // where they are (rewrite.ts), so they count in the new extent as they did in the old.
   const spread = !vertical && product.draw.use !== 'inserted' && keepsInnerKerning(glyphs, codes);
@@ -871,11 +872,43 @@ function rewriteActualText(
   const first = actualTextAt(unit, g0.opIndex);
   if (!first) return;
   const last = glyphs[glyphs.length - 1];
-  if (last.unit !== g0.unit || actualTextAt(unit, last.opIndex)?.start !== first.start) return;
+  if (last.unit !== g0.unit || actualTextAt(unit, last.opIndex)?.start !== first.start) {
+    rewriteGlyphSpans(t, edits, measurements);
+    return;
+  }
   const rewrite = actualTextEdit(first, find, replacement);
   if (!rewrite) return;
   edits.set(g0.unit, [...(edits.get(g0.unit) ?? []), rewrite.edit]);
   measurements.actual_text = { before: rewrite.before, after: rewrite.after };
+}
+
+/**
+ * One span per glyph (XeTeX's around each ideograph, `/Span <</ActualText <FEFF4E2D>>> BDC`): where
+ * each glyph replaced letter for letter has a span of its own that says its old letter, each span
+ * says the new one.
+ */
+function rewriteGlyphSpans(
+  t: Located,
+  edits: Map<number, StreamEdit[]>,
+  measurements: Record<string, unknown>,
+): void {
+  const { glyphs, newChars, interp } = t;
+  const oldChars = t.match.line.chars.slice(t.span.spanStart, t.span.spanEnd);
+  if (oldChars.length !== glyphs.length || newChars.length !== glyphs.length) return;
+  const spans = glyphs.map((g) => actualTextAt(interp.units[g.unit], g.opIndex));
+  const planned: { unit: number; edit: StreamEdit }[] = [];
+  for (let i = 0; i < glyphs.length; i += 1) {
+    const span = spans[i];
+    if (!span) return;
+    // Its own span: the neighbours' spans are other ones.
+    if (spans.some((o, k) => k !== i && o?.start === span.start && glyphs[k].unit === glyphs[i].unit)) return;
+    if (oldChars[i].c === newChars[i]) continue;
+    const rewrite = actualTextEdit(span, oldChars[i].c, newChars[i]);
+    if (!rewrite || rewrite.before !== oldChars[i].c) return;
+    planned.push({ unit: glyphs[i].unit, edit: rewrite.edit });
+  }
+  for (const p of planned) edits.set(p.unit, [...(edits.get(p.unit) ?? []), p.edit]);
+  measurements.actual_text = { spans: planned.length, one_per_glyph: true };
 }
 
 /** The page before (render, glyph boxes of the old text, metric and ink) and where the new glyphs go. */
@@ -903,7 +936,7 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
   const newOrigins: [number, number][] = [];
   let x = 0;
   codes.forEach((c, i) => {
-    if (vertical || t.byGlyph) {
+    if (vertical || product.inPlace) {
       // Each new glyph takes the old one's place in the column (or is drawn by its operator).
       newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);
       return;

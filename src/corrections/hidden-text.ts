@@ -87,9 +87,9 @@ export function retypeHiddenWord(
   const index = new GlyphIndex(interp.glyphs);
   let glyphs: Glyph[];
   let newChars: string[];
-  let byGlyph: boolean;
+  let oneRun: boolean;
   try {
-    ({ glyphs, newChars, byGlyph } = locateTarget(
+    ({ glyphs, newChars, oneRun } = locateTarget(
       { lines, index, interp, annotations: () => pageAnnotationTexts(page) },
       want.find,
       candidates[0].index,
@@ -102,7 +102,7 @@ export function retypeHiddenWord(
     throw error;
   }
   const g0 = glyphs[0];
-  if (byGlyph)
+  if (!oneRun)
     return {
       before: true,
       retyped: false,

@@ -129,12 +129,14 @@ export interface Target {
   reading: 'mupdf' | 'codes';
   lines: TextLine[];
   /**
-   * The glyphs are drawn in more than one font (or size), one glyph per text operator, one after
-   * another: CJK.sty and dvipdfmx set each hangul syllable or hanzi with its own Tf from a
-   * 256-glyph subfont. Only a code-for-code swap among the word's own glyphs is made of such a
-   * target (cross-font-swap.ts).
+   * Each glyph is drawn alone by its own text operator, one after another, and as many replace
+   * them: CJK.sty and dvipdfmx set each hangul syllable or hanzi with its own Tf from a 256-glyph
+   * subfont; letter-spaced figures are placed one by one. A swap among the word's own glyphs is
+   * made in place (cross-font-swap.ts).
    */
   byGlyph: boolean;
+  /** Every glyph is in the first glyph's font and size (otherwise only that swap can be made). */
+  oneRun: boolean;
 }
 
 /** Locates the glyphs a correction of `find` into `replacement` rewrites, or throws a Refusal. */
@@ -201,7 +203,7 @@ export function locateTarget(
   const glyphs = span.glyphs;
   const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
   const oneRun = glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
-  const byGlyph = inOrder && !oneRun && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
+  const byGlyph = inOrder && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
   if (!byGlyph && (!inOrder || !oneRun)) {
     refuse(
       'split_drawing',
@@ -241,7 +243,7 @@ export function locateTarget(
       { rejected: NOT_BUILT },
     );
   }
-  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph };
+  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph, oneRun };
 }
 
 /** Every glyph is the only one its text operator draws (its font can change around it alone). */

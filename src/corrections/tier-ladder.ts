@@ -72,6 +72,8 @@ export interface TierProduct {
   draw: FontUse;
   /** The new glyphs take the old glyphs' advances (a matched face embedded by this correction). */
   keepsOldAdvances: boolean;
+  /** Each new glyph is drawn by the old one's operator, where it stood (cross-font-swap.ts). */
+  inPlace?: boolean;
   /**
    * Horizontal scale (Tz, as a fraction of the line's) the new run is drawn with: so that its
    * advance is the old glyphs' (a full-width CJK glyph in a proportional font's narrower cell), or

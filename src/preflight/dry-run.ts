@@ -79,7 +79,7 @@ export class PageDryRun {
       replacement,
     );
     const { match, findCps, newChars, glyphs } = target;
-    if (target.byGlyph)
+    if (!target.oneRun)
       return { verdict: 'unknown', reason: 'the word is drawn one letter per operator in several fonts' };
     const g0 = glyphs[0];
     // Past this point the engine looks for the replacement's glyphs (tiers 1–4) and its width, whose

@@ -118,7 +118,7 @@ test('a word as pdftotext reads a ToUnicode map past its endcmap (arabi): found,
     assert.is(r.proposal.tier, 1);
     assert.is(r.proposal.visibility_cost, 'none');
     assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-    assert.ok(r.proposal.warnings?.some((w) => w.includes('whole ToUnicode map')));
+    assert.ok(r.proposal.warnings?.some((w) => w.includes('whole ToUnicode stream')));
     assert.match(r.verification.guards.find((g) => g.name === 'text_layer_true')!.detail, /Alyk/);
     assert.equal(
       popplerProblems(work, 'stray', pdf, r.output, 'Aylk', 'Alyk', r.verification.declared_box!),
@@ -197,6 +197,34 @@ test('a page cropped inside its MediaBox: the box is in the CropBox frame, and t
   const [x0, y0, , y1] = r.verification.declared_box!;
   assert.ok(Math.abs(x0 - 119) <= 6, `${x0}`);
   assert.ok(y0 < 333 && y1 > 333 && y1 < 333 + 30, `${y0} ${y1}`);
+});
+
+test('letters one per operator, of unequal widths (Google Docs): a swap is moved letter by letter, not made in place', async () => {
+  // Helvetica at 12 pt: b and e 6.672 pt, t 3.336 pt; each letter placed by its own Td.
+  const pdf = makePdf([
+    {
+      content:
+        'BT /F1 12 Tf 20 100 Td (b) Tj 6.672 0 Td (e) Tj 6.672 0 Td (t) Tj 3.336 0 Td (e) Tj 6.672 0 Td (r) Tj ET',
+    },
+  ]);
+  const r = await applyEdit(editInput(pdf, 'beter', 'beetr'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.ok(pageText(r.output).includes('beetr'));
+});
+
+test('one /ActualText span per glyph (XeTeX around each ideograph): a swap rewrites each span', async () => {
+  const span = (text: string, x: number) =>
+    `/Span <</ActualText <FEFF00${text.charCodeAt(0).toString(16)}>>> BDC BT /F1 12 Tf ${x} 100 Td (${text}) Tj ET EMC`;
+  // Helvetica's "a" and "b" are both 0.556 em: 6.672 pt at 12 pt.
+  const pdf = makePdf([{ content: [span('a', 20), span('b', 26.672), span('c', 33.344)].join(' ') }]);
+  assert.ok(pageText(pdf).includes('abc'));
+  const r = await applyEdit(editInput(pdf, 'abc', 'bac'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.equal((r.proposal.measurements as { actual_text?: unknown }).actual_text, {
+    spans: 2,
+    one_per_glyph: true,
+  });
+  assert.ok(pageText(r.output).includes('bac'));
 });
 
 test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
