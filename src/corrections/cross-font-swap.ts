@@ -9,7 +9,7 @@ import { encodeString, exactNumber, nameToken } from './content-stream.ts';
 import { codeWidth } from './fonts.ts';
 import { codeToBytes, type OperandChange, type StreamEdit } from './rewrite.ts';
 import type { Located } from './engine.ts';
-import { NOT_BUILT, refuse, TIER_NAMES } from './refusals.ts';
+import { NOT_BUILT, refuse } from './refusals.ts';
 import type { Code, TierProduct } from './tier-ladder.ts';
 import type { Glyph } from './text-interpreter.ts';
 
@@ -33,9 +33,9 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
     const g = t.index.at(ch);
     if (g && glyphs.includes(g) && !word.some((d) => d.glyph === g)) word.push({ glyph: g, char: ch.c });
   }
+  if (word.length !== glyphs.length) return null;
   const donors: Glyph[] = [];
-  const unmatched: string[] = [];
-  newChars.forEach((c, i) => {
+  for (const [i, c] of newChars.entries()) {
     const old = glyphs[i];
     const oldWidth = codeWidth(old.font, old.code);
     // The donor's font is named in the same resources (one stream, or the page's content parts).
@@ -48,10 +48,9 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
         sameResources(d.glyph) &&
         Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < SAME_WIDTH_EM,
     );
-    if (donor) donors.push(donor.glyph);
-    else unmatched.push(c);
-  });
-  if (unmatched.length || word.length !== glyphs.length) return null;
+    if (!donor) return null;
+    donors.push(donor.glyph);
+  }
   const codes: Code[] = donors.map((d) => ({ code: d.code, length: d.length }));
   const fonts = [...new Set(glyphs.map((g) => g.font.baseFont))];
   const product: TierProduct = {
@@ -66,7 +65,7 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
     warnings: [],
     fontAlternatives: 0,
     explain: (p) =>
-      `${TIER_NAMES[1]}, letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
+      `Tier 1 (glyph reuse), letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
   };
   return { product, donors };
 }
