@@ -438,7 +438,8 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   try {
     const t = locate(input, doc, find, matchIndex, replacement);
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(t.page)];
-    // A word drawn glyph by glyph in several fonts: only a swap of its own letters (cross-font-swap.ts).
+    // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
+    // place (cross-font-swap.ts); in several fonts nothing else can be.
     const swap = t.byGlyph ? crossFontSwap(t) : null;
     if (!swap && !t.oneRun) crossFontRefusal();
     const { tier, product, rejected } = swap
@@ -702,7 +703,7 @@ function fitRule(
   const along = (p: [number, number]) => (p[0] - start[0]) * dir[0] + (p[1] - start[1]) * dir[1];
   const oldExtent = along(oldEnd);
   // Vertical: the same count of glyphs with one advance each takes the column's old extent.
-  // A swap across fonts draws each new glyph where the old one stood (cross-font-swap.ts).
+  // A swap made in place draws each new glyph where the old one stood (cross-font-swap.ts).
   let newExtent = vertical || product.inPlace ? oldExtent : newAdvance * dirLen * Math.sign(g0.state.Th || 1);
   // Replaced code for code inside one TJ array, the kerning numbers between the letters stay
   // where they are (rewrite.ts), so they count in the new extent as they did in the old.
