@@ -7,7 +7,7 @@
 // place. Anything else of a word in several fonts is refused.
 import { encodeString, exactNumber, nameToken } from './content-stream.ts';
 import { codeWidth } from './fonts.ts';
-import { codeToBytes, type OperandChange, type StreamEdit } from './rewrite.ts';
+import { codeToBytes, stringOperand, type OperandChange, type StreamEdit } from './rewrite.ts';
 import type { Located } from './engine.ts';
 import { NOT_BUILT, refuse } from './refusals.ts';
 import type { Code, TierProduct } from './tier-ladder.ts';
@@ -100,9 +100,7 @@ export function crossFontEdits(
     if (d.font === g.font && d.code === g.code) return;
     const unit = t.interp.units[g.unit];
     const op = unit.ops[g.opIndex];
-    const last = op.operands[op.operands.length - 1];
-    const str = g.element < 0 ? last : last?.kind === 'array' ? last.items[g.element] : null;
-    if (!str || str.kind !== 'string') throw new Error(`operator ${op.op} has no string at ${g.element}`);
+    const str = stringOperand(op, g.element);
     const bytes = Uint8Array.from([
       ...str.bytes.subarray(0, g.offset),
       ...codeToBytes(d.code, d.length),

@@ -40,7 +40,8 @@ export function codeToBytes(code: number, length: number): number[] {
   return out;
 }
 
-function stringOperand(op: ContentOp, element: number): Operand & { kind: 'string' } {
+/** The string operand a glyph is in: element `element` of a TJ array, or the Tj, ' or " string. */
+export function stringOperand(op: ContentOp, element: number): Operand & { kind: 'string' } {
   const a = op.operands;
   if (element >= 0) {
     const arr = a[a.length - 1];
