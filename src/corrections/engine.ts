@@ -873,12 +873,12 @@ function rewriteActualText(
   const first = actualTextAt(unit, g0.opIndex);
   if (!first) return;
   const last = glyphs[glyphs.length - 1];
-  if (last.unit !== g0.unit || actualTextAt(unit, last.opIndex)?.start !== first.start) {
+  const oneSpan = last.unit === g0.unit && actualTextAt(unit, last.opIndex)?.start === first.start;
+  const rewrite = oneSpan ? actualTextEdit(first, find, replacement) : null;
+  if (!rewrite) {
     rewriteGlyphSpans(t, edits, measurements);
     return;
   }
-  const rewrite = actualTextEdit(first, find, replacement);
-  if (!rewrite) return;
   edits.set(g0.unit, [...(edits.get(g0.unit) ?? []), rewrite.edit]);
   measurements.actual_text = { before: rewrite.before, after: rewrite.after };
 }

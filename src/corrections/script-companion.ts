@@ -14,6 +14,13 @@ import { copyDict, type ChangedObject } from './write.ts';
 export const CJK =
   /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
 
+/**
+ * Math fonts, whose letters are variables (italic) or symbols, never a text's Latin: TeX's CMMI,
+ * CMSY, CMEX, the AMS and Euler fonts, and OpenType math fonts (Latin Modern Math, New CM Math,
+ * STIX Two Math, XITS Math, TeX Gyre … Math, Cambria Math).
+ */
+const MATH_FONT = /(^|\+)(cmmi|cmmib|cmsy|cmbsy|cmex|msam|msbm|eufm|eufb|eusm|eusb|rsfs)\d|math/i;
+
 /** A letter or digit of the companion's kind: not CJK, not a mark or a space. */
 const ALPHANUMERIC = /^[\p{L}\p{N}]$/u;
 
@@ -79,6 +86,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     const f = g.font;
     if (f === font || f.objNum === font.objNum || f.objNum <= 0 || f.wmode !== 0 || f.kind === 'Type3')
       continue;
+    if (MATH_FONT.test(f.baseFont)) continue;
     if (g.state.Tr === 3 || g.state.Tr === 7) continue;
     const ch = charOf(f, g.code);
     if (!ch || !ALPHANUMERIC.test(ch) || CJK.test(ch)) continue;
@@ -114,7 +122,9 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
           b[1].beside - a[1].beside ||
           b[1].atSize - a[1].atSize,
       )[0]
-    : text.sort((a, b) => b[1].glyphs - a[1].glyphs)[0];
+    : text.sort(
+        (a, b) => Number(monospaced(a[1])) - Number(monospaced(b[1])) || b[1].glyphs - a[1].glyphs,
+      )[0];
   if (!pick) return null;
   const [info, near] = pick;
   const codeLength = info.composite ? (info.codespace?.[0]?.bytes ?? 2) : 1;

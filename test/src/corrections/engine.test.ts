@@ -225,6 +225,10 @@ test('one /ActualText span per glyph (XeTeX around each ideograph): a swap rewri
     one_per_glyph: true,
   });
   assert.ok(pageText(r.output).includes('bac'));
+  // One letter replaced: its span alone says the new letter (it never held the whole `find`).
+  const one = await applyEdit(editInput(pdf, 'abc', 'aéc'));
+  assert.ok(one.verification.passed, one.verification.failure_reason ?? '');
+  assert.ok(pageText(one.output).includes('aéc'));
 });
 
 test('a narrower replacement in a TJ array: the next word stays exactly where it was', async () => {
@@ -725,6 +729,12 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
     assert.is(withCode.tier, 4);
     assert.is(
       (withCode.measurements as { companion_font: { font: string } }).companion_font.font,
+      'GHIJKL+CMUSerif-Roman',
+    );
+    // A math font's letters (variables) are never the text's Latin, however many they are.
+    const withMath = await proposeEdit(editInput(cjkWithLatinPdf(true, false, true), '我们用', '我们Z'));
+    assert.is(
+      (withMath.measurements as { companion_font: { font: string } }).companion_font.font,
       'GHIJKL+CMUSerif-Roman',
     );
     // No Latin on the page: nothing says how the document draws it.

@@ -155,10 +155,11 @@ export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif/cmu
  * Fallback named `ABCDEF+FandolSong-Regular`), the Latin word between them in a Latin font at the
  * same size (a subset of CMU Serif, `GHIJKL+CMUSerif-Roman`); `latin: false` leaves the Latin
  * out, so the page has no font for it; `code: true` adds more Latin on the line in a monospaced
- * font (`MNOPQR+CMUTypewriter-Regular`), as a manual's inline code. Exercises tier 4's companion
- * font (script-companion.ts).
+ * font (`MNOPQR+CMUTypewriter-Regular`), as a manual's inline code; `math: true` adds more in a
+ * math font (`STUVWX+NewCMMath-Book`, CMU Serif Italic's outlines), as formulas set in the text.
+ * Exercises tier 4's companion font (script-companion.ts).
  */
-export function cjkWithLatinPdf(latin = true, code = false): Uint8Array {
+export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8Array {
   const root = new URL('../../../fonts/', import.meta.url);
   const doc = new mupdf.PDFDocument();
   try {
@@ -196,6 +197,13 @@ export function cjkWithLatinPdf(latin = true, code = false): Uint8Array {
       fonts.put('T1', m);
       refs.push([m, 'MNOPQR+CMUTypewriter-Regular']);
       body += ` /T1 10 Tf <${hex(mono, ' documentclass ')}> Tj`;
+    }
+    if (math) {
+      const italic = new mupdf.Font('NewCMMath-Book', readFileSync(new URL('cmu-serif/cmunti.ttf', root)));
+      const m = doc.addFont(italic);
+      fonts.put('M1', m);
+      refs.push([m, 'STUVWX+NewCMMath-Book']);
+      body += ` /M1 10 Tf <${hex(italic, ' xyzabcdefgh ')}> Tj`;
     }
     body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
     const resources = doc.newDictionary();
