@@ -265,6 +265,48 @@ export function cmSuper1440Pdf(): Uint8Array {
 }
 
 /**
+ * A Type 3 font dictionary (not yet added): FontMatrix [scale 0 0 scale 0 0], each glyph's code,
+ * name (Differences and CharProcs), width and drawing.
+ */
+export function type3Font(
+  doc: mupdf.PDFDocument,
+  scale: number,
+  bbox: number[],
+  glyphs: { code: number; name: string; width: number; draw: string }[],
+): mupdf.PDFObject {
+  const font = doc.newDictionary();
+  font.put('Type', doc.newName('Font'));
+  font.put('Subtype', doc.newName('Type3'));
+  const fm = doc.newArray();
+  for (const v of [scale, 0, 0, scale, 0, 0]) fm.push(doc.newReal(v));
+  font.put('FontMatrix', fm);
+  const box = doc.newArray();
+  for (const v of bbox) box.push(doc.newInteger(v));
+  font.put('FontBBox', box);
+  const codes = glyphs.map((g) => g.code);
+  const first = Math.min(...codes);
+  const last = Math.max(...codes);
+  font.put('FirstChar', doc.newInteger(first));
+  font.put('LastChar', doc.newInteger(last));
+  const widths = doc.newArray();
+  for (let c = first; c <= last; c += 1)
+    widths.push(doc.newInteger(glyphs.find((g) => g.code === c)?.width ?? 0));
+  font.put('Widths', widths);
+  const enc = doc.newDictionary();
+  const diffs = doc.newArray();
+  const procs = doc.newDictionary();
+  for (const g of glyphs) {
+    diffs.push(doc.newInteger(g.code));
+    diffs.push(doc.newName(g.name));
+    procs.put(g.name, doc.addStream(`${g.width} 0 d0 ${g.draw}`, doc.newDictionary()));
+  }
+  enc.put('Differences', diffs);
+  font.put('Encoding', enc);
+  font.put('CharProcs', procs);
+  return font;
+}
+
+/**
  * A line drawn as arabi writes its Arabic fonts: the ToUnicode map gives Arabic presentation forms,
  * then, after `endcmap` and `%%EOF`, a stray `bfrange` maps the same codes to ASCII. MuPDF stops
  * reading at `endcmap` (ﺎﻴﻠﻜ), poppler reads on (“Aylk”). A Type 3 font: each glyph draws a different
@@ -272,38 +314,18 @@ export function cmSuper1440Pdf(): Uint8Array {
  */
 export function strayToUnicodePdf(): Uint8Array {
   return withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
-    const font = doc.newDictionary();
-    font.put('Type', doc.newName('Font'));
-    font.put('Subtype', doc.newName('Type3'));
-    const fm = doc.newArray();
-    for (const v of [0.001, 0, 0, 0.001, 0, 0]) fm.push(doc.newReal(v));
-    font.put('FontMatrix', fm);
-    const bbox = doc.newArray();
-    for (const v of [0, -200, 600, 700]) bbox.push(doc.newInteger(v));
-    font.put('FontBBox', bbox);
     const glyphs: [number, string, string, string][] = [
       [0x41, 'aleffinal', 'FE8E', '250 0 100 700 re f'],
       [0x6b, 'kafmedial', 'FEDC', '0 0 600 150 re f 450 150 150 400 re f'],
       [0x6c, 'lammedial', 'FEE0', '0 0 600 150 re f 0 150 150 550 re f'],
       [0x79, 'yehmedial', 'FEF4', '0 0 600 150 re f 200 -200 80 80 re f 350 -200 80 80 re f'],
     ];
-    font.put('FirstChar', doc.newInteger(0x41));
-    font.put('LastChar', doc.newInteger(0x79));
-    const widths = doc.newArray();
-    for (let c = 0x41; c <= 0x79; c += 1)
-      widths.push(doc.newInteger(glyphs.some((g) => g[0] === c) ? 600 : 0));
-    font.put('Widths', widths);
-    const enc = doc.newDictionary();
-    const diffs = doc.newArray();
-    const procs = doc.newDictionary();
-    for (const [code, name, , drawing] of glyphs) {
-      diffs.push(doc.newInteger(code));
-      diffs.push(doc.newName(name));
-      procs.put(name, doc.addStream(`600 0 d0 ${drawing}`, doc.newDictionary()));
-    }
-    enc.put('Differences', diffs);
-    font.put('Encoding', enc);
-    font.put('CharProcs', procs);
+    const font = type3Font(
+      doc,
+      0.001,
+      [0, -200, 600, 700],
+      glyphs.map(([code, name, , draw]) => ({ code, name, width: 600, draw })),
+    );
     const hex = (n: number) => n.toString(16).toUpperCase().padStart(2, '0');
     const cmap = [
       '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',

@@ -13,7 +13,7 @@ import {
   glyphNameToUnicode,
   unicodeToGlyphName,
 } from '../../../src/corrections/encodings.ts';
-import { makePdf, withDoc } from './fixtures.ts';
+import { makePdf, type3Font, withDoc } from './fixtures.ts';
 
 const CONTENT = [
   'q 1 0 0 1 5 -3 cm',
@@ -66,31 +66,15 @@ test('a Type3 font with FontMatrix .011: widths in single precision, as MuPDF ke
   // pdfTeX 0.13's bitmap fonts: 59 × 0.011 is 0.649 em in floats (0.648 in doubles), so a line of
   // them drifted 1/1000 em per glyph from MuPDF's characters.
   const pdf = withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
-    const font = doc.newDictionary();
-    font.put('Type', doc.newName('Font'));
-    font.put('Subtype', doc.newName('Type3'));
-    const fm = doc.newArray();
-    for (const v of [0.011, 0, 0, 0.011, 0, 0]) fm.push(doc.newReal(v));
-    font.put('FontMatrix', fm);
-    const bbox = doc.newArray();
-    for (const v of [0, 0, 60, 60]) bbox.push(doc.newInteger(v));
-    font.put('FontBBox', bbox);
-    font.put('FirstChar', doc.newInteger(97));
-    font.put('LastChar', doc.newInteger(98));
-    const widths = doc.newArray();
-    widths.push(doc.newInteger(59));
-    widths.push(doc.newInteger(61));
-    font.put('Widths', widths);
-    const enc = doc.newDictionary();
-    const diffs = doc.newArray();
-    diffs.push(doc.newInteger(97));
-    diffs.push(doc.newName('a'));
-    diffs.push(doc.newName('b'));
-    enc.put('Differences', diffs);
-    font.put('Encoding', enc);
-    const procs = doc.newDictionary();
-    for (const n of ['a', 'b']) procs.put(n, doc.addStream('59 0 d0 0 0 50 50 re f', doc.newDictionary()));
-    font.put('CharProcs', procs);
+    const font = type3Font(
+      doc,
+      0.011,
+      [0, 0, 60, 60],
+      [
+        { code: 97, name: 'a', width: 59, draw: '0 0 50 50 re f' },
+        { code: 98, name: 'b', width: 61, draw: '0 0 50 50 re f' },
+      ],
+    );
     const page = doc.findPage(0);
     page.get('Resources').get('Font').put('T3', doc.addObject(font));
     page.put(
