@@ -567,7 +567,8 @@ function cropBoxWarnings(page: mupdf.PDFPage): string[] {
   const box = (key: string) => {
     const o = page.getObject().getInheritable(key);
     if (!o.isArray() || o.length !== 4) return null;
-    const v = [0, 1, 2, 3].map((i) => o.get(i).asNumber());
+    const v = [0, 1, 2, 3].map((i) => (o.get(i).isNumber() ? o.get(i).asNumber() : NaN));
+    if (!v.every(Number.isFinite)) return null;
     return [Math.min(v[0], v[2]), Math.min(v[1], v[3]), Math.max(v[0], v[2]), Math.max(v[1], v[3])];
   };
   const media = box('MediaBox');
