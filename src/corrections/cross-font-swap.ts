@@ -34,18 +34,18 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
     if (g && glyphs.includes(g) && !word.some((d) => d.glyph === g)) word.push({ glyph: g, char: ch.c });
   }
   if (word.length !== glyphs.length) return null;
+  // The donor's font is named in the same resources (one stream, or the page's content parts).
+  const sameResources = (d: Glyph, old: Glyph) =>
+    d.unit === old.unit ||
+    (t.interp.units[d.unit].kind === 'page' && t.interp.units[old.unit].kind === 'page');
   const donors: Glyph[] = [];
   for (const [i, c] of newChars.entries()) {
     const old = glyphs[i];
     const oldWidth = codeWidth(old.font, old.code);
-    // The donor's font is named in the same resources (one stream, or the page's content parts).
-    const sameResources = (d: Glyph) =>
-      d.unit === old.unit ||
-      (t.interp.units[d.unit].kind === 'page' && t.interp.units[old.unit].kind === 'page');
     const donor = word.find(
       (d) =>
         d.char === c &&
-        sameResources(d.glyph) &&
+        sameResources(d.glyph, old) &&
         Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < SAME_WIDTH_EM,
     );
     if (!donor) return null;

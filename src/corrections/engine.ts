@@ -561,24 +561,18 @@ const notEmbedded = (font: FontInfo) =>
 /**
  * A page whose CropBox lies inside a larger MediaBox is shown (and rendered, and measured) as its
  * CropBox; renderers that draw the MediaBox (pdftoppm without -cropbox) place the same change at
- * an offset from the declared box, so say where that frame starts.
+ * an offset from the declared box, so say where that frame starts. MuPDF gives both boxes in the
+ * page's own frame (rotation applied, origin top-left), so the offset is read there.
  */
 function cropBoxWarnings(page: mupdf.PDFPage): string[] {
-  const box = (key: string) => {
-    const o = page.getObject().getInheritable(key);
-    if (!o.isArray() || o.length !== 4) return null;
-    const v = [0, 1, 2, 3].map((i) => (o.get(i).isNumber() ? o.get(i).asNumber() : NaN));
-    if (!v.every(Number.isFinite)) return null;
-    return [Math.min(v[0], v[2]), Math.min(v[1], v[3]), Math.max(v[0], v[2]), Math.max(v[1], v[3])];
-  };
-  const media = box('MediaBox');
-  const crop = box('CropBox');
-  if (!media || !crop) return [];
-  const dx = Math.max(crop[0], media[0]) - media[0];
-  const dy = media[3] - Math.min(crop[3], media[3]);
+  const shown = page.getBounds();
+  const media = page.getBounds('MediaBox');
+  const dx = shown[0] - media[0];
+  const dy = shown[1] - media[1];
   if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return [];
+  const written = (key: string) => String(page.getObject().getInheritable(key));
   return [
-    `The page shows its CropBox [${crop.map(round).join(' ')}] of a larger MediaBox [${media.map(round).join(' ')}]: boxes are in the CropBox's frame, as viewers show the page; a render of the whole MediaBox (pdftoppm without -cropbox) has the change ${round(dx)} pt further right and ${round(dy)} pt further down.`,
+    `The page shows its CropBox ${written('CropBox')} of a larger MediaBox ${written('MediaBox')}: boxes are in the CropBox's frame, as viewers show the page; a render of the whole MediaBox (pdftoppm without -cropbox) has the change ${round(dx)} pt further right and ${round(dy)} pt further down.`,
   ];
 }
 

@@ -38,6 +38,15 @@ export interface Companion {
   sources: string[];
 }
 
+/** How a font draws the page's letters and digits: how many, at the target's size, beside it, and their widths (em). */
+interface LatinUse {
+  glyphs: number;
+  atSize: number;
+  beside: number;
+  narrowest: number;
+  widest: number;
+}
+
 /** Size of a glyph on the page (the font size through the text matrix and CTM, vertically). */
 const sizeOnPage = (g: Glyph) => {
   const m = mul(g.tm, g.ctm);
@@ -78,10 +87,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     const y = Math.round(g.origin[1]);
     return cjkLines.has(y) || cjkLines.has(y - 1) || cjkLines.has(y + 1);
   };
-  const found = new Map<
-    FontInfo,
-    { glyphs: number; atSize: number; beside: number; narrowest: number; widest: number }
-  >();
+  const found = new Map<FontInfo, LatinUse>();
   for (const g of interp.glyphs) {
     const f = g.font;
     if (f === font || f.objNum === font.objNum || f.objNum <= 0 || f.wmode !== 0 || f.kind === 'Type3')
@@ -107,7 +113,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   // as its prose is), then the one most often on the CJK font's own lines, then the most used at
   // that size; else the page's most used.
   // Widths are in em: one advance for every letter (within 0.002 em) is a monospaced font.
-  const monospaced = (v: { narrowest: number; widest: number }) => v.widest - v.narrowest < 0.002;
+  const monospaced = (v: LatinUse) => v.widest - v.narrowest < 0.002;
   const proportional = [...found.values()].filter((v) => !monospaced(v));
   const most = Math.max(
     0,
@@ -115,16 +121,11 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   );
   const text = [...found].filter(([, v]) => v.glyphs >= Math.max(3, most / 4));
   const atSize = text.filter(([, v]) => v.atSize >= 3);
+  const proseFirst = (a: [FontInfo, LatinUse], b: [FontInfo, LatinUse]) =>
+    Number(monospaced(a[1])) - Number(monospaced(b[1]));
   const pick = atSize.length
-    ? atSize.sort(
-        (a, b) =>
-          Number(monospaced(a[1])) - Number(monospaced(b[1])) ||
-          b[1].beside - a[1].beside ||
-          b[1].atSize - a[1].atSize,
-      )[0]
-    : text.sort(
-        (a, b) => Number(monospaced(a[1])) - Number(monospaced(b[1])) || b[1].glyphs - a[1].glyphs,
-      )[0];
+    ? atSize.sort((a, b) => proseFirst(a, b) || b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
+    : text.sort((a, b) => proseFirst(a, b) || b[1].glyphs - a[1].glyphs)[0];
   if (!pick) return null;
   const [info, near] = pick;
   const codeLength = info.composite ? (info.codespace?.[0]?.bytes ?? 2) : 1;
