@@ -12,7 +12,9 @@
 // the same for CM Typewriter and Sans. Linux Libertine O stands in for itself (XeTeX,
 // LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals);
 // TeX Gyre Pagella for itself and Palatino, whose widths it has.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync } from 'node:zlib';
 
 export type FontClass = 'sans' | 'serif' | 'mono';
 export type FontStyle = 'regular' | 'bold' | 'italic' | 'bold-italic';
@@ -28,7 +30,10 @@ export interface BundledFace {
   class: FontClass;
   /** PostScript name of the face (what a PDF embedding it names as BaseFont, after a subset tag). */
   postscriptName: string;
-  /** Absolute path of the font file (TTF, or OTF with CFF outlines for Latin Modern). */
+  /**
+   * Absolute path of the stored font file: the TTF or OTF (CFF outlines) Brotli-compressed as
+   * `<name>.br` (half the size on disk; `fontBytes` gives the font as distributed).
+   */
   file: string;
   /** SPDX-style licence id and the licence file beside the font. */
   licence: 'OFL-1.1' | 'Bitstream-Vera' | 'GFL' | 'Apache-2.0';
@@ -278,16 +283,26 @@ const FAMILIES: FamilyDef[] = [
   ...latinModern(),
 ];
 
-/** Latin Modern 2.005: one family per optical size, as the fonts name themselves ("LM Roman 10"). */
+/**
+ * Latin Modern 2.005, all 72 faces of fonts-lmodern: one family per optical size, as the fonts name
+ * themselves ("LM Roman 10", "LM Roman Caps 10"). Each series says which word its files and
+ * PostScript names use for a style: the slanted and demi series call their basic face "Regular".
+ */
 function latinModern(): FamilyDef[] {
   const LM = 'Debian fonts-lmodern 2.005-1 (Latin Modern 2.005)';
   const CM = ['Computer Modern', 'EC', 'cm-super', 'Latin Modern'];
-  const lmStyle: Record<FontStyle, string> = {
+  const ROMAN: Record<FontStyle, string> = {
     regular: 'regular',
     bold: 'bold',
     italic: 'italic',
     'bold-italic': 'bolditalic',
   };
+  const OBLIQUE = { ...ROMAN, italic: 'oblique', 'bold-italic': 'boldoblique' };
+  // Slanted series: the slanted face is "Regular", the bold slanted "Bold".
+  const SLANTED = { ...ROMAN, italic: 'regular', 'bold-italic': 'bold' };
+  // Demi series (CMB, CMSSDC: bold, not extended): "Regular" is bold, "Oblique" bold slanted.
+  const DEMI = { ...ROMAN, bold: 'regular', 'bold-italic': 'oblique' };
+  const R: FontStyle[] = ['regular'];
   const series: {
     dir: string;
     family: string;
@@ -295,7 +310,7 @@ function latinModern(): FamilyDef[] {
     file: string;
     class: FontClass;
     slanted?: boolean;
-    italicWord?: string;
+    words?: Record<FontStyle, string>;
     sizes: [number, FontStyle[]][];
   }[] = [
     {
@@ -305,13 +320,14 @@ function latinModern(): FamilyDef[] {
       file: 'lmroman',
       class: 'serif',
       sizes: [
-        [6, ['regular']],
+        [5, ['regular', 'bold']],
+        [6, ['regular', 'bold']],
         [7, ['regular', 'bold', 'italic']],
         [8, ['regular', 'bold', 'italic']],
         [9, ['regular', 'bold', 'italic']],
-        [10, ['regular', 'bold', 'italic', 'bold-italic']],
+        [10, ALL_STYLES],
         [12, ['regular', 'bold', 'italic']],
-        [17, ['regular']],
+        [17, R],
       ],
     },
     {
@@ -321,26 +337,63 @@ function latinModern(): FamilyDef[] {
       file: 'lmromanslant',
       class: 'serif',
       slanted: true,
+      words: SLANTED,
       sizes: [
+        [8, ['italic']],
         [9, ['italic']],
-        [10, ['italic']],
+        [10, ['italic', 'bold-italic']],
         [12, ['italic']],
+        [17, ['italic']],
       ],
     },
+    ...(
+      [
+        ['LM Roman Caps', 'LMRomanCaps', 'lmromancaps', OBLIQUE, ['regular', 'italic']],
+        ['LM Roman Demi', 'LMRomanDemi', 'lmromandemi', DEMI, ['bold', 'bold-italic']],
+        ['LM Roman Dunhill', 'LMRomanDunh', 'lmromandunh', OBLIQUE, ['regular', 'italic']],
+        ['LM Roman Unslanted', 'LMRomanUnsl', 'lmromanunsl', ROMAN, R],
+      ] as const
+    ).map(([family, ps, file, words, styles]) => ({
+      dir: 'lm-roman',
+      family,
+      ps,
+      file,
+      class: 'serif' as const,
+      words,
+      sizes: [[10, [...styles]]] as [number, FontStyle[]][],
+    })),
     {
       dir: 'lm-sans',
       family: 'LM Sans',
       ps: 'LMSans',
       file: 'lmsans',
       class: 'sans',
-      italicWord: 'oblique',
+      words: OBLIQUE,
       sizes: [
-        [8, ['regular']],
-        [9, ['regular']],
-        [10, ['regular', 'bold', 'italic']],
-        [12, ['regular']],
-        [17, ['regular']],
+        [8, ['regular', 'italic']],
+        [9, ['regular', 'italic']],
+        [10, ALL_STYLES],
+        [12, ['regular', 'italic']],
+        [17, ['regular', 'italic']],
       ],
+    },
+    {
+      dir: 'lm-sans',
+      family: 'LM Sans Demi Cond',
+      ps: 'LMSansDemiCond',
+      file: 'lmsansdemicond',
+      class: 'sans',
+      words: DEMI,
+      sizes: [[10, ['bold', 'bold-italic']]],
+    },
+    {
+      dir: 'lm-sans',
+      family: 'LM Sans Quotation',
+      ps: 'LMSansQuot',
+      file: 'lmsansquot',
+      class: 'sans',
+      words: OBLIQUE,
+      sizes: [[8, ALL_STYLES]],
     },
     {
       dir: 'lm-mono',
@@ -349,22 +402,38 @@ function latinModern(): FamilyDef[] {
       file: 'lmmono',
       class: 'mono',
       sizes: [
-        [8, ['regular']],
-        [9, ['regular']],
+        [8, R],
+        [9, R],
         [10, ['regular', 'italic']],
-        [12, ['regular']],
+        [12, R],
       ],
     },
+    ...(
+      [
+        ['LM Mono Slanted', 'LMMonoSlant', 'lmmonoslant', SLANTED, ['italic'], true],
+        ['LM Mono Caps', 'LMMonoCaps', 'lmmonocaps', OBLIQUE, ['regular', 'italic'], false],
+        ['LM Mono Light', 'LMMonoLt', 'lmmonolt', OBLIQUE, ALL_STYLES, false],
+        ['LM Mono Light Cond', 'LMMonoLtCond', 'lmmonoltcond', OBLIQUE, ['regular', 'italic'], false],
+        ['LM Mono Prop', 'LMMonoProp', 'lmmonoprop', OBLIQUE, ['regular', 'italic'], false],
+        ['LM Mono Prop Light', 'LMMonoPropLt', 'lmmonoproplt', OBLIQUE, ALL_STYLES, false],
+      ] as const
+    ).map(([family, ps, file, words, styles, slanted]) => ({
+      dir: 'lm-mono',
+      family,
+      ps,
+      file,
+      // The proportional "typewriter" (CMVTT) is not monospaced.
+      class: family.startsWith('LM Mono Prop') ? ('serif' as const) : ('mono' as const),
+      slanted,
+      words,
+      sizes: [[10, [...styles]]] as [number, FontStyle[]][],
+    })),
   ];
   return series.flatMap((s) =>
     s.sizes.map(([size, styles]): FamilyDef => {
-      // The slanted roman is "Regular" in its own names; the matcher counts it as italic.
-      const word = (st: FontStyle) =>
-        s.slanted ? 'regular' : st === 'italic' && s.italicWord ? s.italicWord : lmStyle[st];
-      const psWord = (st: FontStyle) => {
-        const w = word(st);
-        return w === 'bolditalic' ? 'BoldItalic' : w[0].toUpperCase() + w.slice(1);
-      };
+      const word = (st: FontStyle) => (s.words ?? ROMAN)[st];
+      const psWord = (st: FontStyle) =>
+        word(st).replace(/bold|italic|oblique|regular/g, (w) => w[0].toUpperCase() + w.slice(1));
       return {
         dir: s.dir,
         family: `${s.family} ${size}`,
@@ -386,7 +455,7 @@ function latinModern(): FamilyDef[] {
 export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
   f.styles.map((style): BundledFace => ({
     id: f.designSize
-      ? `${f.family.toLowerCase().replace(/ /g, '-')}${f.slanted ? '' : `-${style}`}`
+      ? `${f.family.toLowerCase().replace(/ /g, '-')}${f.slanted ? (style === 'bold-italic' ? '-bold' : '') : `-${style}`}`
       : `${f.dir}-${style}`,
     family: f.family,
     style,
@@ -394,7 +463,7 @@ export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
     italic: style === 'italic' || style === 'bold-italic',
     class: f.class,
     postscriptName: f.psNameOf ? f.psNameOf(style) : `${f.psFamily}-${PS_STYLE[style]}`,
-    file: pathOf(`${f.dir}/${f.fileOf(style)}`),
+    file: pathOf(`${f.dir}/${f.fileOf(style)}.br`),
     licence: f.licence,
     licenceFile: pathOf(`${f.dir}/LICENSE`),
     metricCompatibleWith: f.metricCompatibleWith,
@@ -405,6 +474,11 @@ export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
     standsInForScript: f.standsInForScript ?? null,
   })),
 );
+
+/** The font file of a face as distributed (TTF or OTF bytes), read from its stored `.br`. */
+export function fontBytes(face: BundledFace): Uint8Array {
+  return new Uint8Array(brotliDecompressSync(readFileSync(face.file)));
+}
 
 /** The bundled face with this id, or undefined. */
 export function faceById(id: string): BundledFace | undefined {

@@ -24,9 +24,8 @@
 //
 // Loaded fonts are cached for the life of the process (one per face, a few MB in all) and never
 // destroyed; everything else here is plain data.
-import { readFileSync } from 'node:fs';
 import * as mupdf from 'mupdf';
-import { BUNDLED_FACES } from './catalog.ts';
+import { BUNDLED_FACES, fontBytes } from './catalog.ts';
 import type { BundledFace, FontClass } from './catalog.ts';
 
 /** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
@@ -108,7 +107,7 @@ const widthCache = new Map<string, Map<number, number>>();
 export function loadFace(face: BundledFace): mupdf.Font {
   let font = fontCache.get(face.id);
   if (!font) {
-    font = new mupdf.Font(face.postscriptName, readFileSync(face.file));
+    font = new mupdf.Font(face.postscriptName, fontBytes(face));
     fontCache.set(face.id, font);
   }
   return font;
@@ -295,6 +294,8 @@ export function cleanFontName(baseFont: string): { name: string; subset: boolean
   name = name.replace(/#([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   const subset = /^[A-Z]{6}\+/.test(name);
   if (subset) name = name.slice(7);
+  // dvipdfmx (XeTeX, ptex) appends the CMap to a Type 0 font's name: LMSans10-BoldOblique-Identity-H.
+  name = name.replace(/-Identity-[HV]$/, '');
   return { name, subset };
 }
 
@@ -353,7 +354,8 @@ export function parseFontName(baseFont: string): ParsedFontName {
 // so the name picks a series (roman, slanted, sans, mono), a style and a design size; a bundled size
 // less than 1 pt away is the family (10.95 → 10), a farther one is not (its widths differ by > 1 %).
 
-type TexSeries = 'LM Roman' | 'LM Roman Slanted' | 'LM Sans' | 'LM Mono';
+/** A Latin Modern series: a bundled family's name without its design size ("LM Roman Caps"). */
+type TexSeries = string;
 interface TexDesign {
   series: TexSeries | null;
   bold: boolean;
@@ -362,29 +364,46 @@ interface TexDesign {
   note?: string;
 }
 
+const serif = (series: string, bold = false, italic = false): TexDesign => ({
+  series,
+  bold,
+  italic,
+  class: 'serif',
+});
+const sans = (series: string, bold = false, italic = false): TexDesign => ({
+  ...serif(series, bold, italic),
+  class: 'sans',
+});
+const mono = (series: string, bold = false, italic = false): TexDesign => ({
+  ...serif(series, bold, italic),
+  class: 'mono',
+});
+
 const CM_SHAPES: Record<string, TexDesign> = {
-  r: { series: 'LM Roman', bold: false, italic: false, class: 'serif' },
-  bx: { series: 'LM Roman', bold: true, italic: false, class: 'serif' },
-  ti: { series: 'LM Roman', bold: false, italic: true, class: 'serif' },
-  bxti: { series: 'LM Roman', bold: true, italic: true, class: 'serif' },
-  sl: { series: 'LM Roman Slanted', bold: false, italic: true, class: 'serif' },
-  ss: { series: 'LM Sans', bold: false, italic: false, class: 'sans' },
-  ssbx: { series: 'LM Sans', bold: true, italic: false, class: 'sans' },
-  ssi: { series: 'LM Sans', bold: false, italic: true, class: 'sans' },
-  tt: { series: 'LM Mono', bold: false, italic: false, class: 'mono' },
-  itt: { series: 'LM Mono', bold: false, italic: true, class: 'mono' },
-  // Known CM designs without a bundled Latin Modern face.
-  b: { series: null, bold: true, italic: false, class: 'serif', note: 'CMB (bold, not extended)' },
-  bxsl: { series: null, bold: true, italic: true, class: 'serif', note: 'CMBXSL (bold slanted)' },
-  csc: { series: null, bold: false, italic: false, class: 'serif', note: 'CMCSC (small caps)' },
-  tcsc: { series: null, bold: false, italic: false, class: 'mono', note: 'CMTCSC (small caps)' },
-  u: { series: null, bold: false, italic: true, class: 'serif', note: 'CMU (unslanted italic)' },
-  sltt: { series: null, bold: false, italic: true, class: 'mono', note: 'CMSLTT (slanted typewriter)' },
-  vtt: { series: null, bold: false, italic: false, class: 'mono', note: 'CMVTT (variable typewriter)' },
-  ssdc: { series: null, bold: true, italic: false, class: 'sans', note: 'CMSSDC (sans demi condensed)' },
-  ssq: { series: null, bold: false, italic: false, class: 'sans', note: 'CMSSQ (sans quotation)' },
-  ssqi: { series: null, bold: false, italic: true, class: 'sans', note: 'CMSSQI (sans quotation)' },
-  dunh: { series: null, bold: false, italic: false, class: 'serif', note: 'CMDUNH (Dunhill)' },
+  r: serif('LM Roman'),
+  bx: serif('LM Roman', true),
+  ti: serif('LM Roman', false, true),
+  bxti: serif('LM Roman', true, true),
+  sl: serif('LM Roman Slanted', false, true),
+  bxsl: serif('LM Roman Slanted', true, true),
+  b: serif('LM Roman Demi', true),
+  csc: serif('LM Roman Caps'),
+  // The unslanted italic: LM names it a regular face.
+  u: serif('LM Roman Unslanted'),
+  dunh: serif('LM Roman Dunhill'),
+  ss: sans('LM Sans'),
+  ssbx: sans('LM Sans', true),
+  ssi: sans('LM Sans', false, true),
+  ssdc: sans('LM Sans Demi Cond', true),
+  ssq: sans('LM Sans Quotation'),
+  ssqi: sans('LM Sans Quotation', false, true),
+  tt: mono('LM Mono'),
+  itt: mono('LM Mono', false, true),
+  sltt: mono('LM Mono Slanted', false, true),
+  tcsc: mono('LM Mono Caps'),
+  // The variable-width typewriter is proportional (LM Mono Prop).
+  vtt: serif('LM Mono Prop'),
+  // Known CM designs without a Latin Modern face.
   fib: { series: null, bold: false, italic: false, class: 'serif', note: 'CMFIB (Fibonacci)' },
   ff: { series: null, bold: false, italic: false, class: 'serif', note: 'CMFF (funny font)' },
   fi: { series: null, bold: false, italic: true, class: 'serif', note: 'CMFI (funny italic)' },
@@ -399,23 +418,24 @@ const EC_SHAPES: Record<string, TexDesign> = {
   ss: CM_SHAPES.ss,
   sx: CM_SHAPES.ssbx,
   si: CM_SHAPES.ssi,
+  so: sans('LM Sans', true, true),
   tt: CM_SHAPES.tt,
   it: CM_SHAPES.itt,
   bl: CM_SHAPES.bxsl,
   rb: CM_SHAPES.b,
-  cc: { series: null, bold: false, italic: false, class: 'serif', note: 'EC small caps' },
+  cc: CM_SHAPES.csc,
   xc: { series: null, bold: true, italic: false, class: 'serif', note: 'EC bold small caps' },
-  tc: { series: null, bold: false, italic: false, class: 'mono', note: 'EC typewriter small caps' },
+  tc: CM_SHAPES.tcsc,
   st: CM_SHAPES.sltt,
   vt: CM_SHAPES.vtt,
   dh: CM_SHAPES.dunh,
 };
-const LM_SERIES: Record<string, TexSeries> = {
-  lmroman: 'LM Roman',
-  lmromanslant: 'LM Roman Slanted',
-  lmsans: 'LM Sans',
-  lmmono: 'LM Mono',
-};
+
+/** The bundled Latin Modern face a document names itself (XeTeX, LuaTeX: LMRomanCaps10-Regular). */
+function latinModernByName(flat: string): BundledFace | undefined {
+  if (!flat.startsWith('lm')) return undefined;
+  return BUNDLED_FACES.find((f) => f.designSize !== null && normalise(f.postscriptName) === flat);
+}
 
 /**
  * Bundled families of a Latin Modern series that have the style, nearest design size first, less
@@ -447,22 +467,17 @@ function parseTexName(name: string, subset: boolean, flat: string): ParsedFontNa
   } else if ((m = /^(?:ec|sf)([a-z]{2})(\d{4})$/.exec(flat)) && m[1] in EC_SHAPES) {
     design = EC_SHAPES[m[1]];
     size = Number(m[2]) / 100;
-  } else if (
-    (m =
-      /^(lmromanslant|lmroman|lmsans|lmmono)(\d{1,2})(regular|bold|italic|bolditalic|oblique|boldoblique)$/.exec(
-        flat,
-      ))
-  ) {
-    const bold = m[3].startsWith('bold');
-    const italic = /italic|oblique/.test(m[3]) || m[1] === 'lmromanslant';
-    const series = LM_SERIES[m[1]];
-    design = {
-      series,
-      bold,
-      italic,
-      class: series === 'LM Sans' ? 'sans' : series === 'LM Mono' ? 'mono' : 'serif',
-    };
-    size = Number(m[2]);
+  } else {
+    const face = latinModernByName(flat);
+    if (face) {
+      design = {
+        series: face.family.replace(/ \d+$/, ''),
+        bold: face.bold,
+        italic: face.italic,
+        class: face.class,
+      };
+      size = face.designSize ?? 10;
+    }
   }
   if (!design) return null;
   const families = design.series ? texFamilies(design.series, size, design.bold, design.italic) : [];

@@ -761,11 +761,17 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       ['LinLibertineO', 'Computer', 'Compqter', 'linux-libertine-regular'],
       // TeX Gyre Pagella (ctex's and many XeTeX documents' Latin face) for itself.
       ['TeXGyrePagella-Regular', 'Computer', 'Compüter', 'texgyre-pagella-regular'],
+      // Latin Modern's less common faces: XeTeX's bold oblique sans (named with its CMap, as
+      // dvipdfmx writes it) and pdfTeX's small caps.
+      ['LMSans10-BoldOblique-Identity-H', 'Computer', 'Compqter', 'lm-sans-10-bold-italic'],
+      ['CMCSC10', 'Computer', 'Compqter', 'lm-roman-caps-10-regular'],
     ] as const) {
       const files: Record<string, string> = {
-        LinLibertineO: 'linux-libertine/LinLibertine_R.otf',
-        'CMUTypewriter-Regular': 'cmu-typewriter/cmuntt.ttf',
-        'TeXGyrePagella-Regular': 'texgyre-pagella/texgyrepagella-regular.otf',
+        'LMSans10-BoldOblique-Identity-H': 'lm-sans-10-bold-italic',
+        CMCSC10: 'lm-roman-caps-10-regular',
+        LinLibertineO: 'linux-libertine-regular',
+        'CMUTypewriter-Regular': 'cmu-typewriter-regular',
+        'TeXGyrePagella-Regular': 'texgyre-pagella-regular',
       };
       const pdf = cyrillicCmPdf(name, files[name]);
       const r = await applyEdit(editInput(pdf, find, replace));

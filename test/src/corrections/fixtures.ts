@@ -1,7 +1,7 @@
 // Small PDFs made on the spot for the engine's unit tests: a standard font (Helvetica, WinAnsi, not
 // embedded), pages with given content streams, and optionally Form XObjects shared between pages.
-import { readFileSync } from 'node:fs';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
+import { faceById, fontBytes } from '../../../src/fonts/catalog.ts';
 import { takeBytes } from '../../../src/corrections/pdf-bytes.ts';
 import type { EditTaskInput } from '../../../src/corrections/engine.ts';
 
@@ -103,17 +103,23 @@ export function pageText(bytes: Uint8Array, page = 0): string {
   });
 }
 
+/** A bundled face's font file by catalog id (fonts/ stores them Brotli-compressed). */
+export function bundledFont(id: string): Uint8Array {
+  const face = faceById(id);
+  if (!face) throw new Error(`no bundled face ${id}`);
+  return fontBytes(face);
+}
+
 /**
  * A page of Russian set in a subset of CMU Serif Roman (Computer Modern with Cyrillic), as XeTeX or
  * LuaTeX embed it: a Type0/Identity-H font whose program keeps only the glyphs drawn. `baseFont`
  * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names;
  * `face` sets the page in another bundled file (Linux Libertine O, as XeTeX names it LinLibertineO).
  */
-export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif/cmunrm.ttf'): Uint8Array {
-  const file = new URL(`../../../fonts/${face}`, import.meta.url);
+export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif-regular'): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
-    const font = new mupdf.Font('CMUSerif-Roman', readFileSync(file));
+    const font = new mupdf.Font('CMUSerif-Roman', bundledFont(face));
     const ref = doc.addFont(font);
     const line = 'Привет, мир: Computer Modern';
     const hex = [...line].map((ch) =>
@@ -160,14 +166,10 @@ export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif/cmu
  * Exercises tier 4's companion font (script-companion.ts).
  */
 export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8Array {
-  const root = new URL('../../../fonts/', import.meta.url);
   const doc = new mupdf.PDFDocument();
   try {
-    const cjk = new mupdf.Font(
-      'FandolSong',
-      readFileSync(new URL('droid-sans-fallback/DroidSansFallback.ttf', root)),
-    );
-    const roman = new mupdf.Font('CMUSerif-Roman', readFileSync(new URL('cmu-serif/cmunrm.ttf', root)));
+    const cjk = new mupdf.Font('FandolSong', bundledFont('droid-sans-fallback-regular'));
+    const roman = new mupdf.Font('CMUSerif-Roman', bundledFont('cmu-serif-regular'));
     const hex = (font: mupdf.Font, text: string) =>
       [...text]
         .map((ch) =>
@@ -189,17 +191,14 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
       body += ` /R1 10 Tf <${hex(roman, ' LaTeX ')}> Tj`;
     }
     if (code) {
-      const mono = new mupdf.Font(
-        'CMUTypewriter-Regular',
-        readFileSync(new URL('cmu-typewriter/cmuntt.ttf', root)),
-      );
+      const mono = new mupdf.Font('CMUTypewriter-Regular', bundledFont('cmu-typewriter-regular'));
       const m = doc.addFont(mono);
       fonts.put('T1', m);
       refs.push([m, 'MNOPQR+CMUTypewriter-Regular']);
       body += ` /T1 10 Tf <${hex(mono, ' documentclass ')}> Tj`;
     }
     if (math) {
-      const italic = new mupdf.Font('NewCMMath-Book', readFileSync(new URL('cmu-serif/cmunti.ttf', root)));
+      const italic = new mupdf.Font('NewCMMath-Book', bundledFont('cmu-serif-italic'));
       const m = doc.addFont(italic);
       fonts.put('M1', m);
       refs.push([m, 'STUVWX+NewCMMath-Book']);
@@ -231,10 +230,7 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
 export function cmSuper1440Pdf(): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
-    const font = new mupdf.Font(
-      'LMRoman12-Regular',
-      readFileSync(new URL('../../../fonts/lm-roman/lmroman12-regular.otf', import.meta.url)),
-    );
+    const font = new mupdf.Font('LMRoman12-Regular', bundledFont('lm-roman-12-regular'));
     const ref = doc.addFont(font);
     const line = 'Computer Modern';
     const gids = [...line].map((ch) => font.encodeCharacter(ch.codePointAt(0) ?? 0));

@@ -314,11 +314,11 @@ test('other corpus fonts: Arial CID subsets (Google Docs), ArialMT WinAnsi, Robo
 test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest optical size', () => {
   const cases: [string, string | null, boolean, boolean, number][] = [
     ['IYCZZB+CMR10', 'LM Roman 10', false, false, 10],
-    ['CMR5', null, false, false, 5],
+    ['CMR5', 'LM Roman 5', false, false, 5],
     ['CMR12', 'LM Roman 12', false, false, 12],
     ['CMR17', 'LM Roman 17', false, false, 17],
     ['CMBX12', 'LM Roman 12', true, false, 12],
-    ['CMBX5', null, true, false, 5],
+    ['CMBX5', 'LM Roman 5', true, false, 5],
     ['CMTI10', 'LM Roman 10', false, true, 10],
     ['CMBXTI10', 'LM Roman 10', true, true, 10],
     ['CMSL10', 'LM Roman Slanted 10', false, true, 10],
@@ -334,7 +334,27 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
     ['LMRoman10-Regular', 'LM Roman 10', false, false, 10],
     ['LMRomanSlant12-Regular', 'LM Roman Slanted 12', false, true, 12],
     ['LMSans10-Oblique', 'LM Sans 10', false, true, 10],
-    ['CMCSC10', null, false, false, 10],
+    // Every Latin Modern series: small caps, demi (CMB), bold slanted, unslanted italic, Dunhill,
+    // sans demi condensed and quotation, slanted and proportional typewriter, typewriter caps.
+    ['CMCSC10', 'LM Roman Caps 10', false, false, 10],
+    ['ECCC1000', 'LM Roman Caps 10', false, false, 10],
+    ['CMB10', 'LM Roman Demi 10', true, false, 10],
+    ['CMBXSL10', 'LM Roman Slanted 10', true, true, 10],
+    ['CMU10', 'LM Roman Unslanted 10', false, false, 10],
+    ['CMDUNH10', 'LM Roman Dunhill 10', false, false, 10],
+    ['CMSSDC10', 'LM Sans Demi Cond 10', true, false, 10],
+    ['CMSSQ8', 'LM Sans Quotation 8', false, false, 8],
+    ['CMSSI8', 'LM Sans 8', false, true, 8],
+    ['SFSO1000', 'LM Sans 10', true, true, 10],
+    ['CMSLTT10', 'LM Mono Slanted 10', false, true, 10],
+    ['CMVTT10', 'LM Mono Prop 10', false, false, 10],
+    ['CMTCSC10', 'LM Mono Caps 10', false, false, 10],
+    ['CMFIB8', null, false, false, 8],
+    // XeTeX and LuaTeX name the OpenType faces, dvipdfmx with the CMap after them.
+    ['MCYBKR+LMSans10-BoldOblique-Identity-H', 'LM Sans 10', true, true, 10],
+    ['LMRomanSlant10-Bold', 'LM Roman Slanted 10', true, true, 10],
+    ['LMMonoLt10-BoldOblique', 'LM Mono Light 10', true, true, 10],
+    ['LMRomanDemi10-Oblique', 'LM Roman Demi 10', true, true, 10],
   ];
   for (const [name, family, bold, italic, size] of cases) {
     const p = parseFontName(name);
@@ -377,7 +397,7 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
   });
   assert.is(top(libertine), 'linux-libertine-regular');
   assert.match(parseFontName('SFTI1440').note ?? '', /within 1 pt of 14.4 pt/);
-  assert.match(parseFontName('CMCSC10').note ?? '', /small caps/);
+  assert.match(parseFontName('CMFIB8').note ?? '', /Fibonacci\) has no bundled Latin Modern face/);
   assert.is(parseFontName('CMMI10').symbolic, true);
   // CM's widths are Latin Modern's: CMR10 from its AFM (a 500, e 444.4, m 833.3, W 1027.8).
   const cmr10 = { a: 500, e: 444.4, m: 833.3, W: 1027.8, o: 500, i: 277.8, n: 555.6 };

@@ -2,12 +2,11 @@
 // composite glyphs keep their components, the kept glyphs draw pixel for pixel as in the whole face,
 // and everything else is gone. Checked by loading the subset back with MuPDF and, independently,
 // with FreeType through poppler in the engine and corpus tests.
-import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as mupdf from 'mupdf';
-import { faceById } from '../../../src/fonts/catalog.ts';
+import { faceById, fontBytes } from '../../../src/fonts/catalog.ts';
 import { drawsAlike, subsetOpenType, subsetTrueType } from '../../../src/fonts/font-subset.ts';
 
 function glyphPixels(font: mupdf.Font, gid: number): string {
@@ -28,7 +27,7 @@ const inkOf = (pixels: string) => [...Buffer.from(pixels, 'base64')].filter((v) 
 function subsetOf(faceId: string, text: string) {
   const face = faceById(faceId);
   assert.ok(face, faceId);
-  const bytes = new Uint8Array(readFileSync(face.file));
+  const bytes = fontBytes(face);
   const whole = new mupdf.Font('whole', bytes);
   const chars = new Map(
     [...text].map((ch) => [ch.codePointAt(0) ?? 0, whole.encodeCharacter(ch.codePointAt(0) ?? 0)]),
@@ -73,7 +72,7 @@ test('the CJK face: a few ideographs out of 3.4 MB, drawn as in the whole face',
 test('CFF outlines (Latin Modern): CharStrings cut to the drawn glyphs, ids kept, glyphs drawn alike', () => {
   const lm = faceById('lm-roman-10-regular');
   assert.ok(lm);
-  const bytes = new Uint8Array(readFileSync(lm.file));
+  const bytes = fontBytes(lm);
   const whole = new mupdf.Font('whole', bytes);
   const chars = new Map(
     [...'üé'].map((ch) => [ch.codePointAt(0) ?? 0, whole.encodeCharacter(ch.codePointAt(0) ?? 0)]),
@@ -100,7 +99,7 @@ test('CFF outlines (Latin Modern): CharStrings cut to the drawn glyphs, ids kept
 test('fonts it cannot subset are declined (the other outline kind, garbage)', () => {
   const tt = faceById('dejavu-sans-regular');
   assert.ok(tt);
-  assert.is(subsetOpenType(new Uint8Array(readFileSync(tt.file)), new Map([[0x61, 1]])), null);
+  assert.is(subsetOpenType(fontBytes(tt), new Map([[0x61, 1]])), null);
   assert.is(subsetTrueType(new Uint8Array(40), new Map()), null);
   assert.is(subsetTrueType(Uint8Array.from([0, 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0]), new Map()), null);
   assert.is(
