@@ -11,7 +11,9 @@
 // character (Cyrillic, Greek), and for itself; CMU Typewriter Text and CMU Sans Serif (regular) do
 // the same for CM Typewriter and Sans. Linux Libertine O stands in for itself (XeTeX,
 // LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals);
-// TeX Gyre Pagella for itself and Palatino, whose widths it has.
+// TeX Gyre Pagella for itself and Palatino, whose widths it has; TeX Gyre Schola likewise for
+// Century Schoolbook. STIX Two Text, Fira Sans (Regular, Light, Book), Old Standard, Accanthis and
+// CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -36,7 +38,7 @@ export interface BundledFace {
    */
   file: string;
   /** SPDX-style licence id and the licence file beside the font. */
-  licence: 'OFL-1.1' | 'Bitstream-Vera' | 'GFL' | 'Apache-2.0';
+  licence: 'OFL-1.1' | 'Bitstream-Vera' | 'GFL' | 'Apache-2.0' | 'GPL-2.0-or-later WITH Font-exception-2.0';
   licenceFile: string;
   /** Families whose advance widths this face reproduces (empty: none but its own). */
   metricCompatibleWith: string[];
@@ -60,6 +62,8 @@ const pathOf = (relative: string) => fileURLToPath(new URL(relative, FONTS_DIR))
 
 interface FamilyDef {
   dir: string;
+  /** Start of the faces' ids when a folder holds several families (default: the folder's name). */
+  idBase?: string;
   family: string;
   psFamily: string;
   class: FontClass;
@@ -83,6 +87,12 @@ const PS_STYLE: Record<FontStyle, string> = {
   'bold-italic': 'BoldItalic',
 };
 const ALL_STYLES: FontStyle[] = ['regular', 'bold', 'italic', 'bold-italic'];
+
+/** Fira Sans file and PostScript style words: the light and book weights name their own upright. */
+function psFira(style: FontStyle, upright: string, italic: string): string {
+  if (upright === 'Regular') return PS_STYLE[style];
+  return style === 'italic' ? italic : upright;
+}
 const LIBERATION = 'Debian fonts-liberation2 2.1.5-1 (Liberation Fonts 2.1.5)';
 
 const FAMILIES: FamilyDef[] = [
@@ -262,6 +272,92 @@ const FAMILIES: FamilyDef[] = [
         'bold-italic': 'LinLibertine_RBI.otf',
       })[s],
     psNameOf: (s) => `LinLibertineO${{ regular: '', bold: 'B', italic: 'I', 'bold-italic': 'BI' }[s]}`,
+  },
+  {
+    // CMU Typewriter Text Light and Light Oblique: the light typewriter XeTeX documents name
+    // CMUTypewriter-Light (a Chinese package's manual sets its code in it).
+    dir: 'cmu-typewriter',
+    idBase: 'cmu-typewriter-light',
+    family: 'CMU Typewriter Text Light',
+    psFamily: 'CMUTypewriter',
+    class: 'mono',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['CMU Typewriter Text Light'],
+    source: 'Debian fonts-cmu 0.7.0-5 (CM Unicode 0.7.0), /usr/share/fonts/truetype/cmu/',
+    styles: ['regular', 'italic'],
+    fileOf: (s) => (s === 'regular' ? 'cmunbtl.ttf' : 'cmunbto.ttf'),
+    psNameOf: (s) => (s === 'regular' ? 'CMUTypewriter-Light' : 'CMUTypewriter-LightOblique'),
+  },
+  {
+    // TeX Gyre Schola: URW's Century Schoolbook L (C059) as the TeX Gyre project extended it.
+    dir: 'texgyre-schola',
+    family: 'TeX Gyre Schola',
+    psFamily: 'TeXGyreSchola',
+    class: 'serif',
+    licence: 'GFL',
+    metricCompatibleWith: ['Century Schoolbook', 'New Century Schoolbook', 'Century Schoolbook L', 'C059'],
+    source:
+      'Debian fonts-texgyre 20180621-6 (TeX Gyre 2.005), /usr/share/texmf/fonts/opentype/public/tex-gyre/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `texgyreschola-${s.replace('-', '')}.otf`,
+  },
+  {
+    // STIX Two Text 2.12, the text faces of STIX Two (scientific publishers', and many XeTeX and
+    // LuaTeX documents' Latin, Greek and Cyrillic).
+    dir: 'stix-two-text',
+    family: 'STIX Two Text',
+    psFamily: 'STIXTwoText',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['STIX Two Text'],
+    source:
+      'Debian texlive-fonts-extra 2022.20230122-4 (CTAN stix2-otf), /usr/share/texlive/texmf-dist/fonts/opentype/public/stix2-otf/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `STIXTwoText-${PS_STYLE[s]}.otf`,
+  },
+  ...(
+    [
+      ['Fira Sans', 'Regular', 'Italic', ALL_STYLES],
+      ['Fira Sans Light', 'Light', 'LightItalic', ['regular', 'italic']],
+      ['Fira Sans Book', 'Book', 'BookItalic', ['regular', 'italic']],
+    ] as const
+  ).map(([family, upright, italic, styles]): FamilyDef => ({
+    // Fira Sans 4.301 in the weights documents set text in (Beamer's metropolis theme: Light, Book).
+    dir: 'fira-sans',
+    idBase: family.toLowerCase().replace(/ /g, '-'),
+    family,
+    psFamily: 'FiraSans',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: [family],
+    source:
+      'Debian texlive-fonts-extra 2022.20230122-4 (CTAN fira), /usr/share/texlive/texmf-dist/fonts/opentype/public/fira/',
+    styles: [...styles],
+    fileOf: (s) => `FiraSans-${psFira(s, upright, italic)}.otf`,
+    psNameOf: (s) => `FiraSans-${psFira(s, upright, italic)}`,
+  })),
+  {
+    dir: 'old-standard',
+    family: 'Old Standard',
+    psFamily: 'OldStandard',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Old Standard'],
+    source:
+      'Debian texlive-fonts-extra 2022.20230122-4 (CTAN oldstandard 2.6), /usr/share/texlive/texmf-dist/fonts/opentype/public/oldstandard/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `OldStandard-${PS_STYLE[s]}.otf`,
+  },
+  {
+    dir: 'accanthis',
+    family: 'Accanthis ADF Std No3',
+    psFamily: 'AccanthisADFStdNo3',
+    class: 'serif',
+    licence: 'GPL-2.0-or-later WITH Font-exception-2.0',
+    metricCompatibleWith: ['Accanthis ADF Std No3'],
+    source: 'Debian fonts-adf-accanthis 0.20190904-2, /usr/share/fonts/truetype/adf/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `AccanthisADFStdNo3-${PS_STYLE[s]}.otf`,
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width
@@ -456,7 +552,7 @@ export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
   f.styles.map((style): BundledFace => ({
     id: f.designSize
       ? `${f.family.toLowerCase().replace(/ /g, '-')}${f.slanted ? (style === 'bold-italic' ? '-bold' : '') : `-${style}`}`
-      : `${f.dir}-${style}`,
+      : `${f.idBase ?? f.dir}-${style}`,
     family: f.family,
     style,
     bold: style === 'bold' || style === 'bold-italic',

@@ -745,7 +745,7 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; CMU Typewriter, Libertine and TeX Gyre Pagella for themselves', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard and Accanthis for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -765,8 +765,21 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       // dvipdfmx writes it) and pdfTeX's small caps.
       ['LMSans10-BoldOblique-Identity-H', 'Computer', 'Compqter', 'lm-sans-10-bold-italic'],
       ['CMCSC10', 'Computer', 'Compqter', 'lm-roman-caps-10-regular'],
+      // Open faces TeX documents set text in, each for itself (Century Schoolbook L by its twin).
+      ['STIXTwoText', 'Computer', 'Compüter', 'stix-two-text-regular'],
+      ['FiraSans-Light-Identity-H', 'Computer', 'Compqter', 'fira-sans-light-regular'],
+      ['OldStandard-Italic', 'Computer', 'Compåter', 'old-standard-italic'],
+      ['CenturySchL-Roma', 'Computer', 'CompZter', 'texgyre-schola-regular'],
+      ['AccanthisADFStdNo3-Regular', 'Computer', 'Compçter', 'accanthis-regular'],
+      ['CMUTypewriter-Light-Identity-H', 'Computer', 'Compçter', 'cmu-typewriter-light-regular'],
     ] as const) {
       const files: Record<string, string> = {
+        STIXTwoText: 'stix-two-text-regular',
+        'FiraSans-Light-Identity-H': 'fira-sans-light-regular',
+        'OldStandard-Italic': 'old-standard-italic',
+        'CenturySchL-Roma': 'texgyre-schola-regular',
+        'AccanthisADFStdNo3-Regular': 'accanthis-regular',
+        'CMUTypewriter-Light-Identity-H': 'cmu-typewriter-light-regular',
         'LMSans10-BoldOblique-Identity-H': 'lm-sans-10-bold-italic',
         CMCSC10: 'lm-roman-caps-10-regular',
         LinLibertineO: 'linux-libertine-regular',
