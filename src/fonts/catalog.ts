@@ -13,7 +13,8 @@
 // LuaTeX and pdfTeX documents set in Libertine: Cyrillic in Church Slavonic and Russian manuals);
 // TeX Gyre Pagella for itself and Palatino, whose widths it has; TeX Gyre Schola likewise for
 // Century Schoolbook. STIX Two Text, Fira Sans (Regular, Light, Book), Old Standard, Accanthis and
-// CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in.
+// CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in; so do
+// Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -358,6 +359,35 @@ const FAMILIES: FamilyDef[] = [
     source: 'Debian fonts-adf-accanthis 0.20190904-2, /usr/share/fonts/truetype/adf/',
     styles: ALL_STYLES,
     fileOf: (s) => `AccanthisADFStdNo3-${PS_STYLE[s]}.otf`,
+  },
+  {
+    // Nanum Myeongjo and Nanum Gothic, the open Korean faces most documents use: hangul, hanja and
+    // Latin. They stand in for themselves, as XeTeX and office programs embed them (NanumMyeongjo)
+    // and as CJK.sty's Type 1 subfonts name them (nanummjm + a subfont number, t1nanummjm).
+    dir: 'nanum',
+    idBase: 'nanum-myeongjo',
+    family: 'Nanum Myeongjo',
+    psFamily: 'NanumMyeongjo',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Nanum Myeongjo'],
+    source: 'Debian fonts-nanum 20200506-1 (Nanum 3.011), /usr/share/fonts/truetype/nanum/',
+    styles: ['regular', 'bold'],
+    fileOf: (s) => (s === 'bold' ? 'NanumMyeongjoBold.ttf' : 'NanumMyeongjo.ttf'),
+    psNameOf: (s) => (s === 'bold' ? 'NanumMyeongjoBold' : 'NanumMyeongjo'),
+  },
+  {
+    dir: 'nanum',
+    idBase: 'nanum-gothic',
+    family: 'Nanum Gothic',
+    psFamily: 'NanumGothic',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Nanum Gothic'],
+    source: 'Debian fonts-nanum 20200506-1 (Nanum 3.011), /usr/share/fonts/truetype/nanum/',
+    styles: ['regular', 'bold'],
+    fileOf: (s) => (s === 'bold' ? 'NanumGothicBold.ttf' : 'NanumGothic.ttf'),
+    psNameOf: (s) => (s === 'bold' ? 'NanumGothicBold' : 'NanumGothic'),
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

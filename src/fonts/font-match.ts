@@ -272,6 +272,17 @@ const NAME_FAMILIES: NameFamily[] = (
       (prefix): NameFamily => ({ prefix, family: 'TeX Gyre Schola', class: 'serif' }),
     ),
     { prefix: 'accanthisadfstdno3', family: 'Accanthis ADF Std No3', class: 'serif' },
+    { prefix: 'nanummyeongjo', family: 'Nanum Myeongjo', class: 'serif' },
+    { prefix: 'nanumgothic', family: 'Nanum Gothic', class: 'sans' },
+    ...[
+      'nanummyeongjoextrabold',
+      'nanummyeongjoeco',
+      'nanumgothicextrabold',
+      'nanumgothiclight',
+      'nanumgothicultralight',
+      'nanumgothiceco',
+      'nanumgothiccoding',
+    ].map((prefix): NameFamily => ({ prefix, family: null, class: null, note: `${prefix}: not bundled` })),
     ...['accanthisadfstdno2', 'accanthisadfstd'].map((prefix): NameFamily => ({
       prefix,
       family: null,
@@ -334,12 +345,23 @@ export function cleanFontName(baseFont: string): { name: string; subset: boolean
 
 const normalise = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
+/**
+ * CJK.sty's Type 1 Nanum fonts (the nanumtype1 package) by the names of the faces they were made
+ * from: `nanummjm` + a two-digit subfont number is Nanum Myeongjo (m: regular, b: bold, e: extra
+ * bold), `t1nanumgtb` its Latin in T1 encoding, `nanumgt…` Nanum Gothic.
+ */
+function cjkSubfontFamily(flat: string): string {
+  const m = /^(?:t1)?nanum(mj|gt)([mbe])(?:[0-9a-f]{2})?$/.exec(flat);
+  if (!m) return flat;
+  return `nanum${m[1] === 'mj' ? 'myeongjo' : 'gothic'}${{ m: '', b: 'bold', e: 'extrabold' }[m[2]]}`;
+}
+
 /** Reads family, class and style from a BaseFont name. */
 export function parseFontName(baseFont: string): ParsedFontName {
   const { name, subset } = cleanFontName(baseFont);
-  const flat = normalise(name);
-  const tex = parseTexName(name, subset, flat);
+  const tex = parseTexName(name, subset, normalise(name));
   if (tex) return tex;
+  const flat = cjkSubfontFamily(normalise(name));
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").

@@ -745,7 +745,7 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard and Accanthis for themselves', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis and Nanum for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -772,6 +772,9 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       ['CenturySchL-Roma', 'Computer', 'CompZter', 'texgyre-schola-regular'],
       ['AccanthisADFStdNo3-Regular', 'Computer', 'Compçter', 'accanthis-regular'],
       ['CMUTypewriter-Light-Identity-H', 'Computer', 'Compçter', 'cmu-typewriter-light-regular'],
+      // Nanum as CJK.sty's Type 1 subfonts name it, and as XeTeX names it.
+      ['nanummjmd3', 'Computer', 'Compqter', 'nanum-myeongjo-regular'],
+      ['NanumGothicBold', 'Computer', 'CompZter', 'nanum-gothic-bold'],
     ] as const) {
       const files: Record<string, string> = {
         STIXTwoText: 'stix-two-text-regular',
@@ -780,6 +783,8 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
         'CenturySchL-Roma': 'texgyre-schola-regular',
         'AccanthisADFStdNo3-Regular': 'accanthis-regular',
         'CMUTypewriter-Light-Identity-H': 'cmu-typewriter-light-regular',
+        nanummjmd3: 'nanum-myeongjo-regular',
+        NanumGothicBold: 'nanum-gothic-bold',
         'LMSans10-BoldOblique-Identity-H': 'lm-sans-10-bold-italic',
         CMCSC10: 'lm-roman-caps-10-regular',
         LinLibertineO: 'linux-libertine-regular',
