@@ -14,7 +14,8 @@
 // TeX Gyre Pagella for itself and Palatino, whose widths it has; TeX Gyre Schola likewise for
 // Century Schoolbook. STIX Two Text, Fira Sans (Regular, Light, Book), Old Standard, Accanthis and
 // CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in; so do
-// Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them).
+// Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them);
+// Amiri (Arabic with Latin), Noto Serif and Iwona.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -88,6 +89,14 @@ const PS_STYLE: Record<FontStyle, string> = {
   'bold-italic': 'BoldItalic',
 };
 const ALL_STYLES: FontStyle[] = ['regular', 'bold', 'italic', 'bold-italic'];
+
+/** Amiri names its italics Slanted. */
+const AMIRI_STYLE: Record<FontStyle, string> = {
+  regular: 'Regular',
+  bold: 'Bold',
+  italic: 'Slanted',
+  'bold-italic': 'BoldSlanted',
+};
 
 /** Fira Sans file and PostScript style words: the light and book weights name their own upright. */
 function psFira(style: FontStyle, upright: string, italic: string): string {
@@ -388,6 +397,44 @@ const FAMILIES: FamilyDef[] = [
     styles: ['regular', 'bold'],
     fileOf: (s) => (s === 'bold' ? 'NanumGothicBold.ttf' : 'NanumGothic.ttf'),
     psNameOf: (s) => (s === 'bold' ? 'NanumGothicBold' : 'NanumGothic'),
+  },
+  {
+    // Amiri, the Naskh face Arabic XeTeX and LuaTeX documents are set in, with its Latin; its
+    // slanted faces are its italics.
+    dir: 'amiri',
+    family: 'Amiri',
+    psFamily: 'Amiri',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Amiri'],
+    source: 'Debian fonts-hosny-amiri 0.113-1, /usr/share/fonts/opentype/fonts-hosny-amiri/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `Amiri-${AMIRI_STYLE[s]}.ttf`,
+    psNameOf: (s) => `Amiri-${AMIRI_STYLE[s]}`,
+  },
+  {
+    dir: 'noto-serif',
+    family: 'Noto Serif',
+    psFamily: 'NotoSerif',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Noto Serif'],
+    source: 'Debian fonts-noto-core 20201225-1 (Noto Serif 2.004), /usr/share/fonts/truetype/noto/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `NotoSerif-${PS_STYLE[s]}.ttf`,
+  },
+  {
+    // Iwona, a sans of Polish design TeX documents use (the iwona package).
+    dir: 'iwona',
+    family: 'Iwona',
+    psFamily: 'Iwona',
+    class: 'sans',
+    licence: 'GFL',
+    metricCompatibleWith: ['Iwona'],
+    source:
+      'Debian texlive-fonts-extra 2022.20230122-4 (CTAN iwona), /usr/share/texlive/texmf-dist/fonts/opentype/nowacki/iwona/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `Iwona-${PS_STYLE[s]}.otf`,
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

@@ -169,6 +169,13 @@ interface NameFamily {
    * pdfTeX's LinLibertineT-TLF, …TB-TLF; file names LinLibertine_R, …_RB), not in words.
    */
   styleLetters?: boolean;
+  /** Style words of the family's own (Amiri: Slanted for italic), read as the usual ones. */
+  styleWords?: Record<string, string>;
+  /**
+   * Only these styles are the family: a name that goes on with anything else is another family
+   * of the same prefix (NotoSerifKR, NotoSerifDevanagari, NotoSerifDisplay).
+   */
+  onlyStyles?: string[];
 }
 
 const NAME_FAMILIES: NameFamily[] = (
@@ -272,6 +279,31 @@ const NAME_FAMILIES: NameFamily[] = (
       (prefix): NameFamily => ({ prefix, family: 'TeX Gyre Schola', class: 'serif' }),
     ),
     { prefix: 'accanthisadfstdno3', family: 'Accanthis ADF Std No3', class: 'serif' },
+    {
+      prefix: 'amiri',
+      family: 'Amiri',
+      class: 'serif',
+      styleWords: { slanted: 'italic', boldslanted: 'bolditalic' },
+    },
+    ...['amiriquran', 'amiriqurancolored'].map((prefix): NameFamily => ({
+      prefix,
+      family: null,
+      class: null,
+      note: `${prefix}: not bundled`,
+    })),
+    {
+      prefix: 'notoserif',
+      family: 'Noto Serif',
+      class: 'serif',
+      onlyStyles: ['', 'regular', 'bold', 'italic', 'bolditalic'],
+    },
+    { prefix: 'iwona', family: 'Iwona', class: 'sans' },
+    ...['iwonacond', 'iwonalight', 'iwonamedium', 'iwonaheavy'].map((prefix): NameFamily => ({
+      prefix,
+      family: null,
+      class: 'sans',
+      note: `${prefix}: not bundled`,
+    })),
     { prefix: 'nanummyeongjo', family: 'Nanum Myeongjo', class: 'serif' },
     { prefix: 'nanumgothic', family: 'Nanum Gothic', class: 'sans' },
     ...[
@@ -373,6 +405,7 @@ export function parseFontName(baseFont: string): ParsedFontName {
     style = cut > 0 ? normalise(name.slice(cut + 1)) : '';
   }
   style = style.replace(/^ps/, '').replace(/(mt|ps|mtps)$/, '');
+  if (known?.styleWords) style = known.styleWords[style] ?? style;
   if (known?.styleLetters) {
     // O (OpenType), T (Type 1) or G (Graphite), then R?, B?, I?; figure styles (-TLF, -OsF) do not
     // change the letters. Z (semibold), DR (display), C (capitals) are faces not bundled.
@@ -386,7 +419,8 @@ export function parseFontName(baseFont: string): ParsedFontName {
   const italicWord = ITALIC.test(style) || ITALIC_SHORT.test(style) || style === 'bi';
   const variantMatch = known?.family ? VARIANT.exec(style) : null;
   const variant = variantMatch ? variantMatch[0] : null;
-  const family = known && !variant ? known.family : null;
+  const otherFamily = known?.onlyStyles && !known.onlyStyles.includes(style);
+  const family = known && !variant && !otherFamily ? known.family : null;
   return {
     name,
     subset,
@@ -580,11 +614,21 @@ const FLAG_NONSYMBOLIC = 1 << 5;
 const FLAG_ITALIC = 1 << 6;
 const FLAG_FORCE_BOLD = 1 << 18;
 
-function widthEntries(widths: PdfFontFacts['widths']): [string, number][] {
+function widthEntries(widths: PdfFontFacts['widths'], shaped = false): [string, number][] {
   if (!widths) return [];
   const entries = widths instanceof Map ? [...widths.entries()] : Object.entries(widths);
-  return entries.filter(([ch, w]) => [...ch].length === 1 && Number.isFinite(w));
+  return entries.filter(
+    ([ch, w]) => [...ch].length === 1 && Number.isFinite(w) && (shaped || !SHAPED.test(ch)),
+  );
 }
+
+/**
+ * Scripts drawn in contextual forms (Arabic, Syriac, Thaana, N'Ko, Indic, Mongolian): a document's
+ * ToUnicode maps an initial, medial or final glyph to its letter, whose nominal glyph in a bundled
+ * face is the isolated form of another width, so these letters say nothing about the face's widths
+ * (an Amiri page measured 42/1000 em from Amiri itself over them; its Latin and figures, 0.5).
+ */
+const SHAPED = /[\u0600-\u08FF\u0900-\u0DFF\u1800-\u18AF\uFB50-\uFDFF\uFE70-\uFEFF]/u;
 
 /**
  * The horizontal scale that best makes `face`'s widths the document's: the median ratio over at
@@ -659,10 +703,16 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
   }
 
   const measured = widthEntries(facts.widths);
+  // Widths measured on shaped letters only prove nothing, and do not make a name match enough.
+  const shapedOnly = measured.length === 0 && widthEntries(facts.widths, true).length > 0;
   const scored: Omit<FontCandidate, 'rank'>[] = [];
   for (const face of BUNDLED_FACES) {
     const reasons: string[] = [];
     const reject = (reason: string) => result.rejected.push({ face_id: face.id, reason });
+    if (shapedOnly) {
+      reject('only letters of a contextually shaped script were measured: the widths are unknown');
+      continue;
+    }
     if (face.standsInForScript) {
       reject(`a ${face.standsInForScript.toUpperCase()} face: offered only for characters of its script`);
       continue;

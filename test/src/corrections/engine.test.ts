@@ -745,7 +745,7 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis and Nanum for themselves', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis, Nanum, Amiri, Noto Serif and Iwona for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -775,6 +775,10 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       // Nanum as CJK.sty's Type 1 subfonts name it, and as XeTeX names it.
       ['nanummjmd3', 'Computer', 'Compqter', 'nanum-myeongjo-regular'],
       ['NanumGothicBold', 'Computer', 'CompZter', 'nanum-gothic-bold'],
+      // Amiri's Latin (Arabic XeTeX documents), Noto Serif, Iwona.
+      ['Amiri-Slanted', 'Computer', 'Compqter', 'amiri-italic'],
+      ['NotoSerif-Regular', 'Computer', 'CompZter', 'noto-serif-regular'],
+      ['Iwona-Regular', 'Computer', 'Compqter', 'iwona-regular'],
     ] as const) {
       const files: Record<string, string> = {
         STIXTwoText: 'stix-two-text-regular',
@@ -785,6 +789,9 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
         'CMUTypewriter-Light-Identity-H': 'cmu-typewriter-light-regular',
         nanummjmd3: 'nanum-myeongjo-regular',
         NanumGothicBold: 'nanum-gothic-bold',
+        'Amiri-Slanted': 'amiri-italic',
+        'NotoSerif-Regular': 'noto-serif-regular',
+        'Iwona-Regular': 'iwona-regular',
         'LMSans10-BoldOblique-Identity-H': 'lm-sans-10-bold-italic',
         CMCSC10: 'lm-roman-caps-10-regular',
         LinLibertineO: 'linux-libertine-regular',

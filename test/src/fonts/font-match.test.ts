@@ -491,4 +491,27 @@ test('cm-super sizes Latin Modern lacks: the nearest optical size, drawn at the 
   );
 });
 
+test('shaped scripts say nothing about widths: an Amiri page matches Amiri by its Latin; Arabic alone matches nothing', () => {
+  const amiri = faceById('amiri-regular')!;
+  const latin = Object.fromEntries([...'aemnorst0123'].map((c) => [c, faceAdvance(amiri, c)!]));
+  // Contextual forms (initial, medial, final) map to their letter; their widths are not the isolated
+  // glyph's a face has for that letter.
+  const arabic = { ب: 150, ت: 980, ث: 40, ج: 900, ح: 60, خ: 700, د: 20, ل: 850 };
+  const page = matchFont({ baseFont: 'QPHTVM+Amiri-Regular', flags: 4, widths: { ...latin, ...arabic } });
+  assert.is(top(page), 'amiri-regular');
+  assert.ok(page.candidates[0].width_diff! < 1, String(page.candidates[0].width_diff));
+  const only = matchFont({ baseFont: 'QPHTVM+Amiri-Regular', flags: 4, widths: arabic });
+  assert.equal(only.candidates, []);
+  assert.ok(only.rejected.every((r) => /contextually shaped script/.test(r.reason)));
+  // Noto Serif is Noto Serif, not the CJK or script families of the same prefix.
+  assert.is(parseFontName('UIQRKM+NotoSerif-Regular').family, 'Noto Serif');
+  assert.is(parseFontName('NotoSerifKR-Regular-Identity-H').family, null);
+  assert.is(parseFontName('NotoSerifDevanagari-Bold').family, null);
+  // Amiri calls its italics Slanted.
+  assert.equal(
+    [parseFontName('Amiri-BoldSlanted').bold, parseFontName('Amiri-BoldSlanted').italic],
+    [true, true],
+  );
+});
+
 test.run();
