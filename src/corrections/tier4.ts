@@ -192,6 +192,9 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
   };
 }
 
+/** Characters whose widths must agree before a face that the font's name does not name stands in. */
+export const WIDTH_EVIDENCE_CHARS = 8;
+
 /** Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks. */
 export function alternativesFor(
   font: FontInfo,
@@ -201,9 +204,12 @@ export function alternativesFor(
   const facts = fontFactsFromPdf(font.dict);
   const m = matchFont(facts);
   // A stand-in needs evidence: the font's name names its family, or its widths were measured
-  // against the document's (at least 3 characters). Flags alone would let any sans stand in for
-  // Computer Modern.
-  const matched = m.candidates.filter((c) => c.family_match || (c.width_diff !== null && c.width_chars >= 3));
+  // against the document's over WIDTH_EVIDENCE_CHARS characters at least. Flags alone would let any
+  // sans stand in for Computer Modern, and a few characters (a page number's figures, 500/1000 em
+  // in most text faces) fit one face of 158 or another by chance.
+  const matched = m.candidates.filter(
+    (c) => c.family_match || (c.width_diff !== null && c.width_chars >= WIDTH_EVIDENCE_CHARS),
+  );
   const script = cjkStandIn(font, text, replaced);
   // For this text, faces that draw every character come first (in the matcher's order), so the
   // default font_attempt 0 is the best face that can make the correction at all (CMU Serif before

@@ -745,6 +745,27 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
   }
 });
 
+test('tier 4 by widths alone needs 8 characters: a font no name matches, set in LM Roman 10', async () => {
+  // "Body-Regular" names no bundled family; its widths are LM Roman 10's (and CMU Serif's).
+  const long = await applyEdit(
+    editInput(
+      cyrillicCmPdf('Body-Regular', 'lm-roman-10-regular', 'Computer Modern'),
+      'Computer',
+      'Compqter',
+    ),
+  );
+  assert.is(long.proposal.tier, 4);
+  assert.ok(long.verification.passed, long.verification.failure_reason ?? '');
+  const m = long.proposal.measurements as { matched_font: { face: string; width_diff: number } };
+  assert.ok(['lm-roman-10-regular', 'cmu-serif-regular'].includes(m.matched_font.face), m.matched_font.face);
+  assert.ok(m.matched_font.width_diff < 1, String(m.matched_font.width_diff));
+  // Five characters (T, o, m, space, 2) fit many faces by chance: no stand-in.
+  const short = await proposeEdit(
+    editInput(cyrillicCmPdf('Body-Regular', 'lm-roman-10-regular', 'Tom 22'), 'Tom', 'Tim'),
+  );
+  assert.is(short.advice?.code, 'glyph_not_available');
+});
+
 test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis, Nanum, Amiri, Noto Serif and Iwona for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {

@@ -114,14 +114,18 @@ export function bundledFont(id: string): Uint8Array {
  * A page of Russian set in a subset of CMU Serif Roman (Computer Modern with Cyrillic), as XeTeX or
  * LuaTeX embed it: a Type0/Identity-H font whose program keeps only the glyphs drawn. `baseFont`
  * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names;
- * `face` sets the page in another bundled file (Linux Libertine O, as XeTeX names it LinLibertineO).
+ * `face` sets the page in another bundled file (Linux Libertine O, as XeTeX names it LinLibertineO),
+ * `line` sets other text (the subset then holds its characters only).
  */
-export function cyrillicCmPdf(baseFont = 'CMUSerif-Roman', face = 'cmu-serif-regular'): Uint8Array {
+export function cyrillicCmPdf(
+  baseFont = 'CMUSerif-Roman',
+  face = 'cmu-serif-regular',
+  line = 'Привет, мир: Computer Modern',
+): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
     const font = new mupdf.Font('CMUSerif-Roman', bundledFont(face));
     const ref = doc.addFont(font);
-    const line = 'Привет, мир: Computer Modern';
     const hex = [...line].map((ch) =>
       font
         .encodeCharacter(ch.codePointAt(0) ?? 0)
