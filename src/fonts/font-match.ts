@@ -178,6 +178,10 @@ interface NameFamily {
   onlyStyles?: string[];
 }
 
+/** Names of designs known not to be bundled (another weight or width of a bundled family). */
+const notBundled = (cls: FontClass | null, ...prefixes: string[]): NameFamily[] =>
+  prefixes.map((prefix) => ({ prefix, family: null, class: cls, note: `${prefix}: not bundled` }));
+
 const NAME_FAMILIES: NameFamily[] = (
   [
     // Known designs that are not metric-compatible with anything bundled.
@@ -197,9 +201,7 @@ const NAME_FAMILIES: NameFamily[] = (
       note: 'Liberation Sans Narrow is not bundled',
     },
     { prefix: 'dejavusansmono', family: null, class: 'mono', note: 'DejaVu Sans Mono is not bundled' },
-    ...['robotocondensed', 'robotomono', 'robotoslab', 'robotoflex', 'robotoserif'].map(
-      (prefix): NameFamily => ({ prefix, family: null, class: null, note: `${prefix}: not bundled` }),
-    ),
+    ...notBundled(null, 'robotocondensed', 'robotomono', 'robotoslab', 'robotoflex', 'robotoserif'),
     {
       prefix: 'dejavuserifcondensed',
       family: null,
@@ -259,7 +261,8 @@ const NAME_FAMILIES: NameFamily[] = (
     { prefix: 'firasanslight', family: 'Fira Sans Light', class: 'sans' },
     { prefix: 'firasansbook', family: 'Fira Sans Book', class: 'sans' },
     { prefix: 'firasans', family: 'Fira Sans', class: 'sans' },
-    ...[
+    ...notBundled(
+      'sans',
       'firasansthin',
       'firasanshair',
       'firasansultralight',
@@ -272,7 +275,7 @@ const NAME_FAMILIES: NameFamily[] = (
       'firasanscondensed',
       'firasansextracondensed',
       'firasanscompressed',
-    ].map((prefix): NameFamily => ({ prefix, family: null, class: 'sans', note: `${prefix}: not bundled` })),
+    ),
     { prefix: 'oldstandard', family: 'Old Standard', class: 'serif' },
     // TeX Gyre Schola has the widths of URW's Century Schoolbook L (C059, New Century Schoolbook).
     ...['texgyreschola', 'centuryschl', 'newcenturyschlbk', 'centuryschoolbook', 'c059'].map(
@@ -285,12 +288,7 @@ const NAME_FAMILIES: NameFamily[] = (
       class: 'serif',
       styleWords: { slanted: 'italic', boldslanted: 'bolditalic' },
     },
-    ...['amiriquran', 'amiriqurancolored'].map((prefix): NameFamily => ({
-      prefix,
-      family: null,
-      class: null,
-      note: `${prefix}: not bundled`,
-    })),
+    ...notBundled(null, 'amiriquran', 'amiriqurancolored'),
     {
       prefix: 'notoserif',
       family: 'Noto Serif',
@@ -298,15 +296,11 @@ const NAME_FAMILIES: NameFamily[] = (
       onlyStyles: ['', 'regular', 'bold', 'italic', 'bolditalic'],
     },
     { prefix: 'iwona', family: 'Iwona', class: 'sans' },
-    ...['iwonacond', 'iwonalight', 'iwonamedium', 'iwonaheavy'].map((prefix): NameFamily => ({
-      prefix,
-      family: null,
-      class: 'sans',
-      note: `${prefix}: not bundled`,
-    })),
+    ...notBundled('sans', 'iwonacond', 'iwonalight', 'iwonamedium', 'iwonaheavy'),
     { prefix: 'nanummyeongjo', family: 'Nanum Myeongjo', class: 'serif' },
     { prefix: 'nanumgothic', family: 'Nanum Gothic', class: 'sans' },
-    ...[
+    ...notBundled(
+      null,
       'nanummyeongjoextrabold',
       'nanummyeongjoeco',
       'nanumgothicextrabold',
@@ -314,13 +308,8 @@ const NAME_FAMILIES: NameFamily[] = (
       'nanumgothicultralight',
       'nanumgothiceco',
       'nanumgothiccoding',
-    ].map((prefix): NameFamily => ({ prefix, family: null, class: null, note: `${prefix}: not bundled` })),
-    ...['accanthisadfstdno2', 'accanthisadfstd'].map((prefix): NameFamily => ({
-      prefix,
-      family: null,
-      class: 'serif',
-      note: `${prefix}: not bundled`,
-    })),
+    ),
+    ...notBundled('serif', 'accanthisadfstdno2', 'accanthisadfstd'),
     { prefix: 'dejavusanscondensed', family: 'DejaVu Sans Condensed', class: 'sans' },
     ...['dejavuserif', 'bitstreamveraserif'].map((prefix): NameFamily => ({
       prefix,
