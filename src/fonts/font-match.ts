@@ -603,11 +603,13 @@ const FLAG_NONSYMBOLIC = 1 << 5;
 const FLAG_ITALIC = 1 << 6;
 const FLAG_FORCE_BOLD = 1 << 18;
 
-function widthEntries(widths: PdfFontFacts['widths'], shaped = false): [string, number][] {
+/** The font's measured widths, one character each; `all` keeps the uninformative ones too. */
+function widthEntries(widths: PdfFontFacts['widths'], all = false): [string, number][] {
   if (!widths) return [];
   const entries = widths instanceof Map ? [...widths.entries()] : Object.entries(widths);
   return entries.filter(
-    ([ch, w]) => [...ch].length === 1 && Number.isFinite(w) && (shaped || !SHAPED.test(ch)),
+    ([ch, w]) =>
+      [...ch].length === 1 && Number.isFinite(w) && (all || !(SHAPED.test(ch) || FULL_WIDTH.test(ch))),
   );
 }
 
@@ -618,6 +620,14 @@ function widthEntries(widths: PdfFontFacts['widths'], shaped = false): [string, 
  * (an Amiri page measured 42/1000 em from Amiri itself over them; its Latin and figures, 0.5).
  */
 const SHAPED = /[\u0600-\u08FF\u0900-\u0DFF\u1800-\u18AF\uFB50-\uFDFF\uFE70-\uFEFF]/u;
+
+/**
+ * Han, kana, hangul, CJK punctuation and full-width forms: every CJK font draws them 1 em wide, so
+ * their widths match any CJK face and name none (a Korean Type 1 subfont of hangul alone matched
+ * Nanum Gothic "within 0/1000 em"). They are not compared; a name still names its family.
+ */
+const FULL_WIDTH =
+  /[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7AF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF\u{20000}-\u{3FFFF}]/u;
 
 /**
  * The horizontal scale that best makes `face`'s widths the document's: the median ratio over at
@@ -693,7 +703,8 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
 
   const measured = widthEntries(facts.widths);
   // Widths measured on shaped letters only prove nothing, and do not make a name match enough.
-  const shapedOnly = measured.length === 0 && widthEntries(facts.widths, true).length > 0;
+  const shapedOnly =
+    measured.length === 0 && widthEntries(facts.widths, true).some(([ch]) => SHAPED.test(ch));
   const scored: Omit<FontCandidate, 'rank'>[] = [];
   for (const face of BUNDLED_FACES) {
     const reasons: string[] = [];

@@ -491,7 +491,7 @@ test('cm-super sizes Latin Modern lacks: the nearest optical size, drawn at the 
   );
 });
 
-test('shaped scripts say nothing about widths: an Amiri page matches Amiri by its Latin; Arabic alone matches nothing', () => {
+test('shaped and full-width scripts say nothing about widths: an Amiri page matches Amiri by its Latin; Arabic alone, or hangul alone, matches nothing but a name', () => {
   const amiri = faceById('amiri-regular')!;
   const latin = Object.fromEntries([...'aemnorst0123'].map((c) => [c, faceAdvance(amiri, c)!]));
   // Contextual forms (initial, medial, final) map to their letter; their widths are not the isolated
@@ -507,6 +507,17 @@ test('shaped scripts say nothing about widths: an Amiri page matches Amiri by it
   assert.is(parseFontName('UIQRKM+NotoSerif-Regular').family, 'Noto Serif');
   assert.is(parseFontName('NotoSerifKR-Regular-Identity-H').family, null);
   assert.is(parseFontName('NotoSerifDevanagari-Bold').family, null);
+  // Han and hangul are 1 em in every CJK font: their widths name no face, a name still does.
+  const hangul = Object.fromEntries([...'가나다라마바사아자차카'].map((c) => [c, 1000]));
+  const unnamed = matchFont({ baseFont: 'JTIFEX+oynmjlc6', flags: 4, widths: hangul });
+  assert.ok(
+    unnamed.candidates.every((c) => !c.family_match && c.width_diff === null && c.width_chars === 0),
+    'no face is named and none has widths to show',
+  );
+  assert.is(
+    top(matchFont({ baseFont: 'ILMJLX+nanummjmd3', flags: 4, widths: hangul })),
+    'nanum-myeongjo-regular',
+  );
   // Amiri calls its italics Slanted.
   assert.equal(
     [parseFontName('Amiri-BoldSlanted').bold, parseFontName('Amiri-BoldSlanted').italic],
