@@ -8,8 +8,10 @@
 #   scripts/debian-corpus.sh /tmp/debian-corpus
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/main  --out /tmp/fid-main
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/more  --out /tmp/fid-more
+#   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/fresh --out /tmp/fid-fresh
 #
-# `main` is a chosen 34 files; `more` every fourth other PDF of the same packages (43 files).
+# `main` is a chosen 34 files; `more` every fourth other PDF of the same packages (47 files);
+# `fresh` another fourth of them (33 files).
 # Needs apt-get (network to Debian's mirrors), dpkg-deb and pdfinfo.
 set -euo pipefail
 out=${1:?usage: scripts/debian-corpus.sh DIR}
@@ -51,4 +53,14 @@ find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
 done | awk 'NR % 4 == 1' | head -45 | while read -r f; do
   cp "$f" "more/$(basename "$(dirname "$f")")--$(basename "$f")"
 done
-echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more"
+# `fresh`: a third slice (every fourth, from the third), kept unseen while engine changes are made.
+mkdir -p "$out/fresh"
+taken=" $(ls main more | grep '\.pdf$' | tr '\n' ' ') "
+find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
+  name="$(basename "$(dirname "$f")")--$(basename "$f")"
+  case "$taken" in *" $name "*) continue ;; esac
+  echo "$f"
+done | awk 'NR % 4 == 3' | head -45 | while read -r f; do
+  cp "$f" "fresh/$(basename "$(dirname "$f")")--$(basename "$f")"
+done
+echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh"
