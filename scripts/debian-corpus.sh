@@ -15,7 +15,7 @@
 # Needs apt-get (network to Debian's mirrors), dpkg-deb and pdfinfo.
 set -euo pipefail
 out=${1:?usage: scripts/debian-corpus.sh DIR}
-mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more"
+mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more" "$out/fresh"
 cd "$out/debs"
 packages=(texlive-lang-cyrillic texlive-lang-korean texlive-lang-arabic texlive-lang-chinese cups-filters
   gnuplot-doc asymptote-doc)
@@ -44,23 +44,20 @@ for f in default-testpage form_english form_russian classified; do
 done
 cp x/usr/share/doc/gnuplot/gnuplot.pdf more/manual--gnuplot.pdf
 cp x/usr/share/doc/asymptote/asymptote.pdf more/manual--asymptote.pdf
-# Every fourth other PDF between 8 KB and 1.5 MB, in name order.
-taken=" $(ls main | tr '\n' ' ') "
-find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
-  name="$(basename "$(dirname "$f")")--$(basename "$f")"
-  case "$taken" in *" $name "*) continue ;; esac
-  echo "$f"
-done | awk 'NR % 4 == 1' | head -45 | while read -r f; do
-  cp "$f" "more/$(basename "$(dirname "$f")")--$(basename "$f")"
-done
-# `fresh`: a third slice (every fourth, from the third), kept unseen while engine changes are made.
-mkdir -p "$out/fresh"
-taken=" $(ls main more | grep '\.pdf$' | tr '\n' ' ') "
-find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
-  name="$(basename "$(dirname "$f")")--$(basename "$f")"
-  case "$taken" in *" $name "*) continue ;; esac
-  echo "$f"
-done | awk 'NR % 4 == 3' | head -45 | while read -r f; do
-  cp "$f" "fresh/$(basename "$(dirname "$f")")--$(basename "$f")"
-done
+# slice N DIR: every fourth PDF between 8 KB and 1.5 MB not taken yet (by name, in name order),
+# starting at the Nth, at most 45, copied into DIR.
+slice() {
+  local taken
+  taken=" $(ls main more fresh | grep '\.pdf$' | tr '\n' ' ') "
+  find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
+    name="$(basename "$(dirname "$f")")--$(basename "$f")"
+    case "$taken" in *" $name "*) continue ;; esac
+    echo "$f"
+  done | awk -v n="$1" 'NR % 4 == n % 4' | head -45 | while read -r f; do
+    cp "$f" "$2/$(basename "$(dirname "$f")")--$(basename "$f")"
+  done
+}
+slice 1 more
+# `fresh`: a third slice, kept unseen while engine changes are made.
+slice 3 fresh
 echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh"
