@@ -380,9 +380,10 @@ function cjkSubfontFamily(flat: string): string {
 /** Reads family, class and style from a BaseFont name. */
 export function parseFontName(baseFont: string): ParsedFontName {
   const { name, subset } = cleanFontName(baseFont);
-  const tex = parseTexName(name, subset, normalise(name));
+  const normalised = normalise(name);
+  const tex = parseTexName(name, subset, normalised);
   if (tex) return tex;
-  const flat = cjkSubfontFamily(normalise(name));
+  const flat = cjkSubfontFamily(normalised);
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").

@@ -103,6 +103,16 @@ export function pageText(bytes: Uint8Array, page = 0): string {
   });
 }
 
+/** The glyph ids `font` draws `text` with, as 4-digit hex (Identity-H codes), one per character. */
+function glyphHex(font: mupdf.Font, text: string): string[] {
+  return [...text].map((ch) =>
+    font
+      .encodeCharacter(ch.codePointAt(0) ?? 0)
+      .toString(16)
+      .padStart(4, '0'),
+  );
+}
+
 /** A bundled face's font file by catalog id (fonts/ stores them Brotli-compressed). */
 export function bundledFont(id: string): Uint8Array {
   const face = faceById(id);
@@ -126,12 +136,7 @@ export function cyrillicCmPdf(
   try {
     const font = new mupdf.Font('CMUSerif-Roman', bundledFont(face));
     const ref = doc.addFont(font);
-    const hex = [...line].map((ch) =>
-      font
-        .encodeCharacter(ch.codePointAt(0) ?? 0)
-        .toString(16)
-        .padStart(4, '0'),
-    );
+    const hex = glyphHex(font, line);
     const resources = doc.newDictionary();
     const fonts = doc.newDictionary();
     fonts.put('F1', ref);
@@ -173,41 +178,39 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
   const doc = new mupdf.PDFDocument();
   try {
     const cjk = new mupdf.Font('FandolSong', bundledFont('droid-sans-fallback-regular'));
-    const roman = new mupdf.Font('CMUSerif-Roman', bundledFont('cmu-serif-regular'));
-    const hex = (font: mupdf.Font, text: string) =>
-      [...text]
-        .map((ch) =>
-          font
-            .encodeCharacter(ch.codePointAt(0) ?? 0)
-            .toString(16)
-            .padStart(4, '0'),
-        )
-        .join('');
+    const hex = (font: mupdf.Font, text: string) => glyphHex(font, text).join('');
     const fonts = doc.newDictionary();
-    const c = doc.addFont(cjk);
-    fonts.put('C1', c);
-    let body = `BT /C1 10 Tf 20 50 Td <${hex(cjk, '我们用')}> Tj`;
-    const refs: [mupdf.PDFObject, string][] = [[c, 'ABCDEF+FandolSong-Regular']];
-    if (latin) {
-      const r = doc.addFont(roman);
-      fonts.put('R1', r);
-      refs.push([r, 'GHIJKL+CMUSerif-Roman']);
-      body += ` /R1 10 Tf <${hex(roman, ' LaTeX ')}> Tj`;
-    }
-    if (code) {
-      const mono = new mupdf.Font('CMUTypewriter-Regular', bundledFont('cmu-typewriter-regular'));
-      const m = doc.addFont(mono);
-      fonts.put('T1', m);
-      refs.push([m, 'MNOPQR+CMUTypewriter-Regular']);
-      body += ` /T1 10 Tf <${hex(mono, ' documentclass ')}> Tj`;
-    }
-    if (math) {
-      const italic = new mupdf.Font('NewCMMath-Book', bundledFont('cmu-serif-italic'));
-      const m = doc.addFont(italic);
-      fonts.put('M1', m);
-      refs.push([m, 'STUVWX+NewCMMath-Book']);
-      body += ` /M1 10 Tf <${hex(italic, ' xyzabcdefgh ')}> Tj`;
-    }
+    const refs: [mupdf.PDFObject, string][] = [];
+    let body = 'BT';
+    // One run of `text` in `font`, resource `key`, renamed `tagged` once subset.
+    const run = (font: mupdf.Font, key: string, tagged: string, text: string, td = '') => {
+      const ref = doc.addFont(font);
+      fonts.put(key, ref);
+      refs.push([ref, tagged]);
+      body += ` /${key} 10 Tf${td} <${hex(font, text)}> Tj`;
+    };
+    run(cjk, 'C1', 'ABCDEF+FandolSong-Regular', '我们用', ' 20 50 Td');
+    if (latin)
+      run(
+        new mupdf.Font('CMUSerif-Roman', bundledFont('cmu-serif-regular')),
+        'R1',
+        'GHIJKL+CMUSerif-Roman',
+        ' LaTeX ',
+      );
+    if (code)
+      run(
+        new mupdf.Font('CMUTypewriter-Regular', bundledFont('cmu-typewriter-regular')),
+        'T1',
+        'MNOPQR+CMUTypewriter-Regular',
+        ' documentclass ',
+      );
+    if (math)
+      run(
+        new mupdf.Font('NewCMMath-Book', bundledFont('cmu-serif-italic')),
+        'M1',
+        'STUVWX+NewCMMath-Book',
+        ' xyzabcdefgh ',
+      );
     body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
     const resources = doc.newDictionary();
     resources.put('Font', fonts);
