@@ -4,7 +4,14 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from '../canonical-json.ts';
 import { DocfixError } from '../errors.ts';
-import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import {
+  loadPage,
+  openPdf,
+  renderPageRgb as renderPage,
+  shownBox,
+  type RgbImage,
+  type mupdf,
+} from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
 import { loadProgram, type FontInfo } from './fonts.ts';
@@ -37,6 +44,7 @@ import {
 } from './verify.ts';
 import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
 import { keepOriginalNumbers } from '../pdf/exact-save.ts';
+import { restoreShownBoxes } from '../pdf/page-frame.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
 import { secondRendererGuard } from './second-renderer.ts';
@@ -331,7 +339,7 @@ async function attemptAnyTier(input: EditTaskInput, forApply: boolean): Promise<
     let hidden: HiddenWord | null;
     try {
       const pageIndex = input.request.page_index ?? 0;
-      const page = doc.loadPage(pageIndex);
+      const page = loadPage(doc, pageIndex);
       // Invisible text over a scan is an OCR layer: the word is in the scan's pixels. Elsewhere it
       // is hidden text that draws nothing, and stays refused.
       const kind = classifyPage(page, pageIndex).info.kind;
@@ -437,7 +445,7 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   const programs: mupdf.Font[] = [];
   try {
     const t = locate(input, doc, find, matchIndex, replacement);
-    const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(t.page)];
+    const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.
     const swap = t.byGlyph ? crossFontSwap(t) : null;
@@ -537,7 +545,7 @@ function locate(
       `Page index ${pageIndex} is beyond the last page (${pageCount - 1}).`,
     );
   }
-  const page = doc.loadPage(pageIndex);
+  const page = loadPage(doc, pageIndex);
   const before = beforeState(input, pageIndex, page);
   const lines = before.lines;
   const interp = interpretPage(page, page.getTransform() as Mat);
@@ -559,20 +567,16 @@ const notEmbedded = (font: FontInfo) =>
   `The font ${font.baseFont} is not embedded: the new characters are drawn by each viewer's own font, as the rest of the text is.`;
 
 /**
- * A page whose CropBox lies inside a larger MediaBox is shown (and rendered, and measured) as its
- * CropBox; renderers that draw the MediaBox (pdftoppm without -cropbox) place the same change at
- * an offset from the declared box, so say where that frame starts. MuPDF gives both boxes in the
- * page's own frame (rotation applied, origin top-left), so the offset is read there.
+ * A page whose CropBox lies inside a larger MediaBox: viewers show the crop, docfix works on the whole
+ * MediaBox (page-frame.ts), as printers and poppler do. Say so, and where the crop starts, so a box
+ * read against a viewer's picture is not misplaced.
  */
-function cropBoxWarnings(page: mupdf.PDFPage): string[] {
-  const shown = page.getBounds();
-  const media = page.getBounds('MediaBox');
-  const dx = shown[0] - media[0];
-  const dy = shown[1] - media[1];
-  if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return [];
-  const written = (key: string) => String(page.getObject().getInheritable(key));
+function cropBoxWarnings(doc: mupdf.PDFDocument, page: mupdf.PDFPage): string[] {
+  const shown = shownBox(doc, page);
+  if (!shown) return [];
+  const media = String(page.getObject().getInheritable('MediaBox'));
   return [
-    `The page shows its CropBox ${written('CropBox')} of a larger MediaBox ${written('MediaBox')}: boxes are in the CropBox's frame, as viewers show the page; a render of the whole MediaBox (pdftoppm without -cropbox) has the change ${round(dx)} pt further right and ${round(dy)} pt further down.`,
+    `The page shows its CropBox ${shown.written} of a larger MediaBox ${media}: boxes and renders cover the whole MediaBox, as printers and poppler (pdftoppm, pdftotext) see the page; a viewer shows only the CropBox, which starts ${round(shown.box[0])} pt from the left and ${round(shown.box[1])} pt from the top.`,
   ];
 }
 
@@ -1128,7 +1132,7 @@ function oldInkBoxes(
 ): Box[] {
   const original = openPdf(input.pdf, input.password).doc;
   try {
-    return glyphInkBoxes(original.loadPage(pageIndex), origins, tol).map((b) => toRender(b));
+    return glyphInkBoxes(loadPage(original, pageIndex), origins, tol).map((b) => toRender(b));
   } finally {
     original.destroy();
   }
@@ -1418,6 +1422,7 @@ function applyOnProposal(
 }
 
 function save(doc: mupdf.PDFDocument): Uint8Array {
+  restoreShownBoxes(doc);
   // Incremental: the original bytes stay as a prefix (signed revisions stay byte-exact) and the
   // document's encryption is kept for the new objects.
   const options = doc.canBeSavedIncrementally() ? 'incremental' : 'garbage=0';

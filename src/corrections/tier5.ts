@@ -7,7 +7,7 @@
 // tier (pixels outside the box, objects, other pages) plus an independent reading of the patch.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { openPdf, renderPageRgb, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../ocr/page-ocr.ts';
 import { recogniseWords, type RecognisedWord } from '../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from './render-diff.ts';
@@ -427,7 +427,7 @@ export async function attemptPixelPatch(
   const doc = opened.doc;
   try {
     const pageCount = doc.countPages();
-    const page = doc.loadPage(t.pageIndex) as mupdf.PDFPage;
+    const page = loadPage(doc, t.pageIndex);
     // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
     const toPts = 72 / t.renderDpi;
@@ -633,7 +633,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   const { doc, reopen } = reopenOutput(v);
   try {
     const guards: GuardResult[] = [];
-    const page = doc.loadPage(v.pageIndex);
+    const page = loadPage(doc, v.pageIndex);
     const after = renderPageRgb(page, WORKING_DPI);
     const declared = padBox(v.patchBox300, DECLARED_PAD_PX, after);
     const diff = diffRenders(v.before, after, declared);
@@ -674,7 +674,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       const beforeDoc = openPdf(v.input, v.password).doc;
       let textBefore = '';
       try {
-        textBefore = beforeDoc.loadPage(v.pageIndex).toStructuredText('preserve-whitespace').asText();
+        textBefore = loadPage(beforeDoc, v.pageIndex).toStructuredText('preserve-whitespace').asText();
       } finally {
         beforeDoc.destroy();
       }

@@ -2,7 +2,13 @@
 // changed page before and after at the working resolution and compare every pixel, prove the other
 // pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
 import { createHash } from 'node:crypto';
-import { openPdf, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
+import {
+  loadPage,
+  openPdf,
+  renderPageRgb as renderPage,
+  type RgbImage,
+  type mupdf,
+} from '../pdf/mupdf-adapter.ts';
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
 import { quadBox, readPageText, type TextLine } from './page-text.ts';
 import type { ChangedObject } from './write.ts';
@@ -229,7 +235,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
   const { doc, reopen } = reopenOutput(v);
   try {
-    const page = doc.loadPage(v.pageIndex);
+    const page = loadPage(doc, v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);

@@ -4,7 +4,7 @@
 import { inflateSync } from 'node:zlib';
 import { DocfixError } from '../errors.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { messageOf, openPdf } from '../pdf/mupdf-adapter.ts';
+import { loadPage, messageOf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
 import { classifyPage } from './classify.ts';
 import {
@@ -81,7 +81,7 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
     for (let i = 0; i < count; i++) {
       let page: mupdf.PDFPage;
       try {
-        page = doc.loadPage(i);
+        page = loadPage(doc, i);
       } catch (error) {
         throw unreadable(error, `page ${i + 1}`);
       }

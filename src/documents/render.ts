@@ -3,7 +3,7 @@
 // For unpaid documents a corrected page's crop is "marked": native pixels only inside the page's
 // corrections, coarse pixels and a diagonal hatch everywhere else (docs/documents.md).
 import { DocfixError } from '../errors.ts';
-import { dpiMatrix, mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
+import { dpiMatrix, loadPage, mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import { MAX_CROP_PIXELS, PREVIEW_DPI, RENDER_DPI, THUMB_WIDTH } from './limits.ts';
 import type { BoxRender } from './text-find.ts';
 
@@ -49,7 +49,7 @@ export function loadPageChecked(doc: mupdf.PDFDocument, index: number): mupdf.PD
       { page_count: count },
     );
   }
-  return doc.loadPage(index);
+  return loadPage(doc, index);
 }
 
 /** Low-resolution picture of a page (72 dpi), or a thumbnail about 150 pixels wide. */

@@ -3,7 +3,7 @@
 // One structured-text pass per page; characters are read only on pages whose text may contain the query.
 // The pages' text is kept per revision (text-index.ts), so a second search reads only those pages.
 import { DocfixError } from '../errors.ts';
-import { type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
+import { loadPage, type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchHit, SearchOut } from '../schemas.ts';
 import { SEARCH_MATCH_CAP, SEARCH_QUERY_MAX } from './limits.ts';
 import { openPdfFile } from './pdf-file.ts';
@@ -91,7 +91,7 @@ export function searchWithIndex(
       }
       out.pages_searched!.push(i);
       if (wanted === '' || out.truncated || !mayMatch(indexed, wanted)) continue;
-      const page = openDoc().loadPage(i);
+      const page = loadPage(openDoc(), i);
       try {
         addMatches(i, readPageText(page));
       } finally {
@@ -100,7 +100,7 @@ export function searchWithIndex(
       continue;
     }
     // Not indexed yet: one structured-text pass gives the index entry and, when needed, the matches.
-    const page = openDoc().loadPage(i);
+    const page = loadPage(openDoc(), i);
     try {
       const st = pageStext(page);
       try {

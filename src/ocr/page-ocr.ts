@@ -8,7 +8,7 @@ import { classifyPage } from '../documents/classify.ts';
 import { loadPageChecked } from '../documents/render.ts';
 import { foldNeedle, foldText, readPageText, toBoxRender, unionQuads } from '../documents/text-find.ts';
 import { DocfixError } from '../errors.ts';
-import { mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
+import { loadPage, mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { OcrPageOut } from '../schemas.ts';
 import { installedLanguages, languagePath, recogniseWords } from './recognizer.ts';
 
@@ -267,7 +267,7 @@ export function documentLanguage(doc: mupdf.PDFDocument): string {
   }
   let text = '';
   for (let i = 0; i < Math.min(3, doc.countPages()) && text.length < 20_000; i++) {
-    const page = doc.loadPage(i);
+    const page = loadPage(doc, i);
     try {
       text += page.toStructuredText('preserve-whitespace').asText();
     } finally {

@@ -1,11 +1,13 @@
 // The one door to MuPDF.js for opening and rendering: opening bytes with a password (mapping
-// MuPDF's failures to docfix error codes), rendering a page to raw RGB at a resolution, and reading
-// structured text in bulk. MuPDF objects own WASM memory: callers destroy what they open (`using`
+// MuPDF's failures to docfix error codes), loading a page in docfix's frame (the whole MediaBox,
+// page-frame.ts), rendering a page to raw RGB at a resolution, and saving. MuPDF objects own WASM memory: callers destroy what they open (`using`
 // is not available here, so every helper below frees its temporaries in `finally`).
 import * as mupdf from 'mupdf';
 import { DocfixError } from '../errors.ts';
+import { restoreShownBoxes } from './page-frame.ts';
 
 export { mupdf };
+export { loadPage, shownBox } from './page-frame.ts';
 
 export interface OpenedPdf {
   doc: mupdf.PDFDocument;
@@ -153,6 +155,7 @@ export interface SaveOptions {
  * possible; a repaired file is always saved in full.
  */
 export function saveKeepingEncryption(doc: mupdf.PDFDocument, options: SaveOptions = {}): Uint8Array {
+  restoreShownBoxes(doc);
   const incremental = options.incremental === true && doc.canBeSavedIncrementally() && !doc.wasRepaired();
   const parts = [incremental ? 'incremental' : 'encrypt=keep'];
   if (options.extra) parts.push(options.extra);

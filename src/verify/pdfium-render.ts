@@ -3,11 +3,12 @@
 // shape and orientation as MuPDF's `renderPage` (src/pdf/mupdf-adapter.ts): packed RGB, top-left
 // origin, page rotation applied, annotations and form widgets drawn.
 //
-// Size of a render: PDFium's page size in points (crop box, rotation applied — the same numbers as
-// MuPDF's page bounds) times dpi/72, then rounded the way MuPDF rounds a pixmap
-// (`fz_round_rect`): width = ceil(w·dpi/72 − 0.001), height likewise. The size depends only on the
-// page box and the dpi, so before/after renders of one page always have identical dimensions, and
-// they equal MuPDF's for the same page (test/src/verify/pdfium-render.test.ts checks the corpus).
+// Size of a render: PDFium's page size in points (the whole MediaBox, as src/pdf/page-frame.ts has
+// it; rotation applied — the same numbers as MuPDF's page bounds) times dpi/72, then rounded the way
+// MuPDF rounds a pixmap (`fz_round_rect`): width = ceil(w·dpi/72 − 0.001), height likewise. The
+// size depends only on the page box and the dpi, so before/after renders of one page always have
+// identical dimensions, and they equal MuPDF's for the same page (test/src/verify/pdfium-render.test.ts
+// checks the corpus).
 // The page is drawn with an exact scale matrix (FPDF_RenderPageBitmapWithMatrix), not stretched to
 // the rounded size, so a pixel here covers the same area of the page as MuPDF's pixel.
 //
@@ -43,6 +44,9 @@ interface RawPdfium {
   _FPDF_GetPageWidthF(page: number): number;
   _FPDF_GetPageHeightF(page: number): number;
   _FPDFPage_GetRotation(page: number): number;
+  _FPDFPage_GetMediaBox(page: number, left: number, bottom: number, right: number, top: number): number;
+  _FPDFPage_GetCropBox(page: number, left: number, bottom: number, right: number, top: number): number;
+  _FPDFPage_SetCropBox(page: number, left: number, bottom: number, right: number, top: number): void;
   _FPDFBitmap_CreateEx(width: number, height: number, format: number, buffer: number, stride: number): number;
   _FPDFBitmap_FillRect(
     bitmap: number,
@@ -133,7 +137,7 @@ export function renderSize(
 }
 
 export interface PdfiumPageInfo {
-  /** Page size in points, crop box, page rotation applied. */
+  /** Page size in points: the MediaBox (page-frame.ts), page rotation applied. */
   width: number;
   height: number;
   /** The page's /Rotate, in degrees. */
@@ -185,9 +189,29 @@ export class PdfiumDocument {
       throw new DocfixError('unreadable_pdf', `PDFium could not load page ${pageIndex}.`);
     }
     try {
+      this.#showWholeMediaBox(page);
       return use(page);
     } finally {
       p._FPDF_ClosePage(page);
+    }
+  }
+
+  /**
+   * docfix's page frame is the whole MediaBox (src/pdf/page-frame.ts): a page cropped inside a larger
+   * one gets, in PDFium's memory only, a CropBox equal to its MediaBox (PDFium sizes and places the
+   * page by the CropBox, as MuPDF does).
+   */
+  #showWholeMediaBox(page: number): void {
+    const p = this.#pdfium;
+    const at = p.wasmExports.malloc(32);
+    try {
+      if (!p._FPDFPage_GetCropBox(page, at, at + 4, at + 8, at + 12)) return;
+      if (!p._FPDFPage_GetMediaBox(page, at + 16, at + 20, at + 24, at + 28)) return;
+      const [cl, cb, cr, ct, ml, mb, mr, mt] = new Float32Array(p.HEAPU8.buffer, at, 8);
+      if ([cl! - ml!, cb! - mb!, cr! - mr!, ct! - mt!].every((d) => Math.abs(d) < 0.5)) return;
+      p._FPDFPage_SetCropBox(page, ml!, mb!, mr!, mt!);
+    } finally {
+      p.wasmExports.free(at);
     }
   }
 

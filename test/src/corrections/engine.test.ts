@@ -175,28 +175,65 @@ test('letters set one operator each in different fonts (CJK.sty subfonts): a swa
   }
 });
 
-test('a page cropped inside its MediaBox: the box is in the CropBox frame, and the warning gives the MediaBox offset', async () => {
-  const pdf = withDoc(makePdf([{ content: 'BT /F1 12 Tf 40 100 Td (Hello World) Tj ET' }]), (doc) => {
-    const crop = doc.newArray();
-    for (const v of [20, 30, 280, 180]) crop.push(doc.newInteger(v));
-    doc.findPage(0).put('CropBox', crop);
-    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
-  });
-  const r = await applyEdit(editInput(pdf, 'Hello', 'Hlelo'));
-  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-  assert.ok(
-    r.proposal.warnings?.some(
-      (w) =>
-        w.includes('CropBox [20 30 280 180]') && w.includes('20 pt further right and 20 pt further down'),
-    ),
-    JSON.stringify(r.proposal.warnings),
+test('a page cropped inside its MediaBox: boxes are in the whole MediaBox, as poppler sees it, and the CropBox is kept', async () => {
+  // Text inside the crop, and a word outside it that only a MediaBox render (print, pdftoppm) shows.
+  const pdf = withDoc(
+    makePdf([{ content: 'BT /F1 12 Tf 40 100 Td (Hello World) Tj ET BT /F1 12 Tf 5 5 Td (margin) Tj ET' }]),
+    (doc) => {
+      const crop = doc.newArray();
+      for (const v of [20, 30, 280, 180]) crop.push(doc.newInteger(v));
+      doc.findPage(0).put('CropBox', crop);
+      return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+    },
   );
-  // The declared box is in the CropBox's frame: the changed "el" starts after Helvetica's "H"
-  // (0.722 em) at x 40 + 8.664 − 20 pt, 119 px at 300 dpi (202 px in the MediaBox's frame); the
-  // baseline is at 180 − 100 = 80 pt from the top, 333 px.
-  const [x0, y0, , y1] = r.verification.declared_box!;
-  assert.ok(Math.abs(x0 - 119) <= 6, `${x0}`);
-  assert.ok(y0 < 333 && y1 > 333 && y1 < 333 + 30, `${y0} ${y1}`);
+  const work = mkdtempSync(join(tmpdir(), 'docfix-crop-'));
+  try {
+    const r = await applyEdit(editInput(pdf, 'Hello', 'Hlelo'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.ok(
+      r.proposal.warnings?.some(
+        (w) =>
+          w.includes('CropBox [20 30 280 180]') &&
+          w.includes('starts 20 pt from the left and 20 pt from the top'),
+      ),
+      JSON.stringify(r.proposal.warnings),
+    );
+    // The changed "el" starts after Helvetica's "H" (0.722 em) at x 40 + 8.664 pt: 203 px at
+    // 300 dpi from the MediaBox's left edge; the baseline is 200 − 100 = 100 pt from its top, 417 px.
+    const [x0, y0, , y1] = r.verification.declared_box!;
+    assert.ok(Math.abs(x0 - 203) <= 6, `${x0}`);
+    assert.ok(y0 < 417 && y1 > 417 && y1 < 417 + 30, `${y0} ${y1}`);
+    // PDFium draws the same frame (its page is given the MediaBox as CropBox in memory too).
+    const pdfium = r.verification.guards.find((g) => g.name === 'second_renderer_pdfium');
+    assert.ok(pdfium?.passed, JSON.stringify(pdfium));
+    // poppler renders the whole MediaBox: it sees the change inside that box only, and the text.
+    assert.equal(
+      popplerProblems(work, 'crop', pdf, r.output, 'Hello', 'Hlelo', r.verification.declared_box!),
+      [],
+    );
+    // The viewer's crop is the document's own: the same CropBox, not rewritten.
+    withDoc(r.output, (doc) => assert.is(String(doc.findPage(0).get('CropBox')), '[20 30 280 180]'));
+    // A word outside the crop is found and corrected too: it is printed. Its baseline is 195 pt
+    // from the MediaBox's top (812 px), below the crop's bottom edge (170 pt, 708 px).
+    const margin = await applyEdit(editInput(pdf, 'margin', 'nargim'));
+    assert.ok(margin.verification.passed, margin.verification.failure_reason ?? '');
+    const [, my0, , my1] = margin.verification.declared_box!;
+    assert.ok(my0 > 708 && my0 < 812 && my1 > 812, `${my0} ${my1}`);
+    assert.equal(
+      popplerProblems(
+        work,
+        'margin',
+        pdf,
+        margin.output,
+        'margin',
+        'nargim',
+        margin.verification.declared_box!,
+      ),
+      [],
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('letters one per operator, of unequal widths (Google Docs): a swap is moved letter by letter, not made in place', async () => {
