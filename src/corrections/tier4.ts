@@ -463,9 +463,8 @@ function mirrorOldWidths(
   const old = oldWidthsFor(glyphs, codes, info);
   if (!doc || !old) return;
   // Drawn at a horizontal scale, a glyph advances by its width times the scale: the width that
-  // gives the old advance is the old width divided by it, written whole (as MuPDF reads it; the
-  // TJ adjustment takes the remainder).
-  const want = scale === 1 ? old : new Map([...old].map(([gid, w]) => [gid, Math.round(w / scale)]));
+  // gives the old advance is the old width divided by it (the TJ adjustment takes the remainder).
+  const want = scale === 1 ? old : new Map([...old].map(([gid, w]) => [gid, scaledWidth(w, scale)]));
   if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
   const W = info.dict.get('DescendantFonts').get(0).get('W');
   if (!W.isArray()) return;
@@ -474,6 +473,17 @@ function mirrorOldWidths(
   for (let i = W.length - 1; i >= 0; i -= 1) W.delete(i);
   fillCidWidths(doc, W, all);
   for (const [gid, w] of want) info.widths.set(gid, w);
+}
+
+/**
+ * The width that advances as `w` does when drawn at `scale`, keeping `w`'s fraction: renderers read a
+ * written width differently (MuPDF rounds half up, PDFium truncates, poppler keeps every digit), and
+ * n + f then advances as the old m + f does in each of them, within f × (1 − scale) of a unit. A
+ * whole 544 in place of cm-super's 528.9 at 97.24 % moved the rest of the line one unit in PDFium.
+ */
+export function scaledWidth(w: number, scale: number): number {
+  const f = w - Math.floor(w);
+  return Math.round((Math.round(w / scale - f) + f) * 1e4) / 1e4;
 }
 
 /**

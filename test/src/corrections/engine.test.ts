@@ -31,6 +31,7 @@ import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
 import { loadFace } from '../../../src/fonts/font-match.ts';
+import { scaledWidth } from '../../../src/corrections/tier4.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
 function glyphs(bytes: Uint8Array, page = 0) {
@@ -721,6 +722,28 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
       popplerProblems(work, 'sfrm1440', pdf, r.output, 'Computer', 'Compüter', r.verification.declared_box!),
       [],
     );
+    // "o" is 476.5 wide: MuPDF reads 477, PDFium 476, poppler 476.5. The new width keeps the half
+    // (490.5 at 97.24 %), so the rest of the line stays put in all three; a whole 490 moved it
+    // one unit in PDFium, and its guard refused.
+    const half = await applyEdit(editInput(pdf, 'Computer', 'Cömputer'));
+    assert.ok(half.verification.passed, half.verification.failure_reason ?? '');
+    const pdfium = half.verification.guards.find((g) => g.name === 'second_renderer_pdfium');
+    assert.ok(pdfium?.passed, JSON.stringify(pdfium));
+    assert.equal(
+      popplerProblems(
+        work,
+        'half',
+        pdf,
+        half.output,
+        'Computer',
+        'Cömputer',
+        half.verification.declared_box!,
+      ),
+      [],
+    );
+    assert.is(scaledWidth(476.5, 0.9724), 490.5);
+    assert.is(scaledWidth(528.9, 0.9724), 543.9);
+    assert.is(scaledWidth(529, 0.9724), 544);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
