@@ -21,7 +21,14 @@ import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
 import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
-import { advanceOf, keepsInnerKerning, planEdits, type OperandChange, type StreamEdit } from './rewrite.ts';
+import {
+  advanceOf,
+  exactReadingShift,
+  keepsInnerKerning,
+  planEdits,
+  type OperandChange,
+  type StreamEdit,
+} from './rewrite.ts';
 import {
   interpretPage,
   apply as applyMat,
@@ -229,6 +236,9 @@ async function run(
     const warnings = [...candidate.warnings];
     if (!v.passed) {
       // A candidate that would not verify is not offered: the proposal is a refusal with the evidence.
+      // Failing only because renderers read the font's fractional widths differently is a known
+      // limit of the format, not an engine failure: the advice says which replacements keep the line.
+      const readingsOnly = v.guards.every((g) => g.passed || g.name === 'widths_read_alike');
       throw new Refusal(
         {
           code: 'would_not_verify',
@@ -242,10 +252,14 @@ async function run(
               ? [
                   'Choose a replacement made of letters the scan shows clearly, or look at the patch in the preview.',
                 ]
-              : ['Choose a replacement of the same width as the original.']),
+              : readingsOnly
+                ? [
+                    'Choose letters as wide as the ones they replace: the same letters in another order keep the rest of the line in place in every renderer.',
+                  ]
+                : ['Choose a replacement of the same width as the original.']),
             'Correct a different occurrence.',
           ],
-          worth_reporting: true,
+          worth_reporting: !readingsOnly,
         },
         [
           {
@@ -465,13 +479,14 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const boxes = glyphBoxes(t, product, fit);
     const textPlace = checkTextPlace(t);
+    const widthsAlike = widthsReadAlike(t, product, fit);
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
     const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
     const box = unionBox(boxes.oldBoxes) ?? [0, 0, 0, 0];
     const facts: ManifestFacts = { page: t.pageIndex, box, find, replacement, tier };
     const objects = declareObjects(doc, input, t.page, facts, changedObjects, forApply);
     const saved = saveExact(doc, input, opened, t, changedObjects, objects);
-    const verify = verifyCorrection(input, t, boxes, saved, textPlace, find, replacement);
+    const verify = verifyCorrection(input, t, boxes, saved, { textPlace, widthsAlike }, find, replacement);
     const explanation = product.explain({
       oldText: fit.measurements.old_text as string,
       newText: fit.measurements.new_text as string,
@@ -796,6 +811,35 @@ function fitRule(
   return { measurements, overflow, rule, emPts, dirLen, vertical, spread };
 }
 
+type GuardCheck = { passed: boolean; detail: string };
+
+/** Thousandths of an em the rest of a line may move between readings of its widths (rewrite.ts). */
+const READING_TOLERANCE = 0.05;
+
+/**
+ * Guard `widths_read_alike`: the new codes are compensated as MuPDF reads widths; a font whose
+ * widths are written with fractions is read otherwise by poppler, and the rest of the line must not
+ * move there either (exactReadingShift). Glyphs placed one by one, or down a column, move nothing.
+ */
+function widthsReadAlike(t: Located, product: TierProduct, fit: Fit): GuardCheck {
+  if (fit.vertical || product.inPlace)
+    return {
+      passed: true,
+      detail: 'each new glyph stands where an old one stood: no width moves the glyphs after it',
+    };
+  const shift = exactReadingShift(t.glyphs, product.widthFont, product.codes, product.squeeze ?? 1);
+  const units = Math.round(shift * 1000) / 1000;
+  return Math.abs(shift) <= READING_TOLERANCE
+    ? {
+        passed: true,
+        detail: `the widths as written and as MuPDF rounds them place the rest of the line alike (${units}/1000 em apart)`,
+      }
+    : {
+        passed: false,
+        detail: `the font's widths are written with fractions that renderers read differently: with the rest of the line kept in place as MuPDF reads them, a renderer that reads them as written (poppler) would move it ${units}/1000 em`,
+      };
+}
+
 interface EditPlan {
   edits: Map<number, StreamEdit[]>;
   changes: OperandChange[];
@@ -1098,7 +1142,7 @@ function verifyCorrection(
   t: Located,
   boxes: ReturnType<typeof glyphBoxes>,
   saved: SavedCorrection,
-  textPlace: { passed: boolean; detail: string },
+  checks: { textPlace: GuardCheck; widthsAlike: GuardCheck },
   find: string,
   replacement: string,
 ): VerifyOutput {
@@ -1118,7 +1162,8 @@ function verifyCorrection(
     matchLength: t.findCps.length,
     replacement,
     find,
-    textPlaceOk: textPlace,
+    textPlaceOk: checks.textPlace,
+    widthsReadAlike: checks.widthsAlike,
     newGlyphBoxes: boxes.newGlyphBoxes,
   });
 }

@@ -150,6 +150,15 @@ export function codeWidth(font: FontInfo, code: number): number {
 }
 
 /**
+ * `w` moved by less than half a unit to end in fraction `f`: a width written with the fraction of the
+ * width it replaces is read as that one is by every renderer (MuPDF rounds half up, PDFium
+ * truncates, poppler keeps every digit), so the glyphs after it stay where each renderer had them.
+ */
+export function withFraction(w: number, f: number): number {
+  return Math.round((Math.round(w - f) + f) * 1e4) / 1e4;
+}
+
+/**
  * Appends to a CID font's (empty) W array one `first [w w …]` group per run of consecutive codes
  * of `widths`, written as given (whole numbers as integers).
  */

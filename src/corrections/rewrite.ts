@@ -34,6 +34,47 @@ export function advanceOf(font: FontInfo, codes: { code: number; length: number 
   return sum;
 }
 
+/**
+ * How far the rest of the line moves, in thousandths of an em, in a renderer that reads widths as
+ * written (poppler keeps every digit) when the new codes are compensated as MuPDF reads them
+ * (rounded half up; fonts.ts, codeWidth). A cm-super font writes 476.5 and 423: MuPDF reads 477 and
+ * 423, poppler 476.5 and 423, so an "e" changed to an "o" moves poppler's tail half a unit, which
+ * its quarter-pixel glyph placement can show. PDFium, which truncates, has its own guard.
+ */
+export function exactReadingShift(
+  oldGlyphs: Glyph[],
+  newFont: FontInfo,
+  codes: { code: number }[],
+  scale = 1,
+): number {
+  const gap = (font: FontInfo, code: number) =>
+    ((font.widths.get(code) ?? font.defaultWidth) * font.widthScale - codeWidth(font, code)) * 1000;
+  let shift = 0;
+  for (const c of codes) shift += gap(newFont, c.code) * scale;
+  for (const g of oldGlyphs) shift -= gap(g.font, g.code);
+  return shift;
+}
+
+/**
+ * The fraction of each old glyph's written width, by the new character that takes its place, for a
+ * replacement of as many characters as the target (fonts.ts, withFraction). A character that takes
+ * the places of widths with different fractions gets none.
+ */
+export function fractionsByChar(glyphs: Glyph[], chars: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (glyphs.length !== chars.length) return out;
+  const clash = new Set<string>();
+  glyphs.forEach((g, i) => {
+    const w = (g.font.widths.get(g.code) ?? g.font.defaultWidth) * g.font.widthScale * 1000;
+    const f = Math.round((w - Math.floor(w)) * 1e4) / 1e4;
+    const ch = chars[i]!;
+    if (out.has(ch) && out.get(ch) !== f) clash.add(ch);
+    out.set(ch, f);
+  });
+  for (const ch of clash) out.delete(ch);
+  return out;
+}
+
 export function codeToBytes(code: number, length: number): number[] {
   const out: number[] = [];
   for (let k = length - 1; k >= 0; k -= 1) out.push((code >> (8 * k)) & 0xff);

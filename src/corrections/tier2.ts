@@ -11,7 +11,15 @@
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import type { Tier } from './tier-ladder.ts';
-import { builtinFont, codeUnicode, programGlyphNames, standardName, type FontInfo } from './fonts.ts';
+import {
+  builtinFont,
+  codeUnicode,
+  programGlyphNames,
+  standardName,
+  withFraction,
+  type FontInfo,
+} from './fonts.ts';
+import { fractionsByChar } from './rewrite.ts';
 import { unicodeToGlyphName } from './encodings.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import type { Interpretation } from './text-interpreter.ts';
@@ -115,7 +123,9 @@ export const encodingExtensionTier: Tier = {
   attempt(ctx) {
     const { font, reused, newChars } = ctx;
     const missing = reused.missing;
-    const ext = extendEncoding(ctx.doc, font, [...new Set(missing)], ctx.program, ctx.interp);
+    // Each added code's width ends in the fraction of the width it replaces (fonts.ts, withFraction).
+    const fractions = fractionsByChar(ctx.glyphs, newChars);
+    const ext = extendEncoding(ctx.doc, font, [...new Set(missing)], ctx.program, ctx.interp, fractions);
     if ('refused' in ext) return { refused: { code: ext.code, reason: ext.refused, evidence: ext.evidence } };
     // Tier 1's codes stay; the added codes fill the characters it had none for.
     const codes = reused.codes.map((c, i) => (c.code < 0 ? { ...c, code: ext.codes.get(newChars[i])! } : c));
@@ -142,6 +152,7 @@ export function extendEncoding(
   missing: string[],
   getProgram: () => mupdf.Font | null,
   interp: Interpretation,
+  fractions: Map<string, number> = new Map(),
 ): Extension | ExtensionRefusal {
   if (missing.some((ch) => [...ch].length !== 1))
     return refusal('Only single characters can be added.', 'not_available');
@@ -154,9 +165,14 @@ export function extendEncoding(
       },
     );
   }
-  if (font.composite) return extendCid(doc, font, missing, getProgram);
-  return extendSimple(doc, font, missing, getProgram, interp);
+  return font.composite
+    ? extendCid(doc, font, missing, getProgram, fractions)
+    : extendSimple(doc, font, missing, getProgram, interp, fractions);
 }
+
+/** A glyph's width, moved to the fraction of the width it replaces when there is one. */
+const fitted = (w: number, fraction: number | undefined) =>
+  fraction === undefined ? w : withFraction(w, fraction);
 
 function extendSimple(
   doc: mupdf.PDFDocument,
@@ -164,6 +180,7 @@ function extendSimple(
   missing: string[],
   getProgram: () => mupdf.Font | null,
   interp: Interpretation,
+  fractions: Map<string, number>,
 ): Extension | ExtensionRefusal {
   // Width and existence of each glyph, and the name /Differences will use.
   const widths = new Map<string, number>();
@@ -195,7 +212,7 @@ function extendSimple(
           },
         );
       }
-      widths.set(ch, builtin.advanceGlyph(gid) * 1000);
+      widths.set(ch, fitted(builtin.advanceGlyph(gid) * 1000, fractions.get(ch)));
     }
     proof = `non-embedded standard font ${std}: width from the standard metrics`;
   } else {
@@ -240,7 +257,7 @@ function extendSimple(
           },
         );
       }
-      widths.set(ch, program.advanceGlyph(gid) * 1000);
+      widths.set(ch, fitted(program.advanceGlyph(gid) * 1000, fractions.get(ch)));
     }
     proof = `embedded ${font.fontFile?.key ?? ''} program maps the character to a glyph`;
   }
@@ -326,6 +343,7 @@ function extendCid(
   font: FontInfo,
   missing: string[],
   getProgram: () => mupdf.Font | null,
+  fractions: Map<string, number>,
 ): Extension | ExtensionRefusal {
   if (!font.embedded)
     return refusal(`The CID font ${font.baseFont} is not embedded.`, 'glyph_not_provable', {
@@ -379,7 +397,7 @@ function extendCid(
       );
     }
     codes.set(ch, gid);
-    widths.set(gid, program.advanceGlyph(gid) * 1000);
+    widths.set(gid, fitted(program.advanceGlyph(gid) * 1000, fractions.get(ch)));
   }
   const type0 = copyDict(doc, font.dict);
   const descRef = font.dict.get('DescendantFonts').get(0);

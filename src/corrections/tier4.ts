@@ -32,7 +32,7 @@ import {
   type ContentOp,
   type Operand,
 } from './content-stream.ts';
-import { codeWidth, fillCidWidths, loadFontInfo, type FontInfo } from './fonts.ts';
+import { codeWidth, fillCidWidths, loadFontInfo, withFraction, type FontInfo } from './fonts.ts';
 import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
@@ -482,8 +482,7 @@ function mirrorOldWidths(
  * whole 544 in place of cm-super's 528.9 at 97.24 % moved the rest of the line one unit in PDFium.
  */
 export function scaledWidth(w: number, scale: number): number {
-  const f = w - Math.floor(w);
-  return Math.round((Math.round(w / scale - f) + f) * 1e4) / 1e4;
+  return withFraction(w / scale, w - Math.floor(w));
 }
 
 /**

@@ -147,6 +147,8 @@ export interface VerifyInput extends SavedCorrection {
   replacement: string;
   find: string;
   textPlaceOk: { passed: boolean; detail: string };
+  /** The widths of the new and old codes, as written and as MuPDF reads them, place the line alike. */
+  widthsReadAlike?: { passed: boolean; detail: string };
   /**
    * Boxes (render pixels) the new glyphs draw in, when the engine knows them better than MuPDF's
    * character quads (vertical writing: the quads stand an em lower than the drawing). Without
@@ -234,6 +236,7 @@ export function reopenOutput(v: SavedCorrection): { doc: mupdf.PDFDocument; reop
 export function verifyOutput(v: VerifyInput): VerifyOutput {
   const guards: GuardResult[] = [];
   guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
+  if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
   const { doc, reopen } = reopenOutput(v);
   try {
     const page = loadPage(doc, v.pageIndex);

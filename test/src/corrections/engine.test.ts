@@ -32,6 +32,7 @@ import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
 import { loadFace } from '../../../src/fonts/font-match.ts';
 import { scaledWidth } from '../../../src/corrections/tier4.ts';
+import { withFraction } from '../../../src/corrections/fonts.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
 function glyphs(bytes: Uint8Array, page = 0) {
@@ -705,6 +706,36 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
   }
 });
 
+test('tier 2 in a font with fractional widths: the added code takes the fraction of the width it replaces', async () => {
+  // tax-form-incremental.pdf's font writes "e" with a fraction; "ë" from its program did not have
+  // it, and poppler (which reads widths as written) would have seen the rest of the line move.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-fraction-'));
+  try {
+    const pdf = corpusPdf('tax-form-incremental.pdf');
+    const r = await applyEdit(editInput(pdf, 'comprises', 'comprisës'));
+    assert.is(r.proposal.tier, 2);
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const alike = r.verification.guards.find((g) => g.name === 'widths_read_alike');
+    assert.ok(alike?.passed, JSON.stringify(alike));
+    assert.equal(
+      popplerProblems(
+        work,
+        'fraction',
+        pdf,
+        r.output,
+        'comprises',
+        'comprisës',
+        r.verification.declared_box!,
+      ),
+      [],
+    );
+    assert.is(withFraction(556.152, 0.3), 556.3);
+    assert.is(withFraction(556.9, 0.1), 557.1);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at the scale of its widths', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-scaled-'));
   try {
@@ -738,6 +769,29 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
         'Computer',
         'Cömputer',
         half.verification.declared_box!,
+      ),
+      [],
+    );
+    // Tier 1 in the same font: "u" (529) to "o" (476.5) is compensated as MuPDF reads it (477), and
+    // poppler, which reads 476.5, would see " Modern" half a unit over (its quarter-pixel glyph
+    // placement shows that). Refused, with advice that a reordering of the letters keeps the line.
+    const uneven = await proposeEdit(editInput(pdf, 'Computer', 'Compoter'));
+    assert.is(uneven.advice?.code, 'would_not_verify');
+    assert.is(uneven.advice?.worth_reporting, false);
+    assert.match(uneven.advice?.why ?? '', /widths_read_alike: .* -?0\.5\/1000 em/);
+    const reordered = await applyEdit(editInput(pdf, 'Computer', 'Comtuper'));
+    assert.is(reordered.proposal.tier, 1);
+    const alike = reordered.verification.guards.find((g) => g.name === 'widths_read_alike');
+    assert.ok(alike?.passed, JSON.stringify(alike));
+    assert.equal(
+      popplerProblems(
+        work,
+        'reordered',
+        pdf,
+        reordered.output,
+        'Computer',
+        'Comtuper',
+        reordered.verification.declared_box!,
       ),
       [],
     );
