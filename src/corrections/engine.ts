@@ -238,7 +238,8 @@ async function run(
       // A candidate that would not verify is not offered: the proposal is a refusal with the evidence.
       // Failing only because renderers read the font's fractional widths differently is a known
       // limit of the format, not an engine failure: the advice says which replacements keep the line.
-      const readingsOnly = v.guards.every((g) => g.passed || g.name === 'widths_read_alike');
+      const readingsOnly =
+        v.diff.outside_pixels === 0 && v.guards.every((g) => g.passed || g.name === 'widths_read_alike');
       throw new Refusal(
         {
           code: 'would_not_verify',
@@ -453,12 +454,28 @@ export interface Located extends Target {
  * every other step is the same whichever tier gave them.
  */
 function attempt(input: EditTaskInput, forApply: boolean): Candidate {
+  try {
+    return attemptSpan(input, forApply, false);
+  } catch (error) {
+    // Too wide inside a word (a letter wider than the one it replaces, a ligature broken into its
+    // letters): redraw the rest of the word too, so the difference can go into the space after it.
+    if (!(error instanceof Refusal) || error.advice.code !== 'replacement_too_wide') throw error;
+    try {
+      return attemptSpan(input, forApply, true);
+    } catch (wider) {
+      if (wider instanceof Refusal) throw error;
+      throw wider;
+    }
+  }
+}
+
+function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean): Candidate {
   const { find, matchIndex, replacement } = checkRequest(input.request);
   const opened = openPdf(input.pdf, input.password);
   const doc = opened.doc;
   const programs: mupdf.Font[] = [];
   try {
-    const t = locate(input, doc, find, matchIndex, replacement);
+    const t = locate(input, doc, find, matchIndex, replacement, toWordEnd);
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.
@@ -551,6 +568,7 @@ function locate(
   find: string,
   matchIndex: number,
   replacement: string,
+  toWordEnd = false,
 ): Located {
   const pageIndex = input.request.page_index ?? 0;
   const pageCount = doc.countPages();
@@ -570,6 +588,7 @@ function locate(
     find,
     matchIndex,
     replacement,
+    { toWordEnd },
   );
   const g0 = target.glyphs[0];
   return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font };

@@ -170,6 +170,26 @@ export function glyphsOfSpan(
   interp: Interpretation,
 ): { glyphs: Glyph[]; spanStart: number; spanEnd: number } {
   const map: (Glyph | null)[] = line.chars.map((c) => index.at(c));
+  // MuPDF splits a ligature into its letters and can put the last one on the next glyph's origin
+  // ("ﬁ" then "n": the "i" sits where the "n" starts, and would be tied to it). A character tied
+  // to a glyph that draws another letter, right after a glyph that draws several including it,
+  // is that ligature's.
+  for (let i = 1; i < map.length; i += 1) {
+    const g = map[i];
+    const prev = map[i - 1];
+    if (!g || !prev || g === prev || map[i + 1] !== g) continue;
+    const own = codeUnicode(g.font, g.code);
+    const before = codeUnicode(prev.font, prev.code)?.normalize('NFKC'); // "ﬁ" → "fi"
+    const c = line.chars[i].c;
+    if (
+      own !== undefined &&
+      own !== c &&
+      before !== undefined &&
+      [...before].length > 1 &&
+      before.endsWith(c)
+    )
+      map[i] = prev;
+  }
   let s = spanStart;
   let e = spanEnd;
   // A ligature glyph yields several characters: widen the span to whole glyphs.

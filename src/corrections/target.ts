@@ -145,7 +145,7 @@ export function locateTarget(
   find: string,
   matchIndex: number,
   replacement: string,
-  options: { invisible?: boolean } = {},
+  options: { invisible?: boolean; toWordEnd?: boolean } = {},
 ): Target {
   const { index, interp } = page;
   let lines = page.lines;
@@ -172,7 +172,17 @@ export function locateTarget(
   }
   const findCps = codePoints(find);
   const replCps = codePoints(replacement);
-  const { prefix, suffix } = changedSpan(findCps, replCps);
+  const changed = changedSpan(findCps, replCps);
+  const { prefix } = changed;
+  let { suffix } = changed;
+  if (options.toWordEnd) {
+    // The rest of the word is redrawn too, so a wider replacement can use the space after the word
+    // rather than press against the word's next letter (fitRule's word-gap rule).
+    const end = match.start + findCps.length;
+    let e = end - suffix;
+    while (e < end && !/\s/u.test(match.line.chars[e].c)) e += 1;
+    suffix = end - e;
+  }
   let span: ReturnType<typeof glyphsOfSpan>;
   try {
     span = glyphsOfSpan(

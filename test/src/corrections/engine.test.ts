@@ -706,6 +706,49 @@ test('tier 4, CJK: an ideograph the font lacks is drawn with the bundled CJK fac
   }
 });
 
+test('a letter a little wider inside a word: the rest of the word is redrawn, and the difference goes into the space after it', async () => {
+  // Helvetica 12 pt: "l" 2.664 pt, "t" 3.336 pt. Right after the "l" comes the "o": no room there;
+  // the word's end is followed by a space of 3.336 pt, of which 0.15 em is kept.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-word-end-'));
+  try {
+    const pdf = makePdf([{ content: 'BT /F1 12 Tf 40 100 Td (Hello little World) Tj ET' }]);
+    const r = await applyEdit(editInput(pdf, 'Hello', 'Helto'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as { old_text: string; new_text: string; fit_rule: string };
+    assert.is(m.old_text, 'lo');
+    assert.is(m.new_text, 'to');
+    assert.match(m.fit_rule, /word gap/);
+    assert.equal(
+      popplerProblems(work, 'word-end', pdf, r.output, 'Hello', 'Helto', r.verification.declared_box!),
+      [],
+    );
+    // Wider than the space allows, it is still refused, with the measures of the letter itself.
+    const wide = await proposeEdit(editInput(pdf, 'Hello', 'Hellw'));
+    assert.is(wide.advice?.code, 'replacement_too_wide');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('a ligature MuPDF splits with its last letter on the next glyph: the ligature is redrawn as letters (tracemonkey, "fi")', async () => {
+  // MuPDF reads "profit" with the "i" of the "fi" ligature at the "t"'s origin; tied to the "t", the
+  // swap drew "fi" and then "ti" ("profiti"). The ligature is in the span: "fit" becomes "f", "t", "i".
+  const work = mkdtempSync(join(tmpdir(), 'docfix-ligature-'));
+  try {
+    const pdf = corpusPdf('tracemonkey-two-column.pdf');
+    const r = await applyEdit(editInput(pdf, 'profit', 'profti'));
+    assert.is(r.proposal.tier, 1);
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.is((r.proposal.measurements as { old_text: string }).old_text, 'fit');
+    assert.equal(
+      popplerProblems(work, 'ligature', pdf, r.output, 'profit', 'profti', r.verification.declared_box!),
+      [],
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('tier 2 in a font with fractional widths: the added code takes the fraction of the width it replaces', async () => {
   // tax-form-incremental.pdf's font writes "e" with a fraction; "ë" from its program did not have
   // it, and poppler (which reads widths as written) would have seen the rest of the line move.
