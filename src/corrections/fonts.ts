@@ -149,6 +149,11 @@ export function codeWidth(font: FontInfo, code: number): number {
   return Math.trunc(f(f(f(font.widthScale) * f(w)) * 1000)) / 1000;
 }
 
+/** Width of a code as the font writes it, in thousandths of an em (poppler reads every digit). */
+export function writtenWidth(font: FontInfo, code: number): number {
+  return (font.widths.get(code) ?? font.defaultWidth) * font.widthScale * 1000;
+}
+
 /**
  * `w` moved by less than half a unit to end in fraction `f`: a width written with the fraction of the
  * width it replaces is read as that one is by every renderer (MuPDF rounds half up, PDFium

@@ -4,7 +4,7 @@
 // original left it. Only the bytes of touched operators change.
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
-import { codeWidth, type FontInfo } from './fonts.ts';
+import { codeWidth, writtenWidth, type FontInfo } from './fonts.ts';
 
 export interface StreamEdit {
   start: number;
@@ -47,8 +47,7 @@ export function exactReadingShift(
   codes: { code: number }[],
   scale = 1,
 ): number {
-  const gap = (font: FontInfo, code: number) =>
-    ((font.widths.get(code) ?? font.defaultWidth) * font.widthScale - codeWidth(font, code)) * 1000;
+  const gap = (font: FontInfo, code: number) => writtenWidth(font, code) - codeWidth(font, code) * 1000;
   let shift = 0;
   for (const c of codes) shift += gap(newFont, c.code) * scale;
   for (const g of oldGlyphs) shift -= gap(g.font, g.code);
@@ -65,7 +64,7 @@ export function fractionsByChar(glyphs: Glyph[], chars: string[]): Map<string, n
   if (glyphs.length !== chars.length) return out;
   const clash = new Set<string>();
   glyphs.forEach((g, i) => {
-    const w = (g.font.widths.get(g.code) ?? g.font.defaultWidth) * g.font.widthScale * 1000;
+    const w = writtenWidth(g.font, g.code);
     const f = Math.round((w - Math.floor(w)) * 1e4) / 1e4;
     const ch = chars[i]!;
     if (out.has(ch) && out.get(ch) !== f) clash.add(ch);
