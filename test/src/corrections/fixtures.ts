@@ -132,37 +132,56 @@ export function cyrillicCmPdf(
   face = 'cmu-serif-regular',
   line = 'Привет, мир: Computer Modern',
 ): Uint8Array {
+  return oneLinePdf(face, `ABCDEF+${baseFont}`, line, 12, Math.round);
+}
+
+/**
+ * A page with `line` at `size` pt in a subset of bundled face `face` renamed `tagged`, its W listing
+ * the glyphs drawn only, as a TeX engine writes it, each as `width` gives it from the face's
+ * advance (thousandths of an em).
+ */
+function oneLinePdf(
+  face: string,
+  tagged: string,
+  line: string,
+  size: number,
+  width: (advance: number) => number,
+): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
-    const font = new mupdf.Font('CMUSerif-Roman', bundledFont(face));
+    const font = new mupdf.Font(tagged.slice(7), bundledFont(face));
     const ref = doc.addFont(font);
     const hex = glyphHex(font, line);
     const resources = doc.newDictionary();
     const fonts = doc.newDictionary();
     fonts.put('F1', ref);
     resources.put('Font', fonts);
-    const page = doc.addPage([0, 0, 300, 100], 0, resources, `BT /F1 12 Tf 20 50 Td <${hex.join('')}> Tj ET`);
-    doc.insertPage(-1, page);
+    const body = `BT /F1 ${size} Tf 20 50 Td <${hex.join('')}> Tj ET`;
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
     doc.subsetFonts();
-    const tagged = `ABCDEF+${baseFont}`;
-    const dict = ref.resolve();
-    dict.put('BaseFont', doc.newName(tagged));
-    const descendant = dict.get('DescendantFonts').get(0);
-    // W lists the glyphs drawn only, as a TeX engine writes it.
     const widths = doc.newArray();
     for (const gid of [...new Set(hex)].map((h) => parseInt(h, 16)).sort((a, b) => a - b)) {
+      const w = width(font.advanceGlyph(gid) * 1000);
       const one = doc.newArray();
-      one.push(doc.newInteger(Math.round(font.advanceGlyph(gid) * 1000)));
+      one.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
       widths.push(doc.newInteger(gid));
       widths.push(one);
     }
-    descendant.put('W', widths);
-    descendant.put('BaseFont', doc.newName(tagged));
-    descendant.get('FontDescriptor').put('FontName', doc.newName(tagged));
+    ref.resolve().get('DescendantFonts').get(0).put('W', widths);
+    tagFont(doc, ref, tagged);
     return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
   } finally {
     doc.destroy();
   }
+}
+
+/** Names a Type 0 font added by MuPDF as a TeX engine's subset: BaseFont (both) and FontName. */
+function tagFont(doc: mupdf.PDFDocument, ref: mupdf.PDFObject, tagged: string): void {
+  const dict = ref.resolve();
+  dict.put('BaseFont', doc.newName(tagged));
+  const descendant = dict.get('DescendantFonts').get(0);
+  descendant.put('BaseFont', doc.newName(tagged));
+  descendant.get('FontDescriptor').put('FontName', doc.newName(tagged));
 }
 
 /**
@@ -190,39 +209,20 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
       body += ` /${key} 10 Tf${td} <${hex(font, text)}> Tj`;
     };
     run(cjk, 'C1', 'ABCDEF+FandolSong-Regular', '我们用', ' 20 50 Td');
-    if (latin)
-      run(
-        new mupdf.Font('CMUSerif-Roman', bundledFont('cmu-serif-regular')),
-        'R1',
-        'GHIJKL+CMUSerif-Roman',
-        ' LaTeX ',
-      );
-    if (code)
-      run(
-        new mupdf.Font('CMUTypewriter-Regular', bundledFont('cmu-typewriter-regular')),
-        'T1',
-        'MNOPQR+CMUTypewriter-Regular',
-        ' documentclass ',
-      );
-    if (math)
-      run(
-        new mupdf.Font('NewCMMath-Book', bundledFont('cmu-serif-italic')),
-        'M1',
-        'STUVWX+NewCMMath-Book',
-        ' xyzabcdefgh ',
-      );
+    // The Latin runs asked for: prose, inline code, a formula (New CM Math named, CMU Italic drawn).
+    const runs = [
+      [latin, 'CMUSerif-Roman', 'cmu-serif-regular', 'R1', 'GHIJKL', ' LaTeX '],
+      [code, 'CMUTypewriter-Regular', 'cmu-typewriter-regular', 'T1', 'MNOPQR', ' documentclass '],
+      [math, 'NewCMMath-Book', 'cmu-serif-italic', 'M1', 'STUVWX', ' xyzabcdefgh '],
+    ] as const;
+    for (const [wanted, name, face, key, tag, text] of runs)
+      if (wanted) run(new mupdf.Font(name, bundledFont(face)), key, `${tag}+${name}`, text);
     body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
     const resources = doc.newDictionary();
     resources.put('Font', fonts);
     doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
     doc.subsetFonts();
-    for (const [ref, tagged] of refs) {
-      const dict = ref.resolve();
-      dict.put('BaseFont', doc.newName(tagged));
-      const descendant = dict.get('DescendantFonts').get(0);
-      descendant.put('BaseFont', doc.newName(tagged));
-      descendant.get('FontDescriptor').put('FontName', doc.newName(tagged));
-    }
+    for (const [ref, tagged] of refs) tagFont(doc, ref, tagged);
     return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
   } finally {
     doc.destroy();
@@ -235,36 +235,13 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
  * those widths. Latin Modern has no 14.4 pt design: tier 4 draws with LM Roman 12 at that scale.
  */
 export function cmSuper1440Pdf(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = new mupdf.Font('LMRoman12-Regular', bundledFont('lm-roman-12-regular'));
-    const ref = doc.addFont(font);
-    const line = 'Computer Modern';
-    const gids = [...line].map((ch) => font.encodeCharacter(ch.codePointAt(0) ?? 0));
-    const hex = gids.map((g) => g.toString(16).padStart(4, '0')).join('');
-    const resources = doc.newDictionary();
-    const fonts = doc.newDictionary();
-    fonts.put('F1', ref);
-    resources.put('Font', fonts);
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, `BT /F1 14.4 Tf 20 50 Td <${hex}> Tj ET`));
-    doc.subsetFonts();
-    const dict = ref.resolve();
-    dict.put('BaseFont', doc.newName('ABCDEF+SFRM1440'));
-    const descendant = dict.get('DescendantFonts').get(0);
-    const widths = doc.newArray();
-    for (const gid of [...new Set(gids)].sort((a, b) => a - b)) {
-      const one = doc.newArray();
-      one.push(doc.newReal(Math.round(font.advanceGlyph(gid) * 1000 * 0.9724 * 10) / 10));
-      widths.push(doc.newInteger(gid));
-      widths.push(one);
-    }
-    descendant.put('W', widths);
-    descendant.put('BaseFont', doc.newName('ABCDEF+SFRM1440'));
-    descendant.get('FontDescriptor').put('FontName', doc.newName('ABCDEF+SFRM1440'));
-    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
+  return oneLinePdf(
+    'lm-roman-12-regular',
+    'ABCDEF+SFRM1440',
+    'Computer Modern',
+    14.4,
+    (w) => Math.round(w * 0.9724 * 10) / 10,
+  );
 }
 
 /**
