@@ -908,8 +908,8 @@ function planEdit(
       },
     ];
     measurements.inserted_font_resource = newName;
-    warnings.push(...product.warnings);
   } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
+  warnings.push(...product.warnings);
   if (draw.use === 'replacement')
     overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, draw.ref]]) });
   measurements.compensation = changes.map((c: OperandChange) => ({
@@ -1091,6 +1091,7 @@ function declareObjects(
     const copy =
       c.replaces > 0 &&
       (c.kind === 'font' ||
+        c.kind === 'type3 font' ||
         c.kind === 'form xobject' ||
         c.kind === 'annotation appearance' ||
         c.kind === 'resources');

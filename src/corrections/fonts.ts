@@ -181,6 +181,11 @@ export function fillCidWidths(doc: mupdf.PDFDocument, W: mupdf.PDFObject, widths
   }
 }
 
+/** The font's name for messages (a Type 3 font often has none). */
+export function fontLabel(font: FontInfo): string {
+  return font.baseFont || `(unnamed ${font.kind === 'Type3' ? 'Type 3' : font.kind})`;
+}
+
 /** Unicode of a code as far as the PDF says (ToUnicode first, then the encoding). */
 export function codeUnicode(font: FontInfo, code: number): string | undefined {
   return font.toUnicode?.get(code) ?? font.encodingUnicode.get(code);

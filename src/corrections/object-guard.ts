@@ -23,6 +23,16 @@ const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name
   'form xobject': FORM_PATHS,
   'content stream': STREAM_PATHS,
   font: ['/Encoding', '/FirstChar', '/LastChar', '/Widths', '/ToUnicode', '/DescendantFonts', '/W'],
+  // A Type 3 font given glyph procedures that draw a bundled face (type3-stand-in.ts).
+  'type3 font': [
+    '/Encoding',
+    '/FirstChar',
+    '/LastChar',
+    '/Widths',
+    '/ToUnicode',
+    '/CharProcs',
+    '/Resources/Font',
+  ],
   cmap: STREAM_PATHS,
   // A new image (a tier-5 patch): new objects have no earlier version to compare.
   image: [],

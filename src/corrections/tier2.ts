@@ -80,7 +80,7 @@ function extendedToUnicode(
  * Writes the font's ToUnicode (or a new one) extended with the new codes as a new stream and points
  * `target` (the font's copy) at it: copy-on-write, the original stream stays for other users.
  */
-function extendToUnicodeOf(
+export function extendToUnicodeOf(
   doc: mupdf.PDFDocument,
   font: FontInfo,
   target: mupdf.PDFObject,

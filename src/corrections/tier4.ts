@@ -32,14 +32,15 @@ import {
   type ContentOp,
   type Operand,
 } from './content-stream.ts';
-import { codeWidth, fillCidWidths, loadFontInfo, withFraction, type FontInfo } from './fonts.ts';
+import { codeWidth, fillCidWidths, fontLabel, loadFontInfo, withFraction, type FontInfo } from './fonts.ts';
 import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
-import type { Code, Tier, TierContext, TierProduct } from './tier-ladder.ts';
+import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
 import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
+import { extendType3, INK_AGREEMENT, inkAgreement } from './type3-stand-in.ts';
 
 /** Key put in the font dictionary of an embedded bundled face (its catalogue id). */
 export const MARKER_KEY = 'DocfixFace';
@@ -105,8 +106,8 @@ export const matchedFontTier: Tier = {
         refused: { code: mf.code, reason: mf.what, evidence: { alternatives: mf.alternatives } },
         end: {
           code: mf.code === 'font_attempt_out_of_range' ? mf.code : 'glyph_not_available',
-          what: `The page's font ${font.baseFont} cannot draw ${quoted(missing)}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
-          why: `${font.embedded ? 'The embedded font program' : 'The font'} ${font.baseFont} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}.${via} ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
+          what: `The page's font ${fontLabel(font)} cannot draw ${quoted(missing)}, and ${mf.code === 'no_matched_font' ? 'no bundled font matches it' : 'the matched font cannot either'}.`,
+          why: `${font.embedded ? 'The embedded font program' : 'The font'} ${fontLabel(font)} does not contain ${missing.length > 1 ? 'these characters' : 'this character'}.${via} ${mf.what} ${mf.why}${lacks.length ? ` Matched fonts: ${lacks.join('; ')}.` : ''}`,
           do: [
             ...new Set([
               ...mf.do,
@@ -117,6 +118,7 @@ export const matchedFontTier: Tier = {
         },
       };
     }
+    if (base.kind === 'Type3') return type3Product(ctx, mf);
     const codes = mf.gids.map((gid) => ({ code: gid, length: 2 }));
     const face = mf.face;
     // A CJK face drawn narrower into a proportional cell, or a Latin Modern optical size drawn at
@@ -149,11 +151,11 @@ export const matchedFontTier: Tier = {
         },
       },
       warnings: [
-        `${face.family} ${face.style} (${face.id}) stands in for ${base.baseFont} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+        `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
-        `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+        `Tier 4 (matched font): ${fontLabel(font)} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
     };
   },
 };
@@ -192,6 +194,70 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
   };
 }
 
+/**
+ * A Type 3 font's missing characters, drawn by the matched face inside a copy of the font itself
+ * (type3-stand-in.ts): the codes change in place, as tier 2's do.
+ */
+function type3Product(ctx: TierContext, mf: MatchedFont): TierProduct | TierRefusal {
+  const { font, newChars } = ctx;
+  const missing = [...new Set(ctx.reused.missing)];
+  const at = newChars.map((ch, i) => (ctx.reused.codes[i].code < 0 ? i : -1)).filter((i) => i >= 0);
+  const ext = extendType3(
+    ctx.doc,
+    font,
+    mf.face,
+    mf.ref,
+    at.map((i) => newChars[i]),
+    at.map((i) => mf.gids[i]),
+    // The old glyph each new one replaces, where the text keeps its length.
+    ctx.glyphs.length === newChars.length ? at.map((i) => ctx.glyphs[i]) : [],
+    ctx.interp,
+  );
+  if ('refused' in ext) {
+    const what = `The page's font ${fontLabel(font)} cannot draw ${quoted(missing)}: it is a Type 3 font that cannot take new glyphs. ${ext.refused}`;
+    return {
+      refused: { code: 'type3_not_extended', reason: what, evidence: { face: mf.face.id } },
+      end: {
+        code: 'glyph_not_available',
+        what,
+        why: `${mf.face.family} ${mf.face.style} would stand in for it, drawn by glyph procedures added to a copy of the font.`,
+        do: ['Choose a replacement made of characters the document already shows in this font.'],
+        evidence: { face: mf.face.id },
+      },
+    };
+  }
+  const face = mf.face;
+  const ink = inkAgreement(font, face);
+  return {
+    codes: ctx.reused.codes.map((c, i) => (c.code < 0 ? { ...c, code: ext.codes.get(newChars[i]) ?? 0 } : c)),
+    sources: ctx.reused.sources.map((s, i) => (ctx.reused.codes[i].code < 0 ? 'matched_font' : s)),
+    widthFont: ext.font,
+    draw: { use: 'replacement', ref: ext.ref },
+    keepsOldAdvances: false,
+    changed: [...mf.changed, ...ext.changed],
+    measurements: {
+      matched_font: {
+        face: face.id,
+        family: face.family,
+        style: face.style,
+        reused: mf.reused,
+        width_diff: mf.candidate.width_diff,
+        ink_agreement: ink,
+        font_file_bytes: mf.font_file_bytes,
+        subset_glyphs: mf.subset_glyphs?.length ?? null,
+        alternatives: mf.alternatives,
+        type3_codes: Object.fromEntries(ext.codes),
+      },
+    },
+    warnings: [
+      `${face.family} ${face.style} (${face.id}) draws “${missing.join('')}” inside the Type 3 font ${fontLabel(font)} (its glyphs are procedures, bitmaps in TeX's pk fonts): a bundled font of the same design, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+    ],
+    fontAlternatives: mf.alternatives.length,
+    explain: (p) =>
+      `Tier 4 (matched font): ${fontLabel(font)} is a Type 3 font with no glyph for ${quoted(missing)}; ${face.family} ${face.style} has its widths (mean difference ${mf.candidate.width_diff ?? '?'}/1000 em) and draws its letters as its own glyph procedures do (${Math.round((ink ?? 0) * 100)} % of their ink in common). A copy of the font dictionary for this page adds code(s) ${[...ext.codes.values()].join(', ')}, whose procedures draw ${face.family}'s glyphs one em high${ext.keepsOldAdvances ? ', each with the width of the glyph it replaces' : ''}; the codes change in place. Fit rule: ${p.rule}.`,
+  };
+}
+
 /** Characters whose widths must agree before a face that the font's name does not name stands in. */
 export const WIDTH_EVIDENCE_CHARS = 8;
 
@@ -202,14 +268,33 @@ export function alternativesFor(
   replaced: readonly Glyph[] = [],
 ): { candidates: FontCandidate[]; alternatives: Alternative[] } {
   const facts = fontFactsFromPdf(font.dict);
-  const m = matchFont(facts);
+  const type3 = font.kind === 'Type3';
+  // A Type 3 bitmap font's widths are whole or tenths of device pixels (a 600 dpi pixel is 12/1000
+  // em of a 10 pt font), so they may stray twice as far; its ink is the stronger witness, and ranks.
+  const m = matchFont(
+    facts,
+    type3
+      ? {
+          maxMeanWidthDiff: 2 * DEFAULT_MAX_MEAN_WIDTH_DIFF,
+          ...(replaced.length ? { drawnSize: drawnSize(replaced[0]) } : {}),
+        }
+      : {},
+  );
   // A stand-in needs evidence: the font's name names its family, or its widths were measured
   // against the document's over WIDTH_EVIDENCE_CHARS characters at least. Flags alone would let any
   // sans stand in for Computer Modern, and a few characters (a page number's figures, 500/1000 em
-  // in most text faces) fit one face of 158 or another by chance.
-  const matched = m.candidates.filter(
-    (c) => c.family_match || (c.width_diff !== null && c.width_chars >= WIDTH_EVIDENCE_CHARS),
-  );
+  // in most text faces) fit one face of 158 or another by chance. A Type 3 font's glyphs must also
+  // draw as the face's do (type3-stand-in.ts): widths do not tell slanted from upright.
+  const ink = (c: FontCandidate) => (type3 ? (inkAgreement(font, c.face) ?? 0) : 0);
+  const matched = m.candidates
+    .filter(
+      (c) =>
+        (c.family_match || (c.width_diff !== null && c.width_chars >= WIDTH_EVIDENCE_CHARS)) &&
+        (!type3 || ink(c) >= INK_AGREEMENT),
+    )
+    // Ink ranks a Type 3 font's faces, by more than noise (LM Mono 9 and 10 draw cmtt10's pk
+    // bitmaps 0.916 and 0.910 alike; the size it is drawn at decides between them).
+    .sort((a, b) => b.score + 50 * ink(b) - (a.score + 50 * ink(a)));
   const script = cjkStandIn(font, text, replaced);
   // For this text, faces that draw every character come first (in the matcher's order), so the
   // default font_attempt 0 is the best face that can make the correction at all (CMU Serif before
@@ -320,15 +405,14 @@ export function matchedFont(
   replaced: readonly Glyph[] = [],
 ): MatchedFont | MatchRefusal {
   const text = newChars.join('');
-  const { candidates, alternatives } =
-    font.kind === 'Type3' ? { candidates: [], alternatives: [] } : alternativesFor(font, text, replaced);
+  const { candidates, alternatives } = alternativesFor(font, text, replaced);
   if (candidates.length === 0) {
     return {
       code: 'no_matched_font',
       what: `No bundled font stands in for ${font.baseFont || `this ${font.kind} font`}.`,
       why:
         font.kind === 'Type3'
-          ? 'Type3 fonts draw glyphs with their own procedures; no bundled font matches them.'
+          ? `No bundled face has this Type 3 font’s widths (within 1 % of the em on average, over ${WIDTH_EVIDENCE_CHARS} letters at least) and draws its letters as its own glyph procedures do (${INK_AGREEMENT * 100} % of their ink in common).`
           : 'No bundled face has this font’s name, style and widths (within 1 % of the em on average); a symbol font gets none.',
       do: ['Choose a replacement made of characters the document already shows in this font.'],
       alternatives,
@@ -424,20 +508,25 @@ export function matchedFont(
         });
     }
   }
-  const info = loadFontInfo(ref);
-  if (!reused) freshlyEmbedded.set(info, doc);
-  return {
+  const made = {
     face,
     candidate,
     alternatives,
-    ref,
-    info,
     reused,
     gids,
-    changed,
     font_file_bytes: fontFileBytes,
     subset_glyphs: subsetGlyphs,
   };
+  const info = loadFontInfo(ref);
+  if (!reused) freshlyEmbedded.set(info, doc);
+  return { ...made, ref, info, changed };
+}
+
+/** Size (text space units on the page) the glyph is drawn at. */
+function drawnSize(g: Glyph): number {
+  const m = [g.tm[0] * g.ctm[0] + g.tm[1] * g.ctm[2], g.tm[0] * g.ctm[1] + g.tm[1] * g.ctm[3]];
+  const n = [g.tm[2] * g.ctm[0] + g.tm[3] * g.ctm[2], g.tm[2] * g.ctm[1] + g.tm[3] * g.ctm[3]];
+  return g.state.Tfs * Math.sqrt(Math.abs(m[0] * n[1] - m[1] * n[0]));
 }
 
 /** Matched faces embedded by the correction being built (not reused): their W may still be set. */

@@ -16,6 +16,7 @@ export interface ChangedObject {
     | 'annotation appearance'
     | 'annotation'
     | 'font'
+    | 'type3 font'
     | 'resources'
     | 'page'
     | 'cmap'

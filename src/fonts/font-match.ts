@@ -93,6 +93,11 @@ export interface FontMatch {
 export interface MatchOptions {
   /** Mean absolute width difference allowed, in 1/1000 em (default 10, i.e. 1% of the em). */
   maxMeanWidthDiff?: number;
+  /**
+   * The size (pt) the font is drawn at, for a font with no name to give its design size (Type 3):
+   * optical sizes with the same widths (every LM Mono size is 525/1000 em) rank nearest first.
+   */
+  drawnSize?: number;
 }
 
 export const DEFAULT_MAX_MEAN_WIDTH_DIFF = 10;
@@ -842,6 +847,8 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
       100 * style +
       20 * (classMatch ? 1 : 0) +
       widthScore;
+    if (options.drawnSize && face.designSize && !familyMatch)
+      score -= 10 * Math.abs(Math.log(face.designSize / options.drawnSize));
     if (!face.metricCompatible && !familyMatch) {
       score -= 1000;
       reasons.push('last resort: not metric-compatible with any other family');

@@ -6,9 +6,11 @@
 // codes), else the Encoding's Differences (glyph names: letters, digits, punctuation, accented
 // Latin, uniXXXX/uXXXX) over its base encoding (WinAnsi, MacRoman, Standard). Widths come from
 // FirstChar/Widths (simple fonts) or the descendant's W (Type0 with Identity-H/V); zero widths
-// (codes a subset does not use) are left out. Type3 fonts
-// (glyph space set by their FontMatrix) give no widths. The engine may pass its own measured widths
-// to matchFont instead; this reader is the plain, dependable subset.
+// (codes a subset does not use) are left out. A Type 3 font's widths are in its glyph space: they
+// are scaled by its FontMatrix to thousandths of the text space unit (the em where, as pdfTeX and
+// dvipdfm write METAFONT bitmaps, the font size is the em), and only its letters and digits are
+// read (type3Letters). The engine may pass its own measured widths to matchFont instead; this
+// reader is the plain, dependable subset.
 import type * as mupdf from 'mupdf';
 import type { PdfFontFacts } from './font-match.ts';
 
@@ -44,7 +46,17 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
     widths: new Map(),
     unicode_source: 'none',
   };
-  if (subtype === 'Type3') return facts;
+  if (subtype === 'Type3') {
+    const scale = type3Scale(font);
+    if (scale === null) return facts;
+    const widths = simpleWidths(font);
+    for (const [code, ch] of type3Letters(font)) {
+      const w = widths.get(code);
+      if (w !== undefined && w > 0 && !facts.widths.has(ch)) facts.widths.set(ch, w * scale * 1000);
+    }
+    if (facts.widths.size > 0) facts.unicode_source = 'Encoding';
+    return facts;
+  }
 
   const codeWidths = subtype === 'Type0' ? cidWidths(font, descendant) : simpleWidths(font);
   if (codeWidths.size === 0) return facts;
@@ -63,6 +75,46 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
     if (!facts.widths.has(text)) facts.widths.set(text, width);
   }
   return facts;
+}
+
+/** A Type 3 font's FontMatrix scale when it is uniform (no skew, same across and up), else null. */
+export function type3Scale(font: mupdf.PDFObject): number | null {
+  const fm = get(font, 'FontMatrix');
+  if (!fm || !fm.isArray() || fm.length !== 6) return null;
+  const [a, b, c, d] = [0, 1, 2, 3].map((i) => num(fm.get(i)));
+  if (a === undefined || !(a > 0) || b !== 0 || c !== 0 || d === undefined) return null;
+  return Math.abs(d - a) <= a * 1e-6 ? a : null;
+}
+
+/**
+ * The codes of a Type 3 font that draw an ASCII letter or digit, as viewers read them: through
+ * ToUnicode, else the glyph names of Differences. pdfTeX names METAFONT bitmaps `/a97` after their
+ * code, which MuPDF and poppler read as that code's character; only letters and digits are taken
+ * that way, where every TeX text encoding (OT1, T1, LY1) puts them at their ASCII codes.
+ */
+export function type3Letters(font: mupdf.PDFObject): Map<number, string> {
+  const out = new Map<number, string>();
+  const toUnicode = readToUnicode(get(font, 'ToUnicode'));
+  const names = new Map<number, string>();
+  const diffs = get(get(font, 'Encoding'), 'Differences');
+  if (diffs && diffs.isArray()) {
+    let code = 0;
+    for (let i = 0; i < diffs.length; i += 1) {
+      const item = diffs.get(i);
+      if (item.isNumber()) code = item.asNumber();
+      else if (item.isName()) names.set(code++, item.asName());
+    }
+  }
+  for (const code of new Set([...toUnicode.keys(), ...names.keys()])) {
+    let ch = toUnicode.get(code);
+    if (ch === undefined) {
+      const glyph = names.get(code) ?? '';
+      const numbered = /^a(\d{2,3})$/.exec(glyph);
+      ch = numbered ? String.fromCharCode(Number(numbered[1])) : glyphNameToUnicode(glyph);
+    }
+    if (ch !== undefined && /^[A-Za-z0-9]$/.test(ch)) out.set(code, ch);
+  }
+  return out;
 }
 
 function firstOf(arr: mupdf.PDFObject | null): mupdf.PDFObject | null {

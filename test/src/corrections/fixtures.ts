@@ -331,3 +331,46 @@ export function strayToUnicodePdf(): Uint8Array {
     return new Uint8Array(doc.saveToBuffer('').asUint8Array());
   });
 }
+
+/**
+ * A line in a Type 3 font as TeX's bitmap fonts are embedded: no name, glyphs named after their
+ * codes (/a72), every one of the 256 codes named (as dvipdfm does) but only the line's letters given
+ * a procedure, widths those of LM Roman 10 (cmr10's). Each procedure draws `drawAs`'s glyph, or a
+ * box (`boxes`).
+ */
+export function type3TexPdf(drawAs: string | 'boxes', line: string): Uint8Array {
+  const widthsOf = new mupdf.Font('LMRoman10', bundledFont('lm-roman-10-regular'));
+  return withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const drawing = drawAs === 'boxes' ? null : new mupdf.Font(drawAs, bundledFont(drawAs));
+    const letters = [...new Set(line)].filter((ch) => /[A-Za-z]/.test(ch));
+    const glyphs = [...letters, ' '].map((ch) => {
+      const width = Math.round(
+        widthsOf.advanceGlyph(widthsOf.encodeCharacter(ch.codePointAt(0) ?? 0)) * 1000,
+      );
+      const gid = drawing?.encodeCharacter(ch.codePointAt(0) ?? 0) ?? 0;
+      const draw =
+        ch === ' '
+          ? ''
+          : drawing
+            ? `BT /F 1000 Tf <${gid.toString(16).padStart(4, '0')}> Tj ET`
+            : `40 0 ${width - 80} 680 re f`;
+      return { code: ch.charCodeAt(0), name: `a${ch.charCodeAt(0)}`, width, draw };
+    });
+    const font = type3Font(doc, 0.001, [-100, -250, 1100, 900], glyphs);
+    // Every code named, as dvipdfm writes a bitmap font's encoding (most have no procedure).
+    const diffs = doc.newArray();
+    diffs.push(doc.newInteger(0));
+    for (let c = 0; c < 256; c += 1) diffs.push(doc.newName(`a${c}`));
+    font.get('Encoding').put('Differences', diffs);
+    const res = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    if (drawing) fonts.put('F', doc.addFont(drawing));
+    res.put('Font', fonts);
+    font.put('Resources', res);
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('T3', doc.addObject(font));
+    const text = line.replace(/[()\\]/g, '\\$&');
+    page.put('Contents', doc.addStream(`BT /T3 10 Tf 40 100 Td (${text}) Tj ET`, doc.newDictionary()));
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+}

@@ -1,0 +1,110 @@
+// Tier 4 for Type 3 fonts (type3-stand-in.ts): a METAFONT bitmap font gets a letter it lacks from
+// the bundled face its widths and its ink both name, drawn by a procedure added to a copy of the
+// font; a face with the right widths but other letterforms is not used. Checked by poppler.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DocfixError } from '../../../src/errors.ts';
+import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
+import { loadFontInfo } from '../../../src/corrections/fonts.ts';
+import { INK_AGREEMENT, inkAgreement } from '../../../src/corrections/type3-stand-in.ts';
+import { faceById } from '../../../src/fonts/catalog.ts';
+import { editInput, type3TexPdf, withDoc } from './fixtures.ts';
+import { popplerCheck } from './poppler.ts';
+
+const corpusPdf = (name: string) =>
+  new Uint8Array(
+    readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
+  );
+
+/** poppler's problems with a correction of page 0 (pdftoppm 150 dpi colour, pdftotext). */
+function popplerProblems(pdf: Uint8Array, output: Uint8Array, find: string, replace: string, box: number[]) {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-type3-'));
+  try {
+    writeFileSync(join(work, 'a.pdf'), pdf);
+    writeFileSync(join(work, 'b.pdf'), output);
+    return popplerCheck(join(work, 'a.pdf'), join(work, 'b.pdf'), 0, '', find, replace, box, work).problems;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+interface Matched {
+  matched_font: { face: string; ink_agreement: number; type3_codes: Record<string, number> };
+}
+
+test('pdfTeX bitmap fonts: cmr10 pk glyphs and LM Roman 10 share their ink, LM Roman Slanted does not', () => {
+  const pdf = corpusPdf('pdftex-type3-bitmap.pdf');
+  withDoc(pdf, (doc) => {
+    const font = loadFontInfo(doc.loadPage(0).getObject().get('Resources').get('Font').get('F15'));
+    const upright = inkAgreement(font, faceById('lm-roman-10-regular')!) ?? 0;
+    const slanted = inkAgreement(font, faceById('lm-roman-slanted-10')!) ?? 0;
+    assert.ok(upright >= INK_AGREEMENT, `upright ${upright}`);
+    assert.ok(slanted < 0.5, `slanted ${slanted}`);
+  });
+});
+
+test('a pdfTeX bitmap title (cmr17 pk) gets “ü” from LM Roman 17, drawn inside a copy of the Type 3 font', async () => {
+  const pdf = corpusPdf('pdftex-type3-bitmap.pdf');
+  const r = await applyEdit(editInput(pdf, 'ritual', 'ritüal'));
+  assert.is(r.proposal.tier, 4);
+  assert.is(r.proposal.visibility_cost, 'low');
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = (r.proposal.measurements as unknown as Matched).matched_font;
+  assert.is(m.face, 'lm-roman-17-regular');
+  assert.ok(m.ink_agreement >= INK_AGREEMENT);
+  // The copy of the font has a procedure for the new code, drawing the face's glyph.
+  withDoc(r.output, (doc) => {
+    const fonts = doc.loadPage(0).getObject().get('Resources').get('Font');
+    let procs = 0;
+    fonts.forEach((f) => {
+      if (f.get('Subtype').asName() === 'Type3' && !f.get('CharProcs').get('udieresis').isNull()) procs += 1;
+    });
+    assert.is(procs, 1);
+  });
+  const structural = r.verification.guards.find((g) => g.name === 'objects_untouched');
+  assert.ok(structural?.passed, structural?.detail);
+  assert.equal(popplerProblems(pdf, r.output, 'ritual', 'ritüal', r.verification.declared_box!), []);
+});
+
+test('a Type 3 font drawing slanted letters at the roman’s widths is matched by its ink to LM Roman Slanted', async () => {
+  // LM Roman 10 and LM Roman Slanted 10 have the same widths: only the ink tells them apart. Every
+  // code is named (dvipdfm): the new code is one whose name has no procedure.
+  const pdf = type3TexPdf('lm-roman-slanted-10', 'Hello world quick brown fox');
+  const r = await applyEdit(editInput(pdf, 'Hello', 'Hellö'));
+  assert.is(r.proposal.tier, 4);
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = (r.proposal.measurements as unknown as Matched).matched_font;
+  assert.is(m.face, 'lm-roman-slanted-10');
+  const pdfium = r.verification.guards.find((g) => g.name === 'second_renderer_pdfium');
+  assert.ok(pdfium?.passed, pdfium?.detail);
+  assert.equal(popplerProblems(pdf, r.output, 'Hello', 'Hellö', r.verification.declared_box!), []);
+});
+
+test('a Type 3 font whose glyphs no face draws alike is refused, whatever its widths', async () => {
+  const pdf = type3TexPdf('boxes', 'Hello world quick brown fox');
+  const p = await proposeEdit(editInput(pdf, 'Hello', 'Hellö'));
+  assert.is(p.tier, -1);
+  assert.is(p.advice?.code, 'glyph_not_available');
+  assert.match(p.advice?.why ?? '', /ink in common/);
+  try {
+    await applyEdit(editInput(pdf, 'Hello', 'Hellö'));
+    assert.unreachable('applied');
+  } catch (error) {
+    assert.instance(error, DocfixError);
+    assert.is((error as DocfixError).code, 'edit_refused');
+  }
+});
+
+test('a new letter much wider than the one it replaces does not take its width (it would overlap the next)', async () => {
+  // "æ" (722/1000 em) where "c" (444) stood: given the "c"'s width it would "fit" and overlap the
+  // "k"; at its own width it needs 2.8 pt the line does not have.
+  const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox');
+  const p = await proposeEdit(editInput(pdf, 'quick', 'quiæk'));
+  assert.is(p.advice?.code, 'replacement_too_wide', p.explanation);
+});
+
+test.run();
