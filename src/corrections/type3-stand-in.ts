@@ -29,6 +29,7 @@ export const INK_AGREEMENT = 0.7;
 /** Pixels per em of the side-by-side drawing (a 600 dpi pk glyph of 10 pt is 83 px per em). */
 const EM_PX = 80;
 
+const INK_CACHE_SIZE = 512;
 const inkCache = new Map<string, number | null>();
 
 /**
@@ -38,6 +39,15 @@ const inkCache = new Map<string, number | null>();
  * LM Roman Slanted, 0.53 for Liberation Serif). Null when they share no letter.
  */
 export function inkAgreement(font: FontInfo, face: BundledFace): number | null {
+  try {
+    return measureInk(font, face);
+  } catch {
+    // Procedures MuPDF cannot read or draw are no evidence: the face does not stand in.
+    return null;
+  }
+}
+
+function measureInk(font: FontInfo, face: BundledFace): number | null {
   const scale = type3Scale(font.dict);
   if (font.kind !== 'Type3' || scale === null) return null;
   const program = loadFace(face);
@@ -97,6 +107,8 @@ export function inkAgreement(font: FontInfo, face: BundledFace): number | null {
       either += own[i] | faces[i];
     }
     const agreement = either === 0 ? null : Math.round((both / either) * 1000) / 1000;
+    // A daemon meets many fonts: the cache is emptied now and then rather than grown without end.
+    if (inkCache.size >= INK_CACHE_SIZE) inkCache.clear();
     inkCache.set(id, agreement);
     return agreement;
   } finally {
