@@ -3,7 +3,7 @@
 // in its program). Nothing is added to the document; only the text operators change. Its per-character
 // answer is also what tier 2 starts from: it adds codes only for the characters left without one.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { codeWidth, programGlyphNames, type FontInfo } from './fonts.ts';
+import { codeWidth, fontLabel, programGlyphNames, type FontInfo } from './fonts.ts';
 import { baseEncodingName } from './encodings.ts';
 import { TIER_NAMES } from './refusals.ts';
 import type { Code, Tier } from './tier-ladder.ts';
@@ -112,7 +112,7 @@ export const glyphReuseTier: Tier = {
       return {
         refused: {
           code: 'glyph_not_in_font',
-          reason: `The font ${font.baseFont} has no code for ${missing.map((c) => `“${c}”`).join(', ')} whose glyph the engine can prove exists.`,
+          reason: `The font ${fontLabel(font)} has no code for ${missing.map((c) => `“${c}”`).join(', ')} whose glyph the engine can prove exists.`,
           evidence: {
             font: font.baseFont,
             missing,
@@ -134,7 +134,7 @@ export const glyphReuseTier: Tier = {
       warnings: [],
       fontAlternatives: 0,
       explain: (p) =>
-        `Tier 1 (glyph reuse): “${p.oldText}” becomes “${p.newText}” in ${font.baseFont} at ${p.sizePt} pt, using codes the font already maps (${[...new Set(reused.sources)].join(', ')}). ${
+        `Tier 1 (glyph reuse): “${p.oldText}” becomes “${p.newText}” in ${fontLabel(font)} at ${p.sizePt} pt, using codes the font already maps (${[...new Set(reused.sources)].join(', ')}). ${
           p.adjusted
             ? 'A TJ adjustment after the new text puts every following glyph back where it was.'
             : 'The widths are equal, so nothing else moves.'
