@@ -19,7 +19,7 @@ import { type3Letters, type3Scale } from '../fonts/pdf-font-facts.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { unicodeToGlyphName } from './encodings.ts';
 import { extendToUnicodeOf } from './tier2.ts';
-import type { FontInfo } from './fonts.ts';
+import { codeWidth, writtenWidth, type FontInfo } from './fonts.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
 import { copyDict, type ChangedObject } from './write.ts';
 
@@ -152,6 +152,23 @@ function charProc(font: FontInfo, name: string | undefined): mupdf.PDFObject | n
   return proc?.isStream() ? proc : null;
 }
 
+/**
+ * A glyph-space width within a thousandth of an em of `natural` that MuPDF truncates by the same
+ * fraction of a thousandth as the old glyph's width `code` (fonts.ts reads both as MuPDF and as
+ * written); `natural` itself where none does, in single precision.
+ */
+function readAlike(font: FontInfo, natural: number, code: number): number {
+  const gap = (w: number) => {
+    const one = { ...font, widths: new Map([[0, w]]) };
+    return writtenWidth(one, 0) - codeWidth(one, 0) * 1000;
+  };
+  const want = gap(font.widths.get(code) ?? 0);
+  const scale = font.widthScale;
+  const n = Math.round(natural * scale * 1000 - want);
+  const w = Math.round(((n + want) / scale / 1000) * 1e4) / 1e4;
+  return Math.abs(gap(w) - want) < 0.01 ? w : natural;
+}
+
 /** Operators that draw a named resource: a procedure using one needs the Resources it runs with. */
 const NAMED_RESOURCE = /\/[^\s/[\]<>(){}%]+\s+(?:Do|Tf|gs|sh|cs|CS|scn|SCN|BDC|DP)\b/;
 
@@ -213,6 +230,18 @@ export function extendType3(
     }
   }
 
+  // Otherwise the face's width, moved by less than a thousandth of an em so that it is read as the
+  // old glyph's is: MuPDF truncates a Type 3 width to whole thousandths, poppler keeps every digit,
+  // and a new width that truncates by the same fraction leaves the rest of the line where each of
+  // them had it (the TJ adjustment after it, read alike by all, takes the whole difference).
+  const replacedBy = new Map(newChars.map((ch, i) => [ch, replaced[i]]));
+  const widthOf = (ch: string) => {
+    const kept = old?.get(ch);
+    if (kept !== undefined) return kept;
+    const was = replacedBy.get(ch);
+    return was ? readAlike(font, natural(ch), was.code) : natural(ch);
+  };
+
   const changed: ChangedObject[] = [];
   const dict = copyDict(doc, font.dict);
   const procs = copyDict(doc, font.dict.get('CharProcs'));
@@ -231,7 +260,7 @@ export function extendType3(
     const gid = (gidOf.get(ch) ?? 0).toString(16).padStart(4, '0');
     // Text state the glyph would inherit from the line (Tz, Ts, Tc, Tw) is set back: the face's
     // glyph is drawn once, one em high, at the glyph origin.
-    const body = `${decimal(old?.get(ch) ?? natural(ch))} 0 d0\nBT /DocfixFace ${decimal(1 / scale)} Tf 100 Tz 0 Ts 0 Tc 0 Tw <${gid}> Tj ET\n`;
+    const body = `${decimal(widthOf(ch))} 0 d0\nBT /DocfixFace ${decimal(1 / scale)} Tf 100 Tz 0 Ts 0 Tc 0 Tw <${gid}> Tj ET\n`;
     const bytes = new TextEncoder().encode(body);
     const proc = doc.addStream(bytes, doc.newDictionary());
     changed.push({
@@ -244,7 +273,7 @@ export function extendType3(
     procs.put(name, proc);
     diffs.push(doc.newInteger(code));
     diffs.push(doc.newName(name));
-    widths.set(code, old?.get(ch) ?? natural(ch));
+    widths.set(code, widthOf(ch));
     differences.set(code, name);
   }
   enc.put('Type', doc.newName('Encoding'));

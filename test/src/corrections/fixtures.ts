@@ -269,8 +269,10 @@ export function type3Font(
   font.put('FirstChar', doc.newInteger(first));
   font.put('LastChar', doc.newInteger(last));
   const widths = doc.newArray();
-  for (let c = first; c <= last; c += 1)
-    widths.push(doc.newInteger(glyphs.find((g) => g.code === c)?.width ?? 0));
+  for (let c = first; c <= last; c += 1) {
+    const w = glyphs.find((g) => g.code === c)?.width ?? 0;
+    widths.push(Number.isInteger(w) ? doc.newInteger(w) : doc.newReal(w));
+  }
   font.put('Widths', widths);
   const enc = doc.newDictionary();
   const diffs = doc.newArray();
@@ -338,25 +340,31 @@ export function strayToUnicodePdf(): Uint8Array {
  * a procedure, widths those of LM Roman 10 (cmr10's). Each procedure draws `drawAs`'s glyph, or a
  * box (`boxes`).
  */
-export function type3TexPdf(drawAs: string | 'boxes', line: string): Uint8Array {
+export function type3TexPdf(drawAs: string | 'boxes', line: string, scale = 0.001): Uint8Array {
   const widthsOf = new mupdf.Font('LMRoman10', bundledFont('lm-roman-10-regular'));
+  // Glyph units per thousandth of an em; pk widths are written in tenths of a pixel.
+  const k = 0.001 / scale;
   return withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
     const drawing = drawAs === 'boxes' ? null : new mupdf.Font(drawAs, bundledFont(drawAs));
     const letters = [...new Set(line)].filter((ch) => /[A-Za-z]/.test(ch));
     const glyphs = [...letters, ' '].map((ch) => {
-      const width = Math.round(
-        widthsOf.advanceGlyph(widthsOf.encodeCharacter(ch.codePointAt(0) ?? 0)) * 1000,
-      );
+      const em = widthsOf.advanceGlyph(widthsOf.encodeCharacter(ch.codePointAt(0) ?? 0)) * 1000;
+      const width = k === 1 ? Math.round(em) : Math.round(em * k * 10) / 10;
       const gid = drawing?.encodeCharacter(ch.codePointAt(0) ?? 0) ?? 0;
       const draw =
         ch === ' '
           ? ''
           : drawing
-            ? `BT /F 1000 Tf <${gid.toString(16).padStart(4, '0')}> Tj ET`
-            : `40 0 ${width - 80} 680 re f`;
+            ? `BT /F ${1000 * k} Tf <${gid.toString(16).padStart(4, '0')}> Tj ET`
+            : `${40 * k} 0 ${width - 80 * k} ${680 * k} re f`;
       return { code: ch.charCodeAt(0), name: `a${ch.charCodeAt(0)}`, width, draw };
     });
-    const font = type3Font(doc, 0.001, [-100, -250, 1100, 900], glyphs);
+    const font = type3Font(
+      doc,
+      scale,
+      [-100, -250, 1100, 900].map((v) => Math.round(v * k)),
+      glyphs,
+    );
     // Every code named, as dvipdfm writes a bitmap font's encoding (most have no procedure).
     const diffs = doc.newArray();
     diffs.push(doc.newInteger(0));
