@@ -138,20 +138,10 @@ export const matchedFontTier: Tier = {
       changed: mf.changed,
       measurements: {
         ...(companion ? { companion_font: companionFacts(companion) } : {}),
-        matched_font: {
-          face: face.id,
-          family: face.family,
-          style: face.style,
-          reused: mf.reused,
-          width_diff: mf.candidate.width_diff,
-          ...(scale !== null ? { horizontal_scale: scale } : {}),
-          font_file_bytes: mf.font_file_bytes,
-          subset_glyphs: mf.subset_glyphs?.length ?? null,
-          alternatives: mf.alternatives,
-        },
+        matched_font: matchedFontFacts(mf, scale !== null ? { horizontal_scale: scale } : {}),
       },
       warnings: [
-        `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+        `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${embeddedAs(mf)}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
@@ -193,6 +183,27 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
       `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its Latin letters and digits${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it, and ${widened ? 'a copy of its font dictionary gives the new glyphs the old ones’ advances' : 'a TJ adjustment puts every following glyph back where it was'}. Fit rule: ${p.rule}.`,
   };
 }
+
+/** The matched face and how it went in, for the measurements (`extra` after its widths). */
+function matchedFontFacts(mf: MatchedFont, extra: Record<string, unknown>) {
+  return {
+    face: mf.face.id,
+    family: mf.face.family,
+    style: mf.face.style,
+    reused: mf.reused,
+    width_diff: mf.candidate.width_diff,
+    ...extra,
+    font_file_bytes: mf.font_file_bytes,
+    subset_glyphs: mf.subset_glyphs?.length ?? null,
+    alternatives: mf.alternatives,
+  };
+}
+
+/** How the face was embedded, for the warning ('' where an earlier correction embedded it). */
+const embeddedAs = (mf: MatchedFont) =>
+  mf.reused
+    ? ''
+    : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`;
 
 /**
  * A Type 3 font's missing characters, drawn by the matched face inside a copy of the font itself
@@ -236,21 +247,10 @@ function type3Product(ctx: TierContext, mf: MatchedFont): TierProduct | TierRefu
     keepsOldAdvances: false,
     changed: [...mf.changed, ...ext.changed],
     measurements: {
-      matched_font: {
-        face: face.id,
-        family: face.family,
-        style: face.style,
-        reused: mf.reused,
-        width_diff: mf.candidate.width_diff,
-        ink_agreement: ink,
-        font_file_bytes: mf.font_file_bytes,
-        subset_glyphs: mf.subset_glyphs?.length ?? null,
-        alternatives: mf.alternatives,
-        type3_codes: Object.fromEntries(ext.codes),
-      },
+      matched_font: matchedFontFacts(mf, { ink_agreement: ink, type3_codes: Object.fromEntries(ext.codes) }),
     },
     warnings: [
-      `${face.family} ${face.style} (${face.id}) draws “${missing.join('')}” inside the Type 3 font ${fontLabel(font)} (its glyphs are procedures, bitmaps in TeX's pk fonts): a bundled font of the same design, not the document's own${mf.reused ? '' : `; it is embedded ${mf.subset_glyphs ? `as a subset of ${mf.subset_glyphs.length} glyphs` : 'whole'} (${Math.round(mf.font_file_bytes / 1024)} KB compressed)`}.`,
+      `${face.family} ${face.style} (${face.id}) draws “${missing.join('')}” inside the Type 3 font ${fontLabel(font)} (its glyphs are procedures, bitmaps in TeX's pk fonts): a bundled font of the same design, not the document's own${embeddedAs(mf)}.`,
     ],
     fontAlternatives: mf.alternatives.length,
     explain: (p) =>

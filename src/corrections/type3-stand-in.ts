@@ -6,11 +6,14 @@
 // same pixels (inkAgreement): cmsl10 has cmr10's widths, and an upright letter in slanted text is
 // not a correction nobody sees.
 //
-// The new glyphs are drawn by a Type 3 font of the correction's own (type3StandIn) with the old
-// font's glyph space, whose procedures draw the face's glyphs: every renderer reads its widths as it
-// reads the old font's (MuPDF truncates a Type 3 width to whole thousandths of an em, poppler keeps
-// every digit), so a new glyph given the width of the old glyph it replaces advances exactly as
-// that one did everywhere, where the face's own widths, read alike by all, could not.
+// The new letters are then added to a copy of the Type 3 font itself (extendType3), as tier 2 adds
+// codes to a font whose program has the glyph: each new code's procedure draws the face's glyph one
+// em high, and the codes change in place in the string. No font switch splits the operator (PDFium
+// places a split line's bitmap glyphs a pixel over where dvipdfm put them on exact half pixels),
+// and every renderer reads the new widths as it reads the old font's (MuPDF truncates a Type 3
+// width to whole thousandths of an em, poppler keeps every digit): a new letter given the width of
+// the glyph it replaces advances as that one did in each of them, and one of its own width is
+// written to be truncated by the same fraction (readAlike).
 import { createHash } from 'node:crypto';
 import { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { BundledFace } from '../fonts/catalog.ts';
@@ -55,13 +58,11 @@ function measureInk(font: FontInfo, face: BundledFace): number | null {
     ([code, ch]) => (font.widths.get(code) ?? 0) > 0 && program.encodeCharacter(ch.codePointAt(0) ?? 0) > 0,
   );
   if (letters.length === 0) return null;
-  const procs = font.dict.get('CharProcs');
-  const names = font.differences;
   // The drawing is known by what makes it: the procedures and the resources they draw with.
   const key = createHash('sha256').update(face.id).update(String(scale));
   for (const [code] of letters) {
-    const proc = procs.isDictionary() ? procs.get(names.get(code) ?? '') : null;
-    key.update(`${code}:`).update(proc?.isStream() ? streamBytes(proc) : new Uint8Array());
+    const proc = charProc(font, font.differences.get(code));
+    key.update(`${code}:`).update(proc ? streamBytes(proc) : new Uint8Array());
   }
   digest(font.dict.get('Resources'), key, 0);
   const id = key.digest('hex');
@@ -75,8 +76,8 @@ function measureInk(font: FontInfo, face: BundledFace): number | null {
     const resources = doc.newDictionary();
     resources.put('Font', fonts);
     const width = EM_PX * (2 * letters.length + 1);
-    const draw = (font: string, codes: string[]) =>
-      `BT /${font} ${EM_PX} Tf ${codes.map((c, i) => `1 0 0 1 ${EM_PX * (2 * i + 0.5)} ${EM_PX / 2} Tm <${c}> Tj`).join(' ')} ET`;
+    const draw = (name: string, codes: string[]) =>
+      `BT /${name} ${EM_PX} Tf ${codes.map((c, i) => `1 0 0 1 ${EM_PX * (2 * i + 0.5)} ${EM_PX / 2} Tm <${c}> Tj`).join(' ')} ET`;
     const dark = (content: string) => {
       doc.insertPage(-1, doc.addPage([0, 0, width, EM_PX * 2], 0, resources, content));
       const page = doc.loadPage(doc.countPages() - 1);
@@ -141,7 +142,7 @@ export interface Type3Extension {
   changed: ChangedObject[];
 }
 
-/** How much wider or narrower (em) than the old glyph a new one may be and still take its widths. */
+/** How much wider or narrower (em) than the old glyph a new one may be and still take its width. */
 const OLD_WIDTH_SLACK = 0.02;
 
 const decimal = (n: number) => String(Math.round(n * 1e6) / 1e6);
@@ -176,7 +177,8 @@ const NAMED_RESOURCE = /\/[^\s/[\]<>(){}%]+\s+(?:Do|Tf|gs|sh|cs|CS|scn|SCN|BDC|D
  * A copy of the Type 3 font with a code for each of `newChars` whose procedure draws the face's
  * glyph `gids[i]` (of `faceRef`) one em high at the glyph origin, or the reason it cannot be made.
  * Where the new text has as many characters as the glyphs it replaces, each new code takes the
- * widths of the old glyph it replaces; otherwise the face's own width.
+ * width of the old glyph it replaces (when within OLD_WIDTH_SLACK of its own), else its own width
+ * written to be read alike (readAlike); with another count of characters, its own width.
  */
 export function extendType3(
   doc: mupdf.PDFDocument,
