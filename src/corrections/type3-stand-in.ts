@@ -142,7 +142,7 @@ export interface Type3Extension {
   changed: ChangedObject[];
 }
 
-/** How much wider or narrower (em) than the old glyph a new one may be and still take its width. */
+/** How much wider (em) than the old glyph a new one may be and still take its width. */
 const OLD_WIDTH_SLACK = 0.02;
 
 const decimal = (n: number) => String(Math.round(n * 1e6) / 1e6);
@@ -154,20 +154,31 @@ function charProc(font: FontInfo, name: string | undefined): mupdf.PDFObject | n
 }
 
 /**
- * A glyph-space width within a thousandth of an em of `natural` that MuPDF truncates by the same
- * fraction of a thousandth as the old glyph's width `code` (fonts.ts reads both as MuPDF and as
- * written); `natural` itself where none does, in single precision.
+ * A glyph-space width within a thousandth of an em of `natural` that every renderer reads as it
+ * reads the old glyph's width `code`, apart from whole thousandths (which the TJ adjustment after
+ * it, read alike by all, takes): MuPDF truncates a Type 3 width, scaled to thousandths in single
+ * precision, to a whole number (fonts.ts, codeWidth), PDFium rounds the same single-precision value
+ * (CPDF_Type3Font), poppler keeps every digit. `natural` itself where no width near it does.
  */
 function readAlike(font: FontInfo, natural: number, code: number): number {
-  const gap = (w: number) => {
-    const one = { ...font, widths: new Map([[0, w]]) };
-    return writtenWidth(one, 0) - codeWidth(one, 0) * 1000;
-  };
-  const want = gap(font.widths.get(code) ?? 0);
   const scale = font.widthScale;
-  const n = Math.round(natural * scale * 1000 - want);
-  const w = Math.round(((n + want) / scale / 1000) * 1e4) / 1e4;
-  return Math.abs(gap(w) - want) < 0.01 ? w : natural;
+  const gaps = (w: number) => {
+    const one = { ...font, widths: new Map([[0, w]]) };
+    const written = writtenWidth(one, 0);
+    const single = Math.fround(Math.fround(Math.fround(scale) * Math.fround(w)) * 1000);
+    return [written - codeWidth(one, 0) * 1000, written - Math.round(single)];
+  };
+  const want = gaps(font.widths.get(code) ?? 0);
+  const n = Math.round(natural * scale * 1000 - want[0]);
+  const w = Math.round(((n + want[0]) / scale / 1000) * 1e4) / 1e4;
+  // Single precision decides near a whole or half thousandth (cmr's 40 units at 0.011 are 440
+  // written and 439 in MuPDF): the nearest widths written with four decimals are tried too.
+  for (const step of [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5]) {
+    const tried = Math.round((w + step * 1e-4) * 1e4) / 1e4;
+    const got = gaps(tried);
+    if (got.every((g, i) => Math.abs(g - want[i]) < 0.01)) return tried;
+  }
+  return natural;
 }
 
 /** Operators that draw a named resource: a procedure using one needs the Resources it runs with. */
@@ -177,8 +188,9 @@ const NAMED_RESOURCE = /\/[^\s/[\]<>(){}%]+\s+(?:Do|Tf|gs|sh|cs|CS|scn|SCN|BDC|D
  * A copy of the Type 3 font with a code for each of `newChars` whose procedure draws the face's
  * glyph `gids[i]` (of `faceRef`) one em high at the glyph origin, or the reason it cannot be made.
  * Where the new text has as many characters as the glyphs it replaces, each new code takes the
- * width of the old glyph it replaces (when within OLD_WIDTH_SLACK of its own), else its own width
- * written to be read alike (readAlike); with another count of characters, its own width.
+ * width of the old glyph it replaces (unless it is wider than that by more than OLD_WIDTH_SLACK),
+ * else its own width written to be read alike (readAlike); with another count of characters, its
+ * own width.
  */
 export function extendType3(
   doc: mupdf.PDFDocument,
@@ -213,8 +225,11 @@ export function extendType3(
   const codes = new Map(chars.map((ch, i) => [ch, free[i]]));
 
   const natural = (ch: string) => Math.round(((faceAdvance(face, ch) ?? 0) / 1000 / scale) * 1e4) / 1e4;
-  // Widths where each new character takes one old glyph's, as wide as its own within OLD_WIDTH_SLACK
-  // (a "ü" where a "u" stood; an "æ" where a "c" stood would overlap the next letter).
+  // Widths where each new character takes one old glyph's: a narrower letter, or one wider by
+  // OLD_WIDTH_SLACK at most (a "ü" where a "u" stood). The rest of the line stays where it was
+  // either way; an advance of the new letter's own and a TJ gap after it would be read as a space
+  // by poppler (a "j" where an "e" stood split the word), and a wider letter given the old advance
+  // would overlap the next ("æ" where "c" stood): it takes its own width, and the fit rule judges it.
   let old: Map<string, number> | null = null;
   if (replaced.length === newChars.length && replaced.every((g) => g.font.objNum === font.objNum)) {
     old = new Map();
@@ -224,7 +239,7 @@ export function extendType3(
       if (
         w === undefined ||
         !(w > 0) ||
-        Math.abs(w - natural(newChars[i])) * scale > OLD_WIDTH_SLACK ||
+        (natural(newChars[i]) - w) * scale > OLD_WIDTH_SLACK ||
         (had !== undefined && had !== w)
       )
         old = null;

@@ -107,18 +107,28 @@ test('a new letter much wider than the one it replaces does not take its width (
   assert.is(p.advice?.code, 'replacement_too_wide', p.explanation);
 });
 
-test('a new letter of its own width in a pk font (widths in tenths of a pixel) is read alike by MuPDF and poppler', async () => {
-  // Glyph space 1/91 em (a 600 dpi pk at 11 pt): "o" is written 45.5 units, 500.5/1000 em for
-  // poppler and 500 for MuPDF, which truncates. The dotless "ı" (278/1000 em, far narrower) takes a
-  // width of its own that MuPDF truncates by the same half thousandth, or the rest of the line would
-  // sit apart in the two (widths_read_alike).
+test('a narrower letter inside a word takes the width of the one it replaces: a gap after it would split the word', async () => {
+  // "ı" (278/1000 em) where "r" (392) stood: the rest of the word stays where it was either way, but
+  // a TJ gap of 114/1000 em after a letter of its own width reads as a space in pdftotext.
   const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox', 0.011);
-  const r = await applyEdit(editInput(pdf, 'Hello', 'Hellı'));
+  const r = await applyEdit(editInput(pdf, 'brown', 'bıown'));
+  assert.is(r.proposal.tier, 4);
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.equal(popplerProblems(pdf, r.output, 'brown', 'bıown', r.verification.declared_box!), []);
+});
+
+test('a wider letter of its own width in a pk font (widths in tenths of a pixel) is read alike by MuPDF and poppler', async () => {
+  // Glyph space 1/91 em (a 600 dpi pk at 11 pt): "o" is written 45.5 units, 500.5/1000 em for
+  // poppler and 500 for MuPDF, which truncates. "þ" (556/1000 em) takes a width of its own that
+  // MuPDF truncates by the same half thousandth, or the rest of the line would sit apart in the two
+  // (widths_read_alike).
+  const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox', 0.011);
+  const r = await applyEdit(editInput(pdf, 'Hello', 'Hellþ'));
   assert.is(r.proposal.tier, 4);
   assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
   const alike = r.verification.guards.find((g) => g.name === 'widths_read_alike');
   assert.ok(alike?.passed, alike?.detail);
-  assert.equal(popplerProblems(pdf, r.output, 'Hello', 'Hellı', r.verification.declared_box!), []);
+  assert.equal(popplerProblems(pdf, r.output, 'Hello', 'Hellþ', r.verification.declared_box!), []);
 });
 
 test.run();
