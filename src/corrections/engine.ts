@@ -94,6 +94,12 @@ export const KEEP_GAP_EM = 0.15;
 export const LINE_END_ALLOWANCE_EM = 0.25;
 /** A gap to the next letter this wide (in em) is a word gap even without a space character. */
 export const WORD_GAP_EM = 0.2;
+/**
+ * A gap inside a word at least this wide (in em) may read as a word break: poppler's pdftotext
+ * breaks words at a gap of 0.1 of the font size (TextOutputDev's minWordBreakSpace), MuPDF only at
+ * a wider one, so MuPDF's text check alone would pass a word poppler reads split.
+ */
+export const WORD_BREAK_EM = 0.08;
 const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
@@ -457,9 +463,11 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   try {
     return attemptSpan(input, forApply, false);
   } catch (error) {
-    // Too wide inside a word (a letter wider than the one it replaces, a ligature broken into its
-    // letters): redraw the rest of the word too, so the difference can go into the space after it.
-    if (!(error instanceof Refusal) || error.advice.code !== 'replacement_too_wide') throw error;
+    // Too wide or too narrow inside a word (a letter wider than the one it replaces, a ligature
+    // broken into its letters; a narrower one, whose gap would split the word): redraw the rest of
+    // the word too, so the difference goes into the space after it.
+    const retried = ['replacement_too_wide', 'gap_inside_word'];
+    if (!(error instanceof Refusal) || !retried.includes(error.advice.code)) throw error;
     try {
       return attemptSpan(input, forApply, true);
     } catch (wider) {
@@ -823,6 +831,27 @@ function fitRule(
       [
         'Choose a replacement of about the same width.',
         'Re-flowing the line is not something this engine does.',
+      ],
+      { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
+    );
+  }
+  // A narrower replacement leaves a gap where it ends (the glyphs after it stay where they were):
+  // against the next letter of the word, a gap of WORD_BREAK_EM reads as a space.
+  if (!vertical && !product.inPlace && next && !spaceFollows && -overflow >= WORD_BREAK_EM * emPts) {
+    rejected.push({
+      tier,
+      tier_name: TIER_NAMES[tier],
+      code: 'gap_inside_word',
+      reason: `The new text is ${round(-overflow)} pt narrower than the old, and “${next.c}” follows directly.`,
+      evidence: measurements,
+    });
+    refuse(
+      'gap_inside_word',
+      `“${replacement}” is ${round(-overflow)} pt narrower than “${find}” here, and the gap it would leave before “${next.c}” reads as a space.`,
+      'Every other glyph of the line stays where it is, so a narrower replacement leaves a gap where it ends; text extraction (pdftotext breaks words at a tenth of an em) would read the word as two.',
+      [
+        '`find` the whole word (and `replacement` with it): the difference then goes into the space after it.',
+        'Choose a replacement of about the same width.',
       ],
       { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
     );

@@ -427,12 +427,25 @@ test('\' and " keep their line moves and spacing when they become TJ', async () 
   }
 });
 
-test('a narrower letter that opens a gap MuPDF reads as a space is refused, not verified', async () => {
-  const pdf = makePdf([{ content: 'BT /F1 12 Tf 1 Tc 20 150 Td (third one) Tj ET' }]);
-  const proposal = await proposeEdit(editInput(pdf, 'third', 'thiid'));
-  assert.is(proposal.tier, -1);
-  assert.is(proposal.advice?.code, 'would_not_verify');
-  assert.match(proposal.advice!.why, /text_layer_true/);
+test('a narrower letter that would open a gap read as a space is redrawn to the word end, or refused', async () => {
+  // With 1 Tc, "i" for "r" leaves a gap MuPDF reads as a space before the "d": the word's end is
+  // redrawn and the gap joins the space after it. A `find` ending inside the word leaves it nowhere.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-gap-'));
+  try {
+    const pdf = makePdf([{ content: 'BT /F1 12 Tf 1 Tc 20 150 Td (third one) Tj ET' }]);
+    const r = await applyEdit(editInput(pdf, 'third', 'thiid'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.is((r.proposal.measurements as { old_text: string }).old_text, 'rd');
+    assert.equal(
+      popplerProblems(work, 'gap', pdf, r.output, 'third', 'thiid', r.verification.declared_box!),
+      [],
+    );
+    const proposal = await proposeEdit(editInput(pdf, 'thir', 'thii'));
+    assert.is(proposal.tier, -1);
+    assert.is(proposal.advice?.code, 'gap_inside_word');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('/Contents in parts: an operator split across parts is refused, others are edited in their part', async () => {
@@ -725,6 +738,29 @@ test('a letter a little wider inside a word: the rest of the word is redrawn, an
     // Wider than the space allows, it is still refused, with the measures of the letter itself.
     const wide = await proposeEdit(editInput(pdf, 'Hello', 'Hellw'));
     assert.is(wide.advice?.code, 'replacement_too_wide');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('a narrower letter inside a word: the gap it leaves goes into the space after the word, where pdftotext reads none', async () => {
+  // Helvetica 12 pt: "m" 0.833 em, "w" 0.722 em. The glyphs after the span stay where they were, so
+  // "w" leaves 0.111 em before the next "m": MuPDF reads "suwmer", pdftotext "suw mer" (it breaks
+  // words at 0.1 em). Redrawn to the word's end, the gap joins the space after it.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-word-gap-'));
+  try {
+    const pdf = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (Hello summer world) Tj ET' }]);
+    const r = await applyEdit(editInput(pdf, 'summer', 'suwmer'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.is((r.proposal.measurements as { old_text: string }).old_text, 'mmer');
+    assert.equal(
+      popplerProblems(work, 'word-gap', pdf, r.output, 'summer', 'suwmer', r.verification.declared_box!),
+      [],
+    );
+    // A `find` that ends inside the word leaves nowhere for the gap: refused, with that advice.
+    const inside = await proposeEdit(editInput(pdf, 'summ', 'suwm'));
+    assert.is(inside.advice?.code, 'gap_inside_word');
+    assert.match(inside.advice?.do[0] ?? '', /whole word/);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
