@@ -837,7 +837,8 @@ function fitRule(
   }
   // A narrower replacement leaves a gap where it ends (the glyphs after it stay where they were):
   // against the next letter of the word, a gap of WORD_BREAK_EM reads as a space.
-  if (!vertical && !product.inPlace && next && !spaceFollows && -overflow >= WORD_BREAK_EM * emPts) {
+  const gapOpens = !vertical && !product.inPlace && !product.mirrorsAdvances;
+  if (gapOpens && next && !spaceFollows && -overflow >= WORD_BREAK_EM * emPts) {
     rejected.push({
       tier,
       tier_name: TIER_NAMES[tier],

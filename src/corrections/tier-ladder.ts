@@ -72,6 +72,12 @@ export interface TierProduct {
   draw: FontUse;
   /** The new glyphs take the old glyphs' advances (a matched face embedded by this correction). */
   keepsOldAdvances: boolean;
+  /**
+   * Each new glyph will advance as the old one it replaces, whatever its own width (a freshly
+   * embedded face's W is set to the old advances when the edit is planned, tier4.ts): no gap opens
+   * after the run, though the fit is judged on the glyphs' own widths.
+   */
+  mirrorsAdvances?: boolean;
   /** Each new glyph is drawn by the old one's operator, where it stood (cross-font-swap.ts). */
   inPlace?: boolean;
   /**

@@ -134,6 +134,7 @@ export const matchedFontTier: Tier = {
       // or is drawn narrower to take them (squeeze).
       keepsOldAdvances:
         scale === null && (squeeze !== null || oldWidthsFor(ctx.glyphs, codes, mf.info) !== null),
+      mirrorsAdvances: oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
       ...(squeeze !== null ? { squeeze } : {}),
       changed: mf.changed,
       measurements: {

@@ -874,6 +874,22 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
       ),
       [],
     );
+    // A narrower letter (“ı”, 0.28 em, for “m”, 0.82) takes the old advance through W at the scale:
+    // no gap opens inside the word, so it is not refused as one (gap_inside_word).
+    const narrow = await applyEdit(editInput(pdf, 'Computer', 'Coıputer'));
+    assert.ok(narrow.verification.passed, narrow.verification.failure_reason ?? '');
+    assert.equal(
+      popplerProblems(
+        work,
+        'narrow',
+        pdf,
+        narrow.output,
+        'Computer',
+        'Coıputer',
+        narrow.verification.declared_box!,
+      ),
+      [],
+    );
     assert.is(scaledWidth(476.5, 0.9724), 490.5);
     assert.is(scaledWidth(528.9, 0.9724), 543.9);
     assert.is(scaledWidth(529, 0.9724), 544);
