@@ -9,13 +9,15 @@
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/main  --out /tmp/fid-main
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/more  --out /tmp/fid-more
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/fresh --out /tmp/fid-fresh
+#   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/type3 --out /tmp/fid-type3
 #
 # `main` is a chosen 34 files; `more` every fourth other PDF of the same packages (47 files);
-# `fresh` another fourth of them (33 files).
+# `fresh` another fourth of them (33 files); `type3` the other five of the packages' PDFs that set
+# letters in Type 3 bitmap fonts (pdfTeX and dvipdfm pk fonts), unseen while tier 4 learnt them.
 # Needs apt-get (network to Debian's mirrors), dpkg-deb and pdfinfo.
 set -euo pipefail
 out=${1:?usage: scripts/debian-corpus.sh DIR}
-mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more" "$out/fresh"
+mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more" "$out/fresh" "$out/type3"
 cd "$out/debs"
 packages=(texlive-lang-cyrillic texlive-lang-korean texlive-lang-arabic texlive-lang-chinese cups-filters
   gnuplot-doc asymptote-doc)
@@ -60,4 +62,8 @@ slice() {
 slice 1 more
 # `fresh`: a third slice, kept unseen while engine changes are made.
 slice 3 fresh
-echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh"
+for f in latex/arabi/fontchart_farsi.pdf latex/arabi/test_beamer.pdf latex/arabi/user_guide.pdf \
+  latex/montex/mlsquick.pdf generic/ukrhyph/rules90.pdf; do
+  cp "$doc/$f" "type3/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh, $(ls type3 | wc -l) in $out/type3"
