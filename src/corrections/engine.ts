@@ -471,7 +471,9 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     try {
       return attemptSpan(input, forApply, true);
     } catch (wider) {
-      if (wider instanceof Refusal) throw error;
+      // The first refusal names the letter itself; a gap left at the word's end names what follows it.
+      const atEnd = wider instanceof Refusal && wider.advice.code === 'gap_inside_word';
+      if (wider instanceof Refusal) throw atEnd && error.advice.code === 'gap_inside_word' ? wider : error;
       throw wider;
     }
   }
@@ -851,7 +853,9 @@ function fitRule(
       `“${replacement}” is ${round(-overflow)} pt narrower than “${find}” here, and the gap it would leave before “${next.c}” reads as a space.`,
       'Every other glyph of the line stays where it is, so a narrower replacement leaves a gap where it ends; text extraction (pdftotext breaks words at a tenth of an em) would read the word as two.',
       [
-        '`find` the whole word (and `replacement` with it): the difference then goes into the space after it.',
+        /[\p{L}\p{N}]/u.test(next.c)
+          ? '`find` the whole word (and `replacement` with it): the difference then goes into the space after it.'
+          : `Include the “${next.c}” that follows in \`find\` and \`replacement\`: the difference then goes into the space after it.`,
         'Choose a replacement of about the same width.',
       ],
       { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },

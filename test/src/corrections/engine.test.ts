@@ -761,6 +761,26 @@ test('a narrower letter inside a word: the gap it leaves goes into the space aft
     const inside = await proposeEdit(editInput(pdf, 'summ', 'suwm'));
     assert.is(inside.advice?.code, 'gap_inside_word');
     assert.match(inside.advice?.do[0] ?? '', /whole word/);
+    // A letter deleted: the same. Before a full stop, the advice is to include it.
+    const money = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (The colour of money.) Tj ET' }]);
+    const deleted = await applyEdit(editInput(money, 'colour', 'color'));
+    assert.ok(deleted.verification.passed, deleted.verification.failure_reason ?? '');
+    assert.equal(
+      popplerProblems(
+        work,
+        'deleted',
+        money,
+        deleted.output,
+        'colour',
+        'color',
+        deleted.verification.declared_box!,
+      ),
+      [],
+    );
+    const stop = await proposeEdit(editInput(money, 'money', 'moey'));
+    assert.is(stop.advice?.code, 'gap_inside_word');
+    assert.match(stop.advice?.do[0] ?? '', /Include the “\.”/);
+    assert.ok((await applyEdit(editInput(money, 'money.', 'moey.'))).verification.passed);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
