@@ -53,6 +53,8 @@ export interface Alternative {
   family: string;
   style: string;
   width_diff: number | null;
+  /** A Type 3 font's glyphs and the face's: share of ink in common (type3-stand-in.ts). */
+  ink_agreement?: number;
   lacks: string[];
 }
 
@@ -239,7 +241,7 @@ function type3Product(ctx: TierContext, mf: MatchedFont): TierProduct | TierRefu
     };
   }
   const face = mf.face;
-  const ink = inkAgreement(font, face);
+  const ink = mf.alternatives[mf.candidate.rank]?.ink_agreement ?? null;
   return {
     codes: ctx.reused.codes.map((c, i) => (c.code < 0 ? { ...c, code: ext.codes.get(newChars[i]) ?? 0 } : c)),
     sources: ctx.reused.sources.map((s, i) => (ctx.reused.codes[i].code < 0 ? 'matched_font' : s)),
@@ -286,7 +288,14 @@ export function alternativesFor(
   // sans stand in for Computer Modern, and a few characters (a page number's figures, 500/1000 em
   // in most text faces) fit one face of 158 or another by chance. A Type 3 font's glyphs must also
   // draw as the face's do (type3-stand-in.ts): widths do not tell slanted from upright.
-  const ink = (c: FontCandidate) => (type3 ? (inkAgreement(font, c.face) ?? 0) : 0);
+  // Measured once per face (the sort would otherwise hash the font's procedures at every comparison).
+  const inks = new Map<string, number>();
+  const ink = (c: Omit<FontCandidate, 'rank'>) => {
+    if (!type3) return 0;
+    let v = inks.get(c.face.id);
+    if (v === undefined) inks.set(c.face.id, (v = inkAgreement(font, c.face) ?? 0));
+    return v;
+  };
   const matched = m.candidates
     .filter(
       (c) =>
@@ -314,6 +323,7 @@ export function alternativesFor(
       family: c.face.family,
       style: c.face.style,
       width_diff: c.width_diff,
+      ...(type3 ? { ink_agreement: ink(c) } : {}),
       lacks: missingGlyphs(c.face, text),
     })),
   };
