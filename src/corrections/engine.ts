@@ -63,6 +63,7 @@ import { climb, type Code, type TierContext, type TierProduct } from './tier-lad
 import { reuseCodes, tier1Code } from './tier1.ts';
 import { freshFontName, planMatchedEdits } from './tier4.ts';
 import { crossFontEdits, crossFontRefusal, crossFontSwap } from './cross-font-swap.ts';
+import { planRespacing, type Respacing } from './line-respacing.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -104,7 +105,7 @@ const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
   tier: number;
-  /** Tier 5 says its own cost; the text tiers' follows from the tier. */
+  /** Tier 5 says its own cost, a re-spaced line costs `low`; otherwise it follows from the tier. */
   cost?: 'low' | 'medium';
   fontAlternatives: number;
   explanation: string;
@@ -335,7 +336,7 @@ async function run(
   }
 }
 
-/** A proposal's visibility cost: tier 5 says its own; tier 4 draws in another face (low); else none. */
+/** A proposal's visibility cost: tier 5 and a re-spaced line say their own; tier 4 draws in another face (low); else none. */
 function costOf(f: { tier: number; cost?: 'low' | 'medium' }): 'none' | 'low' | 'medium' {
   return f.cost ?? (f.tier === 4 ? 'low' : 'none');
 }
@@ -502,7 +503,7 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
     const plan = swap
       ? { ...crossFontEdits(t, swap.donors), overrides: new Map() }
-      : planEdit(t, product, fit.measurements, rejected, warnings);
+      : planEdit(t, product, fit, rejected, warnings);
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const boxes = glyphBoxes(t, product, fit);
     const textPlace = checkTextPlace(t);
@@ -510,7 +511,9 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
     const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
     const box = unionBox(boxes.oldBoxes) ?? [0, 0, 0, 0];
-    const facts: ManifestFacts = { page: t.pageIndex, box, find, replacement, tier };
+    // Words moved to make room show to a careful eye comparing before and after: not `none`.
+    const cost = fit.respacing ? ('low' as const) : undefined;
+    const facts: ManifestFacts = { page: t.pageIndex, box, find, replacement, tier, ...(cost && { cost }) };
     const objects = declareObjects(doc, input, t.page, facts, changedObjects, forApply);
     const saved = saveExact(doc, input, opened, t, changedObjects, objects);
     const verify = verifyCorrection(input, t, boxes, saved, { textPlace, widthsAlike }, find, replacement);
@@ -523,6 +526,7 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
     });
     return {
       tier,
+      ...(cost && { cost }),
       explanation,
       measurements: fit.measurements,
       warnings,
@@ -715,6 +719,8 @@ interface Fit {
   vertical: boolean;
   /** Replaced code for code inside one TJ array: the kerning numbers between the letters stay. */
   spread: boolean;
+  /** The word gaps after the target narrowed for a wider replacement (line-respacing.ts). */
+  respacing: Respacing | null;
 }
 
 /**
@@ -775,6 +781,22 @@ function fitRule(
     }
   }
   const gapToNext = next ? next.at - oldExtent : null;
+  // Room after a later glyph of the line (re-spacing moves the operator's last word into it): to
+  // the next character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is
+  // not set flush with others (a justified line keeps its right edge).
+  const roomAfter = (g: Glyph) => {
+    const end = along(devicePoint(g, g.advance));
+    let ahead = Infinity;
+    for (const l of lines)
+      for (const ch of l.chars)
+        if (Math.abs(across(ch.origin)) <= 0.5 * emPts && !/\s/.test(ch.c) && along(ch.origin) > end + eps)
+          ahead = Math.min(ahead, along(ch.origin));
+    if (ahead < Infinity) return Math.min(LINE_END_ALLOWANCE_EM * emPts, ahead - end - KEEP_GAP_EM * emPts);
+    if (Math.abs(dir[1]) > 0.01 || dir[0] < 0) return 0; // flush edges are read on upright lines only
+    const right = t.match.line.bbox[2];
+    const flush = lines.filter((l) => l !== t.match.line && Math.abs(l.bbox[2] - right) < 0.5).length >= 2;
+    return flush ? 0 : LINE_END_ALLOWANCE_EM * emPts;
+  };
   // A word gap is a space character before the next letter, or a gap as wide as one (producers
   // that place each word by itself draw no space glyph at all).
   const spaceFollows =
@@ -782,6 +804,7 @@ function fitRule(
     (gapToNext !== null && gapToNext >= WORD_GAP_EM * emPts);
   let allowed: number;
   let rule: string;
+  let respacing: Respacing | null = null;
   if (overflow <= FIT_TOLERANCE_EM * emPts) {
     allowed = FIT_TOLERANCE_EM * emPts;
     rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
@@ -791,6 +814,24 @@ function fitRule(
   } else if (spaceFollows) {
     allowed = Math.max(FIT_TOLERANCE_EM * emPts, (gapToNext ?? 0) - KEEP_GAP_EM * emPts);
     rule = `word gap: may use the space to the next word, keeping ${KEEP_GAP_EM} em before it`;
+    // Wider than that gap: the word gaps after it in its operator each give the same amount.
+    respacing =
+      overflow > allowed && !vertical && !product.inPlace
+        ? planRespacing(
+            glyphs,
+            t.interp,
+            lineChars,
+            t.index,
+            overflow,
+            { along: (g, x) => along(devicePoint(g, x)), dirLen, emPts },
+            { keepGapEm: KEEP_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter: (g) => roomAfter(g) },
+          )
+        : null;
+    if (respacing) {
+      allowed = overflow;
+      const narrowed = Math.max(...respacing.gaps.map((g) => g.before - g.after));
+      rule = `line re-spaced: the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(narrowed)} pt, keeping ${KEEP_GAP_EM} em${respacing.endShift > 0 ? `; its last word moves ${round(respacing.endShift)} pt into the free space after it` : "; the operator's last word stays where it was"}`;
+    }
   } else {
     allowed = FIT_TOLERANCE_EM * emPts;
     rule = `no gap: the next character follows directly; only ${FIT_TOLERANCE_EM} em tolerance`;
@@ -816,6 +857,14 @@ function fitRule(
     allowed_overflow_pt: round(allowed),
     gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
     fit_rule: rule,
+    ...(respacing && {
+      respaced: {
+        word_gaps_pt: respacing.gaps.map((g) => ({ before: round(g.before), after: round(g.after) })),
+        glyphs_moved: respacing.moved.length,
+        max_move_pt: round(Math.max(0, ...respacing.moved.map((m) => m.shift))),
+        last_word_move_pt: round(respacing.endShift),
+      },
+    }),
     ...product.measurements,
   };
   if (overflow > allowed) {
@@ -829,10 +878,10 @@ function fitRule(
     refuse(
       'replacement_too_wide',
       `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
-      'Every other glyph of the line stays where it is; a wider replacement would run into the next character.',
+      `The rest of the word is redrawn with it, and the word gaps after it that the same text operator draws may each narrow to ${KEEP_GAP_EM} em (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
       [
         'Choose a replacement of about the same width.',
-        'Re-flowing the line is not something this engine does.',
+        'Re-flowing the paragraph (moving words to the next line) is not something this engine does.',
       ],
       { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
     );
@@ -853,15 +902,13 @@ function fitRule(
       `“${replacement}” is ${round(-overflow)} pt narrower than “${find}” here, and the gap it would leave before “${next.c}” reads as a space.`,
       'Every other glyph of the line stays where it is, so a narrower replacement leaves a gap where it ends; text extraction (pdftotext breaks words at a tenth of an em) would read the word as two.',
       [
-        /[\p{L}\p{N}]/u.test(next.c)
-          ? '`find` the whole word (and `replacement` with it): the difference then goes into the space after it.'
-          : `Include the “${next.c}” that follows in \`find\` and \`replacement\`: the difference then goes into the space after it.`,
         'Choose a replacement of about the same width.',
+        'The rest of the word is redrawn with it where it can be, so the gap joins the space after the word; a word that goes on in another text operator, or for more than 32 characters, cannot be.',
       ],
       { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
     );
   }
-  return { measurements, overflow, rule, emPts, dirLen, vertical, spread };
+  return { measurements, overflow, rule, emPts, dirLen, vertical, spread, respacing };
 }
 
 type GuardCheck = { passed: boolean; detail: string };
@@ -907,10 +954,11 @@ interface EditPlan {
 function planEdit(
   t: Located,
   product: TierProduct,
-  measurements: Record<string, unknown>,
+  fit: Fit,
   rejected: TierRejection[],
   warnings: string[],
 ): EditPlan {
+  const { measurements, respacing } = fit;
   const { interp, glyphs, g0 } = t;
   const { codes, widthFont, draw } = product;
   const overrides: ResourceOverrides = new Map();
@@ -919,7 +967,15 @@ function planEdit(
   let changes: OperandChange[];
   if (draw.use === 'inserted') {
     const newName = freshFontName(interp.units[g0.unit].resources);
-    const plan = planMatchedEdits(interp.units, glyphs, codes, widthFont, newName, product.squeeze ?? null);
+    const plan = planMatchedEdits(
+      interp.units,
+      glyphs,
+      codes,
+      widthFont,
+      newName,
+      product.squeeze ?? null,
+      respacing?.kerns,
+    );
     if (!plan) {
       refuse(
         'split_drawing',
@@ -942,7 +998,14 @@ function planEdit(
       },
     ];
     measurements.inserted_font_resource = newName;
-  } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont));
+  } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont, respacing?.kerns));
+  if (respacing) {
+    const moved = Math.max(0, ...respacing.moved.map((m) => m.shift));
+    const given = Math.max(...respacing.gaps.map((g) => g.before - g.after));
+    warnings.push(
+      `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(given)} pt; ${respacing.moved.length} glyph(s) move right by up to ${round(moved)} pt${respacing.endShift > 0 ? `, the last word into the free space after it (${round(respacing.endShift)} pt)` : ', and the last word of the operator stays where it was'}.`,
+    );
+  }
   warnings.push(...product.warnings);
   if (draw.use === 'replacement')
     overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, draw.ref]]) });
@@ -1050,6 +1113,21 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
     newOrigins.push(devicePoint(g0, x));
     x += advanceOf(widthFont, [c], g0) * (product.squeeze ?? 1);
   });
+  // A re-spaced line: the words that move are declared where they stood and where they go.
+  if (fit.respacing) {
+    const shifts = new Map(fit.respacing.moved.map((m) => [m.glyph, m.shift]));
+    for (const ch of match.line.chars) {
+      const g = t.index.at(ch);
+      const shift = g && shifts.get(g);
+      if (!g || !shift) continue;
+      const [x0, y0] = devicePoint(g, 0);
+      const [x1, y1] = devicePoint(g, shift / fit.dirLen);
+      const b = quadBox(ch.quad);
+      const moved: Box = [b[0] + x1 - x0, b[1] + y1 - y0, b[2] + x1 - x0, b[3] + y1 - y0];
+      oldBoxes.push(toRender(b), toRender(moved));
+      oldOrigins.push(g.origin);
+    }
+  }
   return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, newGlyphBoxes };
 }
 
@@ -1360,7 +1438,7 @@ interface ManifestFacts {
   find: string;
   replacement: string;
   tier: number;
-  /** Tier 5's cost (low for cloned letters, medium for drawn ones); text tiers' follows the tier. */
+  /** Tier 5's cost (low for cloned letters, medium for drawn ones), `low` for a re-spaced line; else the tier's. */
   cost?: 'low' | 'medium';
   /** Tier 5 on a match that needed a person: what the engine checked. */
   confirmation?: Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import { codeWidth, writtenWidth, type FontInfo } from './fonts.ts';
+import type { Kern } from './line-respacing.ts';
 
 export interface StreamEdit {
   start: number;
@@ -114,6 +115,7 @@ export function planEdits(
   glyphs: Glyph[],
   codes: { code: number; length: number }[],
   widthFont: FontInfo = glyphs[0].font,
+  kerns: Kern[] = [],
 ): { edits: Map<number, StreamEdit[]>; changes: OperandChange[] } {
   const groups: Glyph[][] = [];
   for (const g of glyphs) {
@@ -155,7 +157,7 @@ export function planEdits(
     // Vertical writing: one advance for every glyph (the engine allows only as many as it replaces).
     if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
     const before = str.bytes.subarray(0, first.offset);
-    const after = str.bytes.subarray(last.offset + last.length);
+    const afterAt = last.offset + last.length;
     const head = Uint8Array.from([...before, ...inserted.flatMap((c) => codeToBytes(c.code, c.length))]);
     const hex = str.hex;
     const list = edits.get(first.unit) ?? [];
@@ -168,19 +170,16 @@ export function planEdits(
       newAdvance,
       adjustment,
     });
-    if (adjustment === 0) {
-      list.push({
-        start: str.start,
-        end: str.end,
-        text: encodeString(Uint8Array.from([...head, ...after]), hex),
-      });
+    const pieces: Piece[] = [
+      head,
+      adjustment,
+      ...withKerns(str.bytes, afterAt, kernsIn(kerns, first, afterAt)),
+    ];
+    if (!pieces.some((p) => typeof p === 'number' && p !== 0)) {
+      list.push({ start: str.start, end: str.end, text: encodeString(joinBytes(pieces), hex) });
       return;
     }
-    const parts: string[] = [];
-    if (head.length) parts.push(encodeString(head, hex));
-    parts.push(formatNumber(adjustment));
-    if (after.length) parts.push(encodeString(after, hex));
-    const array = parts.join(' ');
+    const array = arrayText(pieces, hex);
     if (first.element >= 0) {
       // Spaces on both sides: a number must not run into a neighbouring number token.
       list.push({ start: str.start, end: str.end, text: ` ${array} ` });
@@ -198,5 +197,71 @@ export function planEdits(
       });
     } else throw new Error(`unexpected text operator ${op.op}`);
   });
+  // Kerns in strings of the array no group touched (the words after the target's string).
+  const touched = new Set(groups.map((g) => `${g[0].unit}:${g[0].opIndex}:${g[0].element}`));
+  const others = new Map<string, Kern[]>();
+  for (const k of kerns) {
+    const key = `${k.glyph.unit}:${k.glyph.opIndex}:${k.glyph.element}`;
+    if (touched.has(key)) continue;
+    if (k.glyph.element < 0) throw new Error('a kern outside the target string needs a TJ array');
+    others.set(key, [...(others.get(key) ?? []), k]);
+  }
+  for (const list of others.values()) {
+    const g = list[0]!.glyph;
+    const str = stringOperand(units[g.unit].ops[g.opIndex], g.element);
+    const unitEdits = edits.get(g.unit) ?? [];
+    edits.set(g.unit, unitEdits);
+    unitEdits.push({
+      start: str.start,
+      end: str.end,
+      text: ` ${arrayText(withKerns(str.bytes, 0, list), str.hex)} `,
+    });
+  }
   return { edits, changes };
+}
+
+/** A string's bytes or a TJ number, in the order a rewritten array holds them. */
+type Piece = Uint8Array | number;
+
+/** The kerns inside a glyph's string (its unit, operator and element) at or after byte `from`. */
+export const kernsIn = (kerns: Kern[], g: Pick<Glyph, 'unit' | 'opIndex' | 'element'>, from = 0) =>
+  kerns.filter(
+    (k) =>
+      k.glyph.unit === g.unit &&
+      k.glyph.opIndex === g.opIndex &&
+      k.glyph.element === g.element &&
+      kernAt(k) >= from,
+  );
+
+/** The byte of its string a kern is written before. */
+const kernAt = (k: Kern) => k.glyph.offset + (k.after ? k.glyph.length : 0);
+
+/** A string's bytes from `from` on, cut before each kerned glyph with the kern's number between. */
+function withKerns(bytes: Uint8Array, from: number, kerns: Kern[]): Piece[] {
+  const out: Piece[] = [];
+  let at = from;
+  for (const k of [...kerns].sort((a, b) => kernAt(a) - kernAt(b))) {
+    out.push(bytes.subarray(at, kernAt(k)), k.adjustment);
+    at = kernAt(k);
+  }
+  out.push(bytes.subarray(at));
+  return out;
+}
+
+/** A string's bytes from `from` on as the inside of a TJ array, cut by its kerns' numbers. */
+export const kernedItems = (str: { bytes: Uint8Array; hex: boolean }, from: number, kerns: Kern[]) =>
+  arrayText(withKerns(str.bytes, from, kerns), str.hex);
+
+const joinBytes = (pieces: Piece[]) =>
+  Uint8Array.from(pieces.flatMap((p) => (typeof p === 'number' ? [] : [...p])));
+
+/** The inside of a TJ array: empty strings and zero numbers left out. */
+function arrayText(pieces: Piece[], hex: boolean): string {
+  const parts: string[] = [];
+  for (const p of pieces) {
+    if (typeof p === 'number') {
+      if (p !== 0) parts.push(formatNumber(p));
+    } else if (p.length) parts.push(encodeString(p, hex));
+  }
+  return parts.join(' ');
 }

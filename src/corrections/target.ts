@@ -9,6 +9,7 @@ import { changedSpan, codePoints, findMatch, glyphsOfSpan, type GlyphIndex } fro
 import type { TextLine } from './page-text.ts';
 import { NOT_BUILT, Refusal, refuse } from './refusals.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
+import { CJK } from './script-companion.ts';
 
 /** What an annotation or form field shows, and where. */
 export interface AnnotationText {
@@ -139,6 +140,9 @@ export interface Target {
   oneRun: boolean;
 }
 
+/** Characters after `find` redrawn with the rest of its word, at most. */
+const WORD_TAIL_MAX = 32;
+
 /** Locates the glyphs a correction of `find` into `replacement` rewrites, or throws a Refusal. */
 export function locateTarget(
   page: TargetPage,
@@ -175,23 +179,25 @@ export function locateTarget(
   const changed = changedSpan(findCps, replCps);
   const { prefix } = changed;
   let { suffix } = changed;
+  // What the line shows after `find` up to the end of its word, redrawn as it is.
+  let beyond: string[] = [];
   if (options.toWordEnd) {
     // The rest of the word is redrawn too, so a wider replacement can use the space after the word
-    // rather than press against the word's next letter (fitRule's word-gap rule).
+    // rather than press against the word's next letter (fitRule's word-gap rule), and so is what
+    // follows `find` without a space (“Off:” for “Off”: the colon moves with the word).
     const end = match.start + findCps.length;
+    const chars = match.line.chars;
     let e = end - suffix;
-    while (e < end && !/\s/u.test(match.line.chars[e].c)) e += 1;
-    suffix = end - e;
+    // CJK text has no spaces between its words: its run is not redrawn to its end.
+    const tail = (c: string) => !/\s/u.test(c) && (e < end || !CJK.test(c));
+    while (e < chars.length && e < end + WORD_TAIL_MAX && tail(chars[e].c)) e += 1;
+    suffix = Math.max(0, end - e);
+    beyond = chars.slice(end, Math.max(end, e)).map((c) => c.c);
   }
+  const findEnd = match.start + findCps.length + beyond.length;
   let span: ReturnType<typeof glyphsOfSpan>;
   try {
-    span = glyphsOfSpan(
-      match.line,
-      match.start + prefix,
-      match.start + findCps.length - suffix,
-      index,
-      interp,
-    );
+    span = glyphsOfSpan(match.line, match.start + prefix, findEnd - suffix, index, interp);
   } catch (error) {
     if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
       annotationRefusal(page.annotations(), match.line.chars[match.start].origin, find);
@@ -199,7 +205,7 @@ export function locateTarget(
     }
     throw error;
   }
-  if (span.spanStart < match.start || span.spanEnd > match.start + findCps.length) {
+  if (span.spanStart < match.start || span.spanEnd > findEnd) {
     refuse(
       'partial_ligature',
       'The change would split a ligature that also draws letters outside the target.',
@@ -208,8 +214,9 @@ export function locateTarget(
     );
   }
   const prefixUsed = span.spanStart - match.start;
-  const suffixUsed = match.start + findCps.length - span.spanEnd;
-  const newChars = replCps.slice(prefixUsed, replCps.length - suffixUsed);
+  const suffixUsed = findEnd - span.spanEnd;
+  const newText = [...replCps, ...beyond];
+  const newChars = newText.slice(prefixUsed, newText.length - suffixUsed);
   const glyphs = span.glyphs;
   const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
   const oneRun = glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);

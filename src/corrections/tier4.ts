@@ -37,7 +37,8 @@ import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
 import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
-import { advanceOf, codeToBytes, type StreamEdit } from './rewrite.ts';
+import { advanceOf, codeToBytes, kernedItems, kernsIn, type StreamEdit } from './rewrite.ts';
+import type { Kern } from './line-respacing.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
 import { extendType3, INK_AGREEMENT, inkAgreement } from './type3-stand-in.ts';
@@ -756,6 +757,7 @@ export function planMatchedEdits(
   info: FontInfo,
   newName: string,
   squeeze: number | null = null,
+  kerns: Kern[] = [],
 ): MatchedEditPlan | null {
   const first = glyphs[0];
   const last = glyphs[glyphs.length - 1];
@@ -797,9 +799,13 @@ export function planMatchedEdits(
     const head: string[] = arr.items.slice(0, first.element).map((it) => raw(it));
     if (first.offset > 0) head.push(encodeString(s1.bytes.subarray(0, first.offset), s1.hex));
     const tail: string[] = [];
-    const rest = s2.bytes.subarray(last.offset + last.length);
-    if (rest.length) tail.push(encodeString(rest, s2.hex));
-    tail.push(...arr.items.slice(last.element + 1).map((it) => raw(it)));
+    // The rest of the array, with the numbers of a re-spaced line (line-respacing.ts) before its words.
+    const rest = kernedItems(s2, last.offset + last.length, kernsIn(kerns, last));
+    if (rest.length) tail.push(rest);
+    arr.items.slice(last.element + 1).forEach((it, i) => {
+      const here = kernsIn(kerns, { ...last, element: last.element + 1 + i });
+      tail.push(it.kind === 'string' && here.length ? kernedItems(it, 0, here) : raw(it));
+    });
     const parts: string[] = [];
     if (head.length) parts.push(`[${head.join(' ')}] TJ`);
     parts.push(middle);
@@ -818,7 +824,9 @@ export function planMatchedEdits(
     else if (op.op !== 'Tj') return null;
     if (before.length) parts.push(`${encodeString(before, s.hex)} Tj`);
     parts.push(middle);
-    if (after.length) parts.push(`${encodeString(after, s.hex)} Tj`);
+    const here = kernsIn(kerns, last);
+    if (here.length) parts.push(`[${kernedItems(s, last.offset + last.length, here)}] TJ`);
+    else if (after.length) parts.push(`${encodeString(after, s.hex)} Tj`);
     text = ` ${parts.join(' ')} `;
   }
   return {

@@ -429,7 +429,8 @@ test('\' and " keep their line moves and spacing when they become TJ', async () 
 
 test('a narrower letter that would open a gap read as a space is redrawn to the word end, or refused', async () => {
   // With 1 Tc, "i" for "r" leaves a gap MuPDF reads as a space before the "d": the word's end is
-  // redrawn and the gap joins the space after it. A `find` ending inside the word leaves it nowhere.
+  // redrawn and the gap joins the space after it, also where `find` ends inside the word. A word
+  // that goes on for more than 32 characters is not redrawn to its end: refused.
   const work = mkdtempSync(join(tmpdir(), 'docfix-gap-'));
   try {
     const pdf = makePdf([{ content: 'BT /F1 12 Tf 1 Tc 20 150 Td (third one) Tj ET' }]);
@@ -440,7 +441,12 @@ test('a narrower letter that would open a gap read as a space is redrawn to the 
       popplerProblems(work, 'gap', pdf, r.output, 'third', 'thiid', r.verification.declared_box!),
       [],
     );
-    const proposal = await proposeEdit(editInput(pdf, 'thir', 'thii'));
+    const inside = await applyEdit(editInput(pdf, 'thir', 'thii'));
+    assert.ok(inside.verification.passed, inside.verification.failure_reason ?? '');
+    assert.is((inside.proposal.measurements as { old_text: string }).old_text, 'rd');
+    assert.ok(pageText(inside.output).includes('thiid one'));
+    const long = makePdf([{ content: `BT /F1 12 Tf 1 Tc 20 150 Td (third${'x'.repeat(33)} one) Tj ET` }]);
+    const proposal = await proposeEdit(editInput(long, 'thir', 'thii'));
     assert.is(proposal.tier, -1);
     assert.is(proposal.advice?.code, 'gap_inside_word');
   } finally {
@@ -735,9 +741,58 @@ test('a letter a little wider inside a word: the rest of the word is redrawn, an
       popplerProblems(work, 'word-end', pdf, r.output, 'Hello', 'Helto', r.verification.declared_box!),
       [],
     );
-    // Wider than the space allows, it is still refused, with the measures of the letter itself.
-    const wide = await proposeEdit(editInput(pdf, 'Hello', 'Hellw'));
+    // Far wider than every gap of the line can give: refused, with the measures of the letters.
+    const wide = await proposeEdit(editInput(pdf, 'Hello', 'HWWWo'));
     assert.is(wide.advice?.code, 'replacement_too_wide');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('wider than the gap after its word: the word gaps after it give the same amount each, and a justified line keeps its right edge', async () => {
+  // Helvetica 12 pt: "m" is 3.324 pt wider than "o"; the gap after "Hello" may give 3.996 − 1.8 pt.
+  // pdfTeX-like lines: word gaps are TJ numbers (−333 = 4 pt), no space glyphs, three lines flush.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-respace-'));
+  const line = (y: number) => `BT /F1 12 Tf 40 ${y} Td [(Hello)-333(little)-333(World)] TJ ET`;
+  try {
+    const justified = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
+    const r = await applyEdit(editInput(justified, 'Hello', 'Hellm'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.is(r.proposal.visibility_cost, 'low');
+    const m = r.proposal.measurements as {
+      fit_rule: string;
+      respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
+    };
+    assert.match(m.fit_rule, /line re-spaced/);
+    // Both gaps give the same, half of the 3.324 pt (the first alone could give 2.196 pt).
+    const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
+    assert.is(given.length, 2);
+    for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
+    assert.is(m.respaced.last_word_move_pt, 0);
+    const before = glyphs(justified);
+    const after = glyphs(r.output);
+    // "little" moved right by what the second gap gave; "World", and the other lines, stand exactly
+    // where they were.
+    const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
+    const moved = after[little].x - before[little].x;
+    assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
+    for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+    assert.ok(r.proposal.warnings.some((w) => /re-spaced/.test(w)));
+    assert.equal(
+      popplerProblems(work, 'justified', justified, r.output, 'Hello', 'Hellm', r.verification.declared_box!),
+      [],
+    );
+    // Alone on its page the line is not set flush: its last word moves into the free space too,
+    // and the pen is put back after it (a number ending the array).
+    const alone = makePdf([{ content: line(100) }]);
+    const free = await applyEdit(editInput(alone, 'Hello', 'Hellm'));
+    assert.ok(free.verification.passed, free.verification.failure_reason ?? '');
+    const gaps = (free.proposal.measurements as typeof m).respaced;
+    assert.ok(gaps.last_word_move_pt > 0.6, String(gaps.last_word_move_pt));
+    assert.equal(
+      popplerProblems(work, 'alone', alone, free.output, 'Hello', 'Hellm', free.verification.declared_box!),
+      [],
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -757,11 +812,11 @@ test('a narrower letter inside a word: the gap it leaves goes into the space aft
       popplerProblems(work, 'word-gap', pdf, r.output, 'summer', 'suwmer', r.verification.declared_box!),
       [],
     );
-    // A `find` that ends inside the word leaves nowhere for the gap: refused, with that advice.
-    const inside = await proposeEdit(editInput(pdf, 'summ', 'suwm'));
-    assert.is(inside.advice?.code, 'gap_inside_word');
-    assert.match(inside.advice?.do[0] ?? '', /whole word/);
-    // A letter deleted: the same. Before a full stop, the advice is to include it.
+    // A `find` that ends inside the word: the rest of the word is redrawn all the same.
+    const inside = await applyEdit(editInput(pdf, 'summ', 'suwm'));
+    assert.ok(inside.verification.passed, inside.verification.failure_reason ?? '');
+    assert.ok(pageText(inside.output).includes('suwmer'));
+    // A letter deleted: the same, and a full stop after the word moves with it.
     const money = makePdf([{ content: 'BT /F1 12 Tf 20 100 Td (The colour of money.) Tj ET' }]);
     const deleted = await applyEdit(editInput(money, 'colour', 'color'));
     assert.ok(deleted.verification.passed, deleted.verification.failure_reason ?? '');
@@ -777,10 +832,13 @@ test('a narrower letter inside a word: the gap it leaves goes into the space aft
       ),
       [],
     );
-    const stop = await proposeEdit(editInput(money, 'money', 'moey'));
-    assert.is(stop.advice?.code, 'gap_inside_word');
-    assert.match(stop.advice?.do[0] ?? '', /Include the “\.”/);
-    assert.ok((await applyEdit(editInput(money, 'money.', 'moey.'))).verification.passed);
+    const stop = await applyEdit(editInput(money, 'money', 'moey'));
+    assert.ok(stop.verification.passed, stop.verification.failure_reason ?? '');
+    assert.is((stop.proposal.measurements as { old_text: string }).old_text, 'ney.');
+    assert.equal(
+      popplerProblems(work, 'stop', money, stop.output, 'money', 'moey', stop.verification.declared_box!),
+      [],
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

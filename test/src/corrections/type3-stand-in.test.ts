@@ -101,9 +101,20 @@ test('a Type 3 font whose glyphs no face draws alike is refused, whatever its wi
 
 test('a new letter much wider than the one it replaces does not take its width (it would overlap the next)', async () => {
   // "æ" (722/1000 em) where "c" (444) stood: given the "c"'s width it would "fit" and overlap the
-  // "k"; at its own width it needs 2.8 pt the line does not have.
+  // "k"; at its own width it needs 2.8 pt, which the word gaps after it give (the line re-spaced).
   const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox');
-  const p = await proposeEdit(editInput(pdf, 'quick', 'quiæk'));
+  const r = await applyEdit(editInput(pdf, 'quick', 'quiæk'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as {
+    width_before_pt: number;
+    width_after_pt: number;
+    respaced?: unknown;
+  };
+  assert.ok(m.width_after_pt - m.width_before_pt > 2.7, JSON.stringify(m));
+  assert.ok(m.respaced);
+  assert.equal(popplerProblems(pdf, r.output, 'quick', 'quiæk', r.verification.declared_box!), []);
+  // Two such letters need more than every gap after the word gives: refused.
+  const p = await proposeEdit(editInput(pdf, 'quick', 'quææk'));
   assert.is(p.advice?.code, 'replacement_too_wide', p.explanation);
 });
 

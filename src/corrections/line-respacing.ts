@@ -1,0 +1,142 @@
+// Re-spacing the rest of a line for a replacement wider than the gap after its word: the word gaps
+// that follow it in the same text operator are each narrowed by the same amount (none below
+// KEEP_GAP_EM), so the words between move right by what the gaps before them gave up and the
+// operator's last word, and the pen after it, stay exactly where they were. Typesetters shrink
+// inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the glyphs moved are
+// declared, and the correction costs `low` rather than `none` (DESIGN: tier 1 keeps every other
+// glyph of the line in place).
+import type { Glyph, Interpretation } from './text-interpreter.ts';
+import type { GlyphIndex } from './locate.ts';
+import type { TextChar } from './page-text.ts';
+
+/** A TJ number written before a glyph (thousandths of text space, TJ's sign: positive moves left). */
+export interface Kern {
+  glyph: Glyph;
+  adjustment: number;
+  /** Written after the glyph rather than before it (the number that puts the pen back). */
+  after?: boolean;
+}
+
+export interface Respacing {
+  kerns: Kern[];
+  /** Every glyph after the target that moves, and how far along the baseline (points). */
+  moved: { glyph: Glyph; shift: number }[];
+  /** Each word gap used: its width before and after, in points. */
+  gaps: { before: number; after: number }[];
+  /** How far the operator's last word moves into free space after it (0: it stays). */
+  endShift: number;
+}
+
+interface Geometry {
+  /** Distance along the baseline from the target's start, in points, of a glyph's point at x (text space). */
+  along: (g: Glyph, x: number) => number;
+  /** Points per text-space unit along the baseline. */
+  dirLen: number;
+  emPts: number;
+}
+
+/**
+ * The re-spacing that lets the target's last glyph end `overflow` points further than it did, or
+ * null where the gaps after it in its operator cannot give that much (each keeps `keepGapEm`).
+ * `wordGapEm`: a gap this wide between letters is a word gap even without a space glyph.
+ */
+export function planRespacing(
+  target: Glyph[],
+  interp: Interpretation,
+  lineChars: TextChar[],
+  index: GlyphIndex,
+  overflow: number,
+  geo: Geometry,
+  limits: { keepGapEm: number; wordGapEm: number; roomAfter: (g: Glyph) => number },
+): Respacing | null {
+  const last = target[target.length - 1]!;
+  const s = last.state;
+  if (!(s.Tfs > 0 && s.Th > 0) || last.font.wmode === 1) return null;
+  // Characters MuPDF read on the line, by the glyph that draws them: a glyph it did not read there
+  // (another line, a glyph drawn over another) ends the part of the operator that can move.
+  const charOf = new Map<Glyph, string>();
+  for (const ch of lineChars) {
+    const g = index.at(ch);
+    if (g && !charOf.has(g)) charOf.set(g, ch.c);
+  }
+  const after = interp.glyphs.filter(
+    (g) => g.unit === last.unit && g.opIndex === last.opIndex && g.index > last.index,
+  );
+  const words: { start: Glyph; glyphs: Glyph[]; gap: number }[] = [];
+  let inkEnd = geo.along(last, last.advance);
+  let spaced = false;
+  let stopped = false;
+  for (const g of after) {
+    const c = charOf.get(g);
+    const at = geo.along(g, 0);
+    // Kerning may pull a letter back a little; a string that goes back further is another line.
+    if (
+      c === undefined ||
+      g.lost ||
+      g.state.Tfs !== s.Tfs ||
+      g.state.Th !== s.Th ||
+      at < inkEnd - 0.3 * geo.emPts
+    ) {
+      stopped = true;
+      break;
+    }
+    if (/\s/u.test(c)) {
+      spaced = true;
+      continue;
+    }
+    const gap = at - inkEnd;
+    if (spaced || gap >= limits.wordGapEm * geo.emPts) words.push({ start: g, glyphs: [g], gap });
+    else if (words.length) words[words.length - 1]!.glyphs.push(g);
+    else return null; // the target's word goes on: no gap to take from
+    spaced = false;
+    inkEnd = geo.along(g, g.advance);
+  }
+  if (!words.length) return null;
+  const keep = limits.keepGapEm * geo.emPts;
+  const room = words.map((w) => Math.max(0, w.gap - keep));
+  // The last word may also move right where the operator ends the line's text (or the space after
+  // it is wide): a number after it puts the pen back, so what is drawn after the operator stays.
+  const tail = words[words.length - 1]!.glyphs;
+  const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
+  const rooms = [...room, end];
+  if (rooms.reduce((a, b) => a + b, 0) < overflow) return null;
+  // Water-filling: every gap gives the same amount λ, a gap with less room gives all it has.
+  const sorted = [...rooms].sort((a, b) => a - b);
+  let lambda = 0;
+  let rest = overflow;
+  for (let i = 0; i < sorted.length; i += 1) {
+    const share = rest / (sorted.length - i);
+    if (sorted[i]! >= share) {
+      lambda = share;
+      break;
+    }
+    rest -= sorted[i]!;
+  }
+  const given = rooms.map((r) => Math.min(r, lambda));
+  // Thousandths of text space per point along the baseline, written whole and summing to zero, so
+  // the pen after the last word is put back by numbers that cancel exactly.
+  const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
+  const kerns: Kern[] = [];
+  const moved: Respacing['moved'] = [];
+  let written = 0;
+  let shift = overflow;
+  words.forEach((w, i) => {
+    // Word i moves right by what the gaps after it give; the pen, put back at the old end of the
+    // target, first moves right by the first word's shift, then left by each later gap's share.
+    const next = shift - given[i]!;
+    const stays = i === words.length - 1 && given[words.length]! < 1e-9;
+    const units = stays ? -written : Math.round((i === 0 ? -next : shift - next) * perPt);
+    if (units !== 0) kerns.push({ glyph: w.start, adjustment: units });
+    written += units;
+    const at = -written / perPt;
+    if (at > 1e-9) for (const g of w.glyphs) moved.push({ glyph: g, shift: at });
+    shift = next;
+  });
+  if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
+  return {
+    kerns,
+    moved,
+    gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
+    endShift: written === 0 ? 0 : -written / perPt,
+  };
+}
