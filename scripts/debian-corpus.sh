@@ -10,14 +10,16 @@
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/more  --out /tmp/fid-more
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/fresh --out /tmp/fid-fresh
 #   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/type3 --out /tmp/fid-type3
+#   ../shared/tools/fidelity/run.sh . /tmp/debian-corpus/late  --out /tmp/fid-late
 #
 # `main` is a chosen 34 files; `more` every fourth other PDF of the same packages (47 files);
 # `fresh` another fourth of them (33 files); `type3` the other five of the packages' PDFs that set
-# letters in Type 3 bitmap fonts (pdfTeX and dvipdfm pk fonts), unseen while tier 4 learnt them.
+# letters in Type 3 bitmap fonts (pdfTeX and dvipdfm pk fonts), unseen while tier 4 learnt them;
+# `late` a last fourth of the rest (23 files), unseen while lines learnt to be re-spaced.
 # Needs apt-get (network to Debian's mirrors), dpkg-deb and pdfinfo.
 set -euo pipefail
 out=${1:?usage: scripts/debian-corpus.sh DIR}
-mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more" "$out/fresh" "$out/type3"
+mkdir -p "$out/debs" "$out/x" "$out/main" "$out/more" "$out/fresh" "$out/type3" "$out/late"
 cd "$out/debs"
 packages=(texlive-lang-cyrillic texlive-lang-korean texlive-lang-arabic texlive-lang-chinese cups-filters
   gnuplot-doc asymptote-doc)
@@ -50,7 +52,7 @@ cp x/usr/share/doc/asymptote/asymptote.pdf more/manual--asymptote.pdf
 # starting at the Nth, at most 45, copied into DIR.
 slice() {
   local taken
-  taken=" $(ls main more fresh | grep '\.pdf$' | tr '\n' ' ') "
+  taken=" $(ls main more fresh late | grep '\.pdf$' | tr '\n' ' ') $(ls type3 | sed 's/-/--/' | tr '\n' ' ') "
   find x -name '*.pdf' -size +8k -size -1500k | sort | while read -r f; do
     name="$(basename "$(dirname "$f")")--$(basename "$f")"
     case "$taken" in *" $name "*) continue ;; esac
@@ -66,4 +68,5 @@ for f in latex/arabi/fontchart_farsi.pdf latex/arabi/test_beamer.pdf latex/arabi
   latex/montex/mlsquick.pdf generic/ukrhyph/rules90.pdf; do
   cp "$doc/$f" "type3/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
-echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh, $(ls type3 | wc -l) in $out/type3"
+slice 2 late
+echo "$(ls main | wc -l) files in $out/main, $(ls more | wc -l) in $out/more, $(ls fresh | wc -l) in $out/fresh, $(ls type3 | wc -l) in $out/type3, $(ls late | wc -l) in $out/late"
