@@ -12,7 +12,7 @@ import type { FontInfo } from '../../../src/corrections/fonts.ts';
 import { GlyphIndex } from '../../../src/corrections/locate.ts';
 import type { TextChar, TextLine } from '../../../src/corrections/page-text.ts';
 import type { Glyph } from '../../../src/corrections/text-interpreter.ts';
-import { editInput, makePdf, pageText } from './fixtures.ts';
+import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 import { popplerCheck } from './poppler.ts';
 
 test('a simple font code nothing maps, which MuPDF reads as U+FFFD, reads as its Latin-1 character', () => {
@@ -55,6 +55,63 @@ test('figures set one by one with small gaps: one word, found, swapped and read 
       '',
       '812',
       '182',
+      r.verification.declared_box!,
+      work,
+    );
+    assert.equal(check.problems, []);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('a ligature whose code reads as “ﬁ” (U+FB01): found as pdftotext reads it, swapped with its own glyph', async () => {
+  // LaTeX's Latin Modern fonts map the ligature's code to U+FB01 in their ToUnicode: pdftotext reads
+  // “ﬁles”, MuPDF expands it to “files”. A `find` copied from poppler's text is found in the codes'
+  // reading, and the ligature glyph itself is reused (tier 1), so poppler reads “lﬁes” after.
+  const base = makePdf([{ content: 'BT ET' }]);
+  const pdf = withDoc(base, (doc) => {
+    const font = doc.newDictionary();
+    font.put('Type', doc.newName('Font'));
+    font.put('Subtype', doc.newName('Type1'));
+    font.put('BaseFont', doc.newName('Times-Roman'));
+    const diffs = doc.newArray();
+    diffs.push(doc.newInteger(0x81));
+    diffs.push(doc.newName('fi'));
+    const encoding = doc.newDictionary();
+    encoding.put('Differences', diffs);
+    font.put('Encoding', encoding);
+    const cmap = [
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lig def /CMapType 2 def',
+      '1 begincodespacerange <00> <FF> endcodespacerange',
+      '1 beginbfchar <81> <FB01> endbfchar',
+      '1 beginbfrange <20> <7E> <0020> endbfrange',
+      'endcmap CMapName currentdict /CMap defineresource pop end end',
+    ].join('\n');
+    font.put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('L', doc.addObject(font));
+    page.put(
+      'Contents',
+      doc.addStream('BT /L 12 Tf 20 100 Td (the de\\201nition \\201les here) Tj ET', doc.newDictionary()),
+    );
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  assert.ok(pageText(pdf).includes('definition files'));
+  const r = await applyEdit(editInput(pdf, 'ﬁles', 'lﬁes'));
+  assert.is(r.proposal.tier, 1);
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.match(r.verification.guards.find((g) => g.name === 'text_layer_true')!.detail, /lﬁes/);
+  const work = mkdtempSync(join(tmpdir(), 'docfix-ligature-reading-'));
+  try {
+    writeFileSync(join(work, 'a.pdf'), pdf);
+    writeFileSync(join(work, 'b.pdf'), r.output);
+    const check = popplerCheck(
+      join(work, 'a.pdf'),
+      join(work, 'b.pdf'),
+      0,
+      '',
+      'ﬁles',
+      'lﬁes',
       r.verification.declared_box!,
       work,
     );

@@ -777,7 +777,7 @@ test('wider than the gap after its word: the word gaps after it give the same am
     const moved = after[little].x - before[little].x;
     assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
     for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
-    assert.ok(r.proposal.warnings.some((w) => /re-spaced/.test(w)));
+    assert.ok((r.proposal.warnings ?? []).some((w) => /re-spaced/.test(w)));
     assert.equal(
       popplerProblems(work, 'justified', justified, r.output, 'Hello', 'Hellm', r.verification.declared_box!),
       [],
