@@ -16,7 +16,7 @@ import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut
 import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
 import { loadProgram, type FontInfo } from './fonts.ts';
 import { GlyphIndex, observedCodes } from './locate.ts';
-import { locateTarget, pageAnnotationTexts, type Target } from './target.ts';
+import { locateTarget, pageAnnotationTexts, WORD_GAP_EM, type Target } from './target.ts';
 import { readPageText, quadBox, type TextLine } from './page-text.ts';
 import { takeBytes } from './pdf-bytes.ts';
 import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
@@ -93,8 +93,6 @@ export const FIT_TOLERANCE_EM = 0.02;
 export const KEEP_GAP_EM = 0.15;
 /** Overflow allowed at the end of a line (nothing follows), in em. */
 export const LINE_END_ALLOWANCE_EM = 0.25;
-/** A gap to the next letter this wide (in em) is a word gap even without a space character. */
-export const WORD_GAP_EM = 0.2;
 /**
  * A gap inside a word at least this wide (in em) may read as a word break: poppler's pdftotext
  * breaks words at a gap of 0.1 of the font size (TextOutputDev's minWordBreakSpace), MuPDF only at

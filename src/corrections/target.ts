@@ -142,6 +142,8 @@ export interface Target {
 
 /** Characters after `find` redrawn with the rest of its word, at most. */
 const WORD_TAIL_MAX = 32;
+/** A gap to the next letter this wide (in em) is a word gap even without a space character. */
+export const WORD_GAP_EM = 0.2;
 
 /** Locates the glyphs a correction of `find` into `replacement` rewrites, or throws a Refusal. */
 export function locateTarget(
@@ -188,9 +190,15 @@ export function locateTarget(
     const end = match.start + findCps.length;
     const chars = match.line.chars;
     let e = end - suffix;
-    // CJK text has no spaces between its words: its run is not redrawn to its end.
-    const tail = (c: string) => !/\s/u.test(c) && (e < end || !CJK.test(c));
-    while (e < chars.length && e < end + WORD_TAIL_MAX && tail(chars[e].c)) e += 1;
+    // CJK text has no spaces between its words: its run is not redrawn to its end. Past `find`, a
+    // gap as wide as a word gap ends the word even where MuPDF read no space into it.
+    const [dx, dy] = match.line.dir;
+    const gapBefore = (k: number) =>
+      (chars[k].quad[0] - chars[k - 1].quad[2]) * dx + (chars[k].quad[1] - chars[k - 1].quad[3]) * dy;
+    const tail = (k: number) =>
+      !/\s/u.test(chars[k].c) &&
+      (k < end || (!CJK.test(chars[k].c) && gapBefore(k) < WORD_GAP_EM * (chars[k].size || 1)));
+    while (e < chars.length && e < end + WORD_TAIL_MAX && tail(e)) e += 1;
     suffix = Math.max(0, end - e);
     beyond = chars.slice(end, Math.max(end, e)).map((c) => c.c);
   }
