@@ -822,13 +822,15 @@ function fitRule(
             t.index,
             overflow,
             { along: (g, x) => along(devicePoint(g, x)), dirLen, emPts },
-            { keepGapEm: KEEP_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter: (g) => roomAfter(g) },
+            // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a
+            // gap of 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far).
+            { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter: (g) => roomAfter(g) },
           )
         : null;
     if (respacing) {
       allowed = overflow;
       const narrowed = Math.max(...respacing.gaps.map((g) => g.before - g.after));
-      rule = `line re-spaced: the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(narrowed)} pt, keeping ${KEEP_GAP_EM} em${respacing.endShift > 0 ? `; its last word moves ${round(respacing.endShift)} pt into the free space after it` : "; the operator's last word stays where it was"}`;
+      rule = `line re-spaced: the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(narrowed)} pt, keeping ${WORD_GAP_EM} em${respacing.endShift > 0 ? `; its last word moves ${round(respacing.endShift)} pt into the free space after it` : "; the operator's last word stays where it was"}`;
     }
   } else {
     allowed = FIT_TOLERANCE_EM * emPts;
@@ -876,7 +878,7 @@ function fitRule(
     refuse(
       'replacement_too_wide',
       `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
-      `The rest of the word is redrawn with it, and the word gaps after it that the same text operator draws may each narrow to ${KEEP_GAP_EM} em (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
+      `The rest of the word is redrawn with it, and may take the gap after it down to ${KEEP_GAP_EM} em, or the word gaps after it that the same text operator draws down to ${WORD_GAP_EM} em each (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
       [
         'Choose a replacement of about the same width.',
         'Re-flowing the paragraph (moving words to the next line) is not something this engine does.',

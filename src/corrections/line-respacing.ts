@@ -1,6 +1,6 @@
 // Re-spacing the rest of a line for a replacement wider than the gap after its word: the word gaps
-// that follow it in the same text operator are each narrowed by the same amount (none below
-// KEEP_GAP_EM), so the words between move right by what the gaps before them gave up and the
+// that follow it in the same text operator are each narrowed by the same amount (none below a word
+// gap, WORD_GAP_EM), so the words between move right by what the gaps before them gave up and the
 // operator's last word, and the pen after it, stay exactly where they were. Typesetters shrink
 // inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the glyphs moved are
 // declared, and the correction costs `low` rather than `none` (DESIGN: tier 1 keeps every other

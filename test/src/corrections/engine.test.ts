@@ -750,10 +750,11 @@ test('a letter a little wider inside a word: the rest of the word is redrawn, an
 });
 
 test('wider than the gap after its word: the word gaps after it give the same amount each, and a justified line keeps its right edge', async () => {
-  // Helvetica 12 pt: "m" is 3.324 pt wider than "o"; the gap after "Hello" may give 3.996 − 1.8 pt.
-  // pdfTeX-like lines: word gaps are TJ numbers (−333 = 4 pt), no space glyphs, three lines flush.
+  // Helvetica 12 pt: "m" is 3.324 pt wider than "o"; the gap after "Hello" may give 4.8 − 1.8 pt
+  // alone, and each gap 4.8 − 2.4 pt when the line is re-spaced (0.2 em kept, a word gap still).
+  // pdfTeX-like lines: word gaps are TJ numbers (−400 = 4.8 pt), no space glyphs, three lines flush.
   const work = mkdtempSync(join(tmpdir(), 'docfix-respace-'));
-  const line = (y: number) => `BT /F1 12 Tf 40 ${y} Td [(Hello)-333(little)-333(World)] TJ ET`;
+  const line = (y: number) => `BT /F1 12 Tf 40 ${y} Td [(Hello)-400(little)-400(World)] TJ ET`;
   try {
     const justified = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
     const r = await applyEdit(editInput(justified, 'Hello', 'Hellm'));
@@ -764,7 +765,7 @@ test('wider than the gap after its word: the word gaps after it give the same am
       respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
     };
     assert.match(m.fit_rule, /line re-spaced/);
-    // Both gaps give the same, half of the 3.324 pt (the first alone could give 2.196 pt).
+    // Both gaps give the same, half of the 3.324 pt (the first alone could give 3 pt).
     const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
     assert.is(given.length, 2);
     for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
