@@ -37,6 +37,7 @@ import {
   type Glyph,
   type Interpretation,
   type Mat,
+  type StreamUnit,
 } from './text-interpreter.ts';
 import { glyphInkBoxes } from './ink.ts';
 import {
@@ -503,9 +504,9 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
       ? { ...crossFontEdits(t, swap.donors), overrides: new Map() }
       : planEdit(t, product, fit, rejected, warnings);
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
-    const boxes = glyphBoxes(t, product, fit);
-    const textPlace = checkTextPlace(t);
     const widthsAlike = widthsReadAlike(t, product, fit);
+    const boxes = glyphBoxes(t, product, fit, widthsAlike.declareRest);
+    const textPlace = checkTextPlace(t);
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
     const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
     const box = unionBox(boxes.oldBoxes) ?? [0, 0, 0, 0];
@@ -921,23 +922,55 @@ const READING_TOLERANCE = 0.05;
  * widths are written with fractions is read otherwise by poppler, and the rest of the line must not
  * move there either (exactReadingShift). Glyphs placed one by one, or down a column, move nothing.
  */
-function widthsReadAlike(t: Located, product: TierProduct, fit: Fit): GuardCheck {
+function widthsReadAlike(t: Located, product: TierProduct, fit: Fit): GuardCheck & { declareRest: boolean } {
   if (fit.vertical || product.inPlace)
     return {
       passed: true,
+      declareRest: false,
       detail: 'each new glyph stands where an old one stood: no width moves the glyphs after it',
     };
   const shift = exactReadingShift(t.glyphs, product.widthFont, product.codes, product.squeeze ?? 1);
   const units = Math.round(shift * 1000) / 1000;
-  return Math.abs(shift) <= READING_TOLERANCE
-    ? {
-        passed: true,
-        detail: `the widths as written and as MuPDF rounds them place the rest of the line alike (${units}/1000 em apart)`,
-      }
-    : {
-        passed: false,
-        detail: `the font's widths are written with fractions that renderers read differently: with the rest of the line kept in place as MuPDF reads them, a renderer that reads them as written (poppler) would move it ${units}/1000 em`,
-      };
+  if (Math.abs(shift) <= READING_TOLERANCE)
+    return {
+      passed: true,
+      declareRest: false,
+      detail: `the widths as written and as MuPDF rounds them place the rest of the line alike (${units}/1000 em apart)`,
+    };
+  // The readings part by less than a thousandth of an em, after the target only: where nothing
+  // drawn later starts from the pen the operator leaves (pdfTeX places every TJ with its own Td),
+  // the rest of the operator is declared and no glyph outside it can move in any reading.
+  const last = t.glyphs[t.glyphs.length - 1];
+  const oneOperator = t.glyphs.every((g) => g.unit === last.unit && g.opIndex === last.opIndex);
+  if (oneOperator && Math.abs(shift) < 1 && penResetAfter(t.interp.units, last.unit, last.opIndex))
+    return {
+      passed: true,
+      declareRest: true,
+      detail: `the font's widths are written with fractions that renderers read differently: a renderer that reads them as written (poppler) places the rest of the operator ${units}/1000 em from where MuPDF does, so those glyphs are declared; every text operator after it is placed afresh, so nothing else moves`,
+    };
+  return {
+    passed: false,
+    declareRest: false,
+    detail: `the font's widths are written with fractions that renderers read differently: with the rest of the line kept in place as MuPDF reads them, a renderer that reads them as written (poppler) would move it ${units}/1000 em`,
+  };
+}
+
+/**
+ * Every text operator after `opIndex` in its stream is placed afresh (Td, TD, Tm, T*, ', " or a new
+ * BT) before it shows text, so the pen that operator leaves is never used. A page whose content
+ * goes on in a later part of /Contents is not followed there: false.
+ */
+function penResetAfter(units: StreamUnit[], unitIndex: number, opIndex: number): boolean {
+  const unit = units[unitIndex];
+  for (let k = opIndex + 1; k < unit.ops.length; k += 1) {
+    const op = unit.ops[k].op;
+    if (['Td', 'TD', 'Tm', 'T*', 'BT', 'ET', "'", '"'].includes(op)) return true;
+    if (op === 'Tj' || op === 'TJ') return false;
+  }
+  return !(
+    unit.kind === 'page' &&
+    units.some((u) => u.kind === 'page' && (u.contentsIndex ?? 0) > (unit.contentsIndex ?? 0))
+  );
 }
 
 interface EditPlan {
@@ -1072,7 +1105,7 @@ function rewriteGlyphSpans(
 }
 
 /** The page before (render, glyph boxes of the old text, metric and ink) and where the new glyphs go. */
-function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
+function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = false) {
   const { glyphs, g0, match, span } = t;
   const { codes, widthFont } = product;
   const { vertical, spread } = fit;
@@ -1127,6 +1160,22 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit) {
       oldBoxes.push(toRender(b), toRender(moved));
       oldOrigins.push(g.origin);
     }
+  }
+  // Widths read apart by a fraction of a thousandth (widthsReadAlike): the rest of the operator.
+  if (declareRest) {
+    const last = glyphs[glyphs.length - 1];
+    const rest = new Set(
+      t.interp.glyphs.filter(
+        (g) => g.unit === last.unit && g.opIndex === last.opIndex && g.index > last.index,
+      ),
+    );
+    for (const l of t.lines)
+      for (const ch of l.chars) {
+        const g = t.index.at(ch);
+        if (!g || !rest.has(g)) continue;
+        oldBoxes.push(toRender(quadBox(ch.quad)));
+        oldOrigins.push(g.origin);
+      }
   }
   return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, newGlyphBoxes };
 }

@@ -931,12 +931,39 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
       [],
     );
     // Tier 1 in the same font: "u" (529) to "o" (476.5) is compensated as MuPDF reads it (477), and
-    // poppler, which reads 476.5, would see " Modern" half a unit over (its quarter-pixel glyph
-    // placement shows that). Refused, with advice that a reordering of the letters keeps the line.
-    const uneven = await proposeEdit(editInput(pdf, 'Computer', 'Compoter'));
-    assert.is(uneven.advice?.code, 'would_not_verify');
-    assert.is(uneven.advice?.worth_reporting, false);
-    assert.match(uneven.advice?.why ?? '', /widths_read_alike: .* -?0\.5\/1000 em/);
+    // poppler, which reads 476.5, places " Modern" half a unit over (its quarter-pixel glyph
+    // placement shows that). Nothing after the operator starts from its pen (ET follows): the rest
+    // of the operator is declared, and poppler sees nothing change outside it.
+    const uneven = await applyEdit(editInput(pdf, 'Computer', 'Compoter'));
+    assert.ok(uneven.verification.passed, uneven.verification.failure_reason ?? '');
+    assert.is(uneven.proposal.visibility_cost, 'none');
+    const declared = uneven.verification.guards.find((g) => g.name === 'widths_read_alike');
+    assert.match(declared?.detail ?? '', /-?0\.5\/1000 em .* declared/);
+    assert.equal(
+      popplerProblems(
+        work,
+        'uneven',
+        pdf,
+        uneven.output,
+        'Computer',
+        'Compoter',
+        uneven.verification.declared_box!,
+      ),
+      [],
+    );
+    // A second string shown from that pen would move in poppler: refused, with advice that a
+    // reordering of the letters keeps the line.
+    const chained = withDoc(pdf, (doc) => {
+      const page = doc.findPage(0);
+      const body = new TextDecoder('latin1').decode(streamBytes(page.get('Contents')));
+      const shown = /<[0-9a-fA-F]+> Tj/.exec(body)![0];
+      page.put('Contents', doc.addStream(body.replace(' ET', ` ${shown} ET`), doc.newDictionary()));
+      return takeBytes(doc.saveToBuffer(''));
+    });
+    const refused = await proposeEdit(editInput(chained, 'Computer', 'Compoter'));
+    assert.is(refused.advice?.code, 'would_not_verify');
+    assert.is(refused.advice?.worth_reporting, false);
+    assert.match(refused.advice?.why ?? '', /widths_read_alike: .* -?0\.5\/1000 em/);
     const reordered = await applyEdit(editInput(pdf, 'Computer', 'Comtuper'));
     assert.is(reordered.proposal.tier, 1);
     const alike = reordered.verification.guards.find((g) => g.name === 'widths_read_alike');
