@@ -26,7 +26,7 @@ import {
   strayToUnicodePdf,
   withDoc,
 } from './fixtures.ts';
-import { popplerCheck } from './poppler.ts';
+import { popplerCheck, popplerProblemsIn as popplerProblems } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
@@ -44,26 +44,6 @@ function glyphs(bytes: Uint8Array, page = 0) {
       y: g.origin[1],
     }));
   });
-}
-
-/**
- * poppler's problems with a correction (pdftoppm 150 dpi colour whole page, pdftotext; poppler.ts),
- * the files written under `work` as `<name>-a.pdf` and `<name>-b.pdf`.
- */
-function popplerProblems(
-  work: string,
-  name: string,
-  pdf: Uint8Array,
-  output: Uint8Array,
-  find: string,
-  replace: string,
-  box: number[],
-): string[] {
-  const before = join(work, `${name}-a.pdf`);
-  const after = join(work, `${name}-b.pdf`);
-  writeFileSync(before, pdf);
-  writeFileSync(after, output);
-  return popplerCheck(before, after, 0, '', find, replace, box, work).problems;
 }
 
 test('widths written with a fraction (514.5) advance as MuPDF reads them, so a long line still maps', async () => {

@@ -2,7 +2,8 @@
 // harness's standard: pdftotext for the text; pdftoppm (Splash) at 150 dpi, colour, whole page,
 // every changed pixel inside the declared box widened by 2 px. pdftocairo is only a diagnostic.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 
@@ -182,4 +183,40 @@ export function popplerCheck(
     }
   }
   return { problems, note, splashBucketFlip };
+}
+
+/**
+ * poppler's problems with a correction of page 0 (popplerCheck), the files written under `work` as
+ * `<name>-a.pdf` and `<name>-b.pdf`.
+ */
+export function popplerProblemsIn(
+  work: string,
+  name: string,
+  pdf: Uint8Array,
+  output: Uint8Array,
+  find: string,
+  replace: string,
+  box: number[],
+): string[] {
+  const before = join(work, `${name}-a.pdf`);
+  const after = join(work, `${name}-b.pdf`);
+  writeFileSync(before, pdf);
+  writeFileSync(after, output);
+  return popplerCheck(before, after, 0, '', find, replace, box, work).problems;
+}
+
+/** The same, the two files in a private folder removed after. */
+export function popplerProblemsOf(
+  pdf: Uint8Array,
+  output: Uint8Array,
+  find: string,
+  replace: string,
+  box: number[],
+): string[] {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-poppler-'));
+  try {
+    return popplerProblemsIn(work, 'page', pdf, output, find, replace, box);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }

@@ -1,9 +1,7 @@
 // Tier 4 for Type 3 fonts (type3-stand-in.ts): a METAFONT bitmap font gets a letter it lacks from
 // the bundled face its widths and its ink both name, drawn by a procedure added to a copy of the
 // font; a face with the right widths but other letterforms is not used. Checked by poppler.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,24 +11,12 @@ import { loadFontInfo } from '../../../src/corrections/fonts.ts';
 import { INK_AGREEMENT, inkAgreement } from '../../../src/corrections/type3-stand-in.ts';
 import { faceById } from '../../../src/fonts/catalog.ts';
 import { editInput, type3TexPdf, withDoc } from './fixtures.ts';
-import { popplerCheck } from './poppler.ts';
+import { popplerProblemsOf as popplerProblems } from './poppler.ts';
 
 const corpusPdf = (name: string) =>
   new Uint8Array(
     readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
   );
-
-/** poppler's problems with a correction of page 0 (pdftoppm 150 dpi colour, pdftotext). */
-function popplerProblems(pdf: Uint8Array, output: Uint8Array, find: string, replace: string, box: number[]) {
-  const work = mkdtempSync(join(tmpdir(), 'docfix-type3-'));
-  try {
-    writeFileSync(join(work, 'a.pdf'), pdf);
-    writeFileSync(join(work, 'b.pdf'), output);
-    return popplerCheck(join(work, 'a.pdf'), join(work, 'b.pdf'), 0, '', find, replace, box, work).problems;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
 
 interface Matched {
   matched_font: { face: string; ink_agreement: number; type3_codes: Record<string, number> };
