@@ -729,6 +729,42 @@ test('a letter a little wider inside a word: the rest of the word is redrawn, an
   }
 });
 
+test("a wider letter on real lines: pdfTeX's TJ gaps (tracemonkey) and LibreOffice's space glyphs with per-glyph kerns", async () => {
+  // "m" for "i" is 0.55 em wider: more than the space after the word, less than the gaps of the
+  // rest of the line give. Checked by poppler at 150 dpi and by PDFium, as every apply is.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-respace-corpus-'));
+  try {
+    for (const [file, find, replace] of [
+      ['tracemonkey-two-column.pdf', 'machine', 'machmne'],
+      ['libreoffice-writer.pdf', 'invidunt', 'invmdunt'],
+    ]) {
+      const pdf = corpusPdf(file);
+      const r = await applyEdit(editInput(pdf, find, replace));
+      assert.ok(r.verification.passed, `${file}: ${r.verification.failure_reason}`);
+      assert.is(r.proposal.visibility_cost, 'low');
+      const m = r.proposal.measurements as {
+        size_on_page_pt: number;
+        respaced?: { word_gaps_pt: { before: number; after: number }[] };
+      };
+      assert.ok((m.respaced?.word_gaps_pt.length ?? 0) >= 8, file);
+      // Every gap stays a word gap (0.2 em); poppler's reading of the words is checked below.
+      for (const g of m.respaced!.word_gaps_pt)
+        assert.ok(g.after >= 0.2 * m.size_on_page_pt - 0.002, `${file}: ${JSON.stringify(g)}`);
+      assert.ok(
+        r.verification.guards.some((g) => g.name === 'second_renderer_pdfium' && g.passed),
+        file,
+      );
+      assert.equal(
+        popplerProblems(work, file, pdf, r.output, find, replace, r.verification.declared_box!),
+        [],
+        file,
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('wider than the gap after its word: the word gaps after it give the same amount each, and a justified line keeps its right edge', async () => {
   // Helvetica 12 pt: "m" is 3.324 pt wider than "o"; the gap after "Hello" may give 4.8 − 1.8 pt
   // alone, and each gap 4.8 − 2.4 pt when the line is re-spaced (0.2 em kept, a word gap still).
