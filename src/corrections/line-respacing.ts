@@ -121,16 +121,15 @@ export function planRespacing(
   let written = 0;
   let shift = overflow;
   words.forEach((w, i) => {
-    // Word i moves right by what the gaps after it give; the pen, put back at the old end of the
-    // target, first moves right by the first word's shift, then left by each later gap's share.
-    const next = shift - given[i]!;
+    // Word i moves right by what the gaps after it give up (the pen was put back at the target's
+    // old end). Rounded as a running total, so no word drifts left of where it stood.
+    shift -= given[i]!;
     const stays = i === words.length - 1 && given[words.length]! < 1e-9;
-    const units = stays ? -written : Math.round((i === 0 ? -next : shift - next) * perPt);
-    if (units !== 0) kerns.push({ glyph: w.start, adjustment: units });
-    written += units;
+    const total = stays ? 0 : Math.round(-shift * perPt);
+    if (total !== written) kerns.push({ glyph: w.start, adjustment: total - written });
+    written = total;
     const at = -written / perPt;
     if (at > 1e-9) for (const g of w.glyphs) moved.push({ glyph: g, shift: at });
-    shift = next;
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
   return {
