@@ -505,7 +505,10 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
       : planEdit(t, product, fit, rejected, warnings);
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const widthsAlike = widthsReadAlike(t, product, fit);
-    const boxes = glyphBoxes(t, product, fit, widthsAlike.declareRest);
+    // A re-spaced line declares the rest of the operator too: its last word stays where it was as
+    // the numbers add up in exact arithmetic, but MuPDF sums them in single precision, and a
+    // glyph's antialiased edge can change (seen on arabi-add's 12-gap line).
+    const boxes = glyphBoxes(t, product, fit, widthsAlike.declareRest || fit.respacing !== null);
     const textPlace = checkTextPlace(t);
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
     const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
@@ -1146,7 +1149,9 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
     newOrigins.push(devicePoint(g0, x));
     x += advanceOf(widthFont, [c], g0) * (product.squeeze ?? 1);
   });
-  // A re-spaced line: the words that move are declared where they stood and where they go.
+  // A re-spaced line: the words that move are declared where they stood and where they go (their
+  // character boxes, and their ink where it reaches past them).
+  const movedOrigins: [number, number][] = [];
   if (fit.respacing) {
     const shifts = new Map(fit.respacing.moved.map((m) => [m.glyph, m.shift]));
     for (const ch of match.line.chars) {
@@ -1159,9 +1164,11 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
       const moved: Box = [b[0] + x1 - x0, b[1] + y1 - y0, b[2] + x1 - x0, b[3] + y1 - y0];
       oldBoxes.push(toRender(b), toRender(moved));
       oldOrigins.push(g.origin);
+      movedOrigins.push([g.origin[0] + x1 - x0, g.origin[1] + y1 - y0]);
     }
   }
-  // Widths read apart by a fraction of a thousandth (widthsReadAlike): the rest of the operator.
+  // Widths read apart by a fraction of a thousandth (widthsReadAlike), or a re-spaced line: the
+  // rest of the operator.
   if (declareRest) {
     const last = glyphs[glyphs.length - 1];
     const rest = new Set(
@@ -1177,7 +1184,7 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
         oldOrigins.push(g.origin);
       }
   }
-  return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, newGlyphBoxes };
+  return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, movedOrigins, newGlyphBoxes };
 }
 
 /** The target's characters found at the glyph origins the content stream gives, or a refusal. */
@@ -1335,6 +1342,7 @@ function verifyCorrection(
     // The edited document already draws the new text: read the old glyphs from the input bytes.
     oldInk: () => oldInkBoxes(input, t.pageIndex, boxes.oldOrigins, boxes.tol),
     newOrigins: boxes.newOrigins,
+    movedOrigins: boxes.movedOrigins,
     newChars: t.newChars,
     tolerance: boxes.tol,
     line: t.match.line,

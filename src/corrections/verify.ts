@@ -138,6 +138,8 @@ export interface VerifyInput extends SavedCorrection {
   newOrigins: [number, number][];
   /** The new characters, one per origin. */
   newChars: string[];
+  /** Origins (points) after the edit of glyphs the correction moved (a re-spaced line's words). */
+  movedOrigins?: [number, number][];
   tolerance: number;
   line: TextLine;
   /** The reading `line` is in: the text check reads the edited page the same way (code-reading.ts). */
@@ -253,7 +255,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     if (diff.outside_pixels > 0) {
       // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
       // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
-      const ink = [...v.oldInk(), ...glyphInkBoxes(page, v.newOrigins, v.tolerance).map((b) => toRender(b))];
+      const drawn = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+      const ink = [...v.oldInk(), ...glyphInkBoxes(page, drawn, v.tolerance).map((b) => toRender(b))];
       glyphBox = unionBox([glyphBox, ...ink]);
       declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
       diff = diffRenders(v.beforeRender, afterRender, declared);

@@ -794,6 +794,12 @@ test('wider than the gap after its word: the word gaps after it give the same am
     const moved = after[little].x - before[little].x;
     assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
     for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+    // That last word is declared all the same: MuPDF adds the numbers in single precision, and an
+    // antialiased edge of a word meant to stay can change (declared box in 300 dpi pixels).
+    assert.ok(
+      r.verification.declared_box![2] > (before[15].x * 300) / 72,
+      JSON.stringify(r.verification.declared_box),
+    );
     assert.ok((r.proposal.warnings ?? []).some((w) => /re-spaced/.test(w)));
     assert.equal(
       popplerProblems(work, 'justified', justified, r.output, 'Hello', 'Hellm', r.verification.declared_box!),
