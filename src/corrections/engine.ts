@@ -64,7 +64,7 @@ import { climb, type Code, type TierContext, type TierProduct } from './tier-lad
 import { reuseCodes, tier1Code } from './tier1.ts';
 import { freshFontName, planMatchedEdits } from './tier4.ts';
 import { crossFontEdits, crossFontRefusal, crossFontSwap } from './cross-font-swap.ts';
-import { planRespacing, type Respacing } from './line-respacing.ts';
+import { planRespacing, respacingExtent, type Respacing } from './line-respacing.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;
@@ -769,31 +769,30 @@ function fitRule(
   const lineChars = t.match.line.chars;
   const across = (p: [number, number]) => -(p[0] - start[0]) * dir[1] + (p[1] - start[1]) * dir[0];
   const spanChars = new Set(lineChars.slice(span.spanStart, span.spanEnd));
-  let next: { c: string; at: number } | null = null;
-  let nearestSpace = Infinity;
   const eps = 0.01 * emPts;
-  for (const l of lines) {
-    for (const ch of l.chars) {
-      if (spanChars.has(ch)) continue;
-      if (Math.abs(across(ch.origin)) > 0.5 * emPts) continue;
-      const at = along(ch.origin);
-      if (at < oldExtent - eps) continue;
-      if (/\s/.test(ch.c)) nearestSpace = Math.min(nearestSpace, at);
-      else if (!next || at < next.at) next = { c: ch.c, at };
-    }
-  }
+  // The first character (not a space) on the band from `from` on, and the nearest space there.
+  const ahead = (from: number, skip: Set<unknown>) => {
+    let first: { c: string; at: number } | null = null;
+    let space = Infinity;
+    for (const l of lines)
+      for (const ch of l.chars) {
+        if (skip.has(ch) || Math.abs(across(ch.origin)) > 0.5 * emPts) continue;
+        const at = along(ch.origin);
+        if (at < from) continue;
+        if (/\s/.test(ch.c)) space = Math.min(space, at);
+        else if (!first || at < first.at) first = { c: ch.c, at };
+      }
+    return { first, space };
+  };
+  const { first: next, space: nearestSpace } = ahead(oldExtent - eps, spanChars);
   const gapToNext = next ? next.at - oldExtent : null;
   // Room after a later glyph of the line (re-spacing moves the operator's last word into it): to
   // the next character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is
   // not set flush with others (a justified line keeps its right edge).
   const roomAfter = (g: Glyph) => {
     const end = along(devicePoint(g, g.advance));
-    let ahead = Infinity;
-    for (const l of lines)
-      for (const ch of l.chars)
-        if (Math.abs(across(ch.origin)) <= 0.5 * emPts && !/\s/.test(ch.c) && along(ch.origin) > end + eps)
-          ahead = Math.min(ahead, along(ch.origin));
-    if (ahead < Infinity) return Math.min(LINE_END_ALLOWANCE_EM * emPts, ahead - end - KEEP_GAP_EM * emPts);
+    const following = ahead(end + eps, new Set()).first;
+    if (following) return Math.min(LINE_END_ALLOWANCE_EM * emPts, following.at - end - KEEP_GAP_EM * emPts);
     if (Math.abs(dir[1]) > 0.01 || dir[0] < 0) return 0; // flush edges are read on upright lines only
     const right = t.match.line.bbox[2];
     const flush = lines.filter((l) => l !== t.match.line && Math.abs(l.bbox[2] - right) < 0.5).length >= 2;
@@ -828,13 +827,12 @@ function fitRule(
             { along: (g, x) => along(devicePoint(g, x)), dirLen, emPts },
             // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a
             // gap of 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far).
-            { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter: (g) => roomAfter(g) },
+            { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter },
           )
         : null;
     if (respacing) {
       allowed = overflow;
-      const narrowed = Math.max(...respacing.gaps.map((g) => g.before - g.after));
-      rule = `line re-spaced: the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(narrowed)} pt, keeping ${WORD_GAP_EM} em${respacing.endShift > 0 ? `; its last word moves ${round(respacing.endShift)} pt into the free space after it` : "; the operator's last word stays where it was"}`;
+      rule = `line re-spaced: ${respacedPhrase(respacing)}, keeping ${WORD_GAP_EM} em each`;
     }
   } else {
     allowed = FIT_TOLERANCE_EM * emPts;
@@ -865,7 +863,7 @@ function fitRule(
       respaced: {
         word_gaps_pt: respacing.gaps.map((g) => ({ before: round(g.before), after: round(g.after) })),
         glyphs_moved: respacing.moved.length,
-        max_move_pt: round(Math.max(0, ...respacing.moved.map((m) => m.shift))),
+        max_move_pt: round(respacingExtent(respacing).moved),
         last_word_move_pt: round(respacing.endShift),
       },
     }),
@@ -914,6 +912,10 @@ function fitRule(
   }
   return { measurements, overflow, rule, emPts, dirLen, vertical, spread, respacing };
 }
+
+/** What a re-spacing gives and moves, in the words of the fit rule and the warning. */
+const respacedPhrase = (r: Respacing) =>
+  `the ${r.gaps.length} word gap(s) after it in its text operator each give up to ${round(respacingExtent(r).given)} pt${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the operator's last word stays where it was"}`;
 
 type GuardCheck = { passed: boolean; detail: string };
 
@@ -1035,13 +1037,10 @@ function planEdit(
     ];
     measurements.inserted_font_resource = newName;
   } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont, respacing?.kerns));
-  if (respacing) {
-    const moved = Math.max(0, ...respacing.moved.map((m) => m.shift));
-    const given = Math.max(...respacing.gaps.map((g) => g.before - g.after));
+  if (respacing)
     warnings.push(
-      `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so the ${respacing.gaps.length} word gap(s) after it in its text operator each give up to ${round(given)} pt; ${respacing.moved.length} glyph(s) move right by up to ${round(moved)} pt${respacing.endShift > 0 ? `, the last word into the free space after it (${round(respacing.endShift)} pt)` : ', and the last word of the operator stays where it was'}.`,
+      `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move right by up to ${round(respacingExtent(respacing).moved)} pt.`,
     );
-  }
   warnings.push(...product.warnings);
   if (draw.use === 'replacement')
     overrides.set(owner, { XObject: new Map(), Font: new Map([[g0.fontName, draw.ref]]) });
@@ -1149,8 +1148,8 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
     newOrigins.push(devicePoint(g0, x));
     x += advanceOf(widthFont, [c], g0) * (product.squeeze ?? 1);
   });
-  // A re-spaced line: the words that move are declared where they stood and where they go (their
-  // character boxes, and their ink where it reaches past them).
+  // A re-spaced line: the words that move are declared where they go (their character boxes, and
+  // their ink where it reaches past them); where they stood, with the rest of the operator below.
   const movedOrigins: [number, number][] = [];
   if (fit.respacing) {
     const shifts = new Map(fit.respacing.moved.map((m) => [m.glyph, m.shift]));
@@ -1162,8 +1161,7 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
       const [x1, y1] = devicePoint(g, shift / fit.dirLen);
       const b = quadBox(ch.quad);
       const moved: Box = [b[0] + x1 - x0, b[1] + y1 - y0, b[2] + x1 - x0, b[3] + y1 - y0];
-      oldBoxes.push(toRender(b), toRender(moved));
-      oldOrigins.push(g.origin);
+      oldBoxes.push(toRender(moved));
       movedOrigins.push([g.origin[0] + x1 - x0, g.origin[1] + y1 - y0]);
     }
   }

@@ -139,3 +139,11 @@ export function planRespacing(
     endShift: written === 0 ? 0 : -written / perPt,
   };
 }
+
+/** The most any gap gave up and any glyph moved, in points. */
+export function respacingExtent(r: Respacing): { given: number; moved: number } {
+  return {
+    given: Math.max(0, ...r.gaps.map((g) => g.before - g.after)),
+    moved: Math.max(0, ...r.moved.map((m) => m.shift)),
+  };
+}

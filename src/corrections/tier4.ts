@@ -128,6 +128,7 @@ export const matchedFontTier: Tier = {
     // the scale that gives it a cm-super size's widths (font-match.ts, designScale).
     const scale = mf.candidate.scale ?? null;
     const squeeze = face.standsInForScript ? cjkSqueeze(ctx.glyphs, codes, mf.info) : scale;
+    const mirrors = oldWidthsFor(ctx.glyphs, codes, mf.info) !== null;
     return {
       codes,
       sources: newChars.map(() => 'matched_font'),
@@ -135,9 +136,8 @@ export const matchedFontTier: Tier = {
       draw: { use: 'inserted', ref: mf.ref },
       // A face this correction embeds takes the old glyphs' advances where it can (mirrorOldWidths),
       // or is drawn narrower to take them (squeeze).
-      keepsOldAdvances:
-        scale === null && (squeeze !== null || oldWidthsFor(ctx.glyphs, codes, mf.info) !== null),
-      mirrorsAdvances: oldWidthsFor(ctx.glyphs, codes, mf.info) !== null,
+      keepsOldAdvances: scale === null && (squeeze !== null || mirrors),
+      mirrorsAdvances: mirrors,
       ...(squeeze !== null ? { squeeze } : {}),
       changed: mf.changed,
       measurements: {
