@@ -3,6 +3,12 @@
 // Latin letter put in place of a hanzi, a kana or a hangul syllable is drawn as the document draws
 // its Latin: with that companion font, by its own glyph where it has one (tier4.ts), else by the
 // bundled face matched to it. The CJK font's own Latin glyphs, if any, are not the document's Latin.
+// The same holds for a font of one alphabet that draws no letter of another: a Cyrillic font in
+// LaTeX's OT2 encoding (cmcyr, the LH fonts), an Arabic font beside a Latin one (arabi, sexam), a
+// Cyrillic subset of a T2A small-caps font. A Latin letter there is set, as the document sets its
+// Latin, in the page's Latin font of the same size and style.
+import { cleanFontName, readFontStyle } from '../fonts/font-match.ts';
+import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from './fonts.ts';
 import { mul, type Glyph } from './text-interpreter.ts';
@@ -24,8 +30,36 @@ const MATH_FONT = /(^|\+)(cmmi|cmmib|cmsy|cmbsy|cmex|msam|msbm|eufm|eufb|eusm|eu
 /** A letter or digit of the companion's kind: not CJK, not a mark or a space. */
 const ALPHANUMERIC = /^[\p{L}\p{N}]$/u;
 
+/** Alphabets whose fonts often draw no other (CJK is told apart first). */
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Arabic',
+  'Hebrew',
+  'Armenian',
+  'Georgian',
+  'Mongolian',
+  'Devanagari',
+  'Thai',
+  'Ethiopic',
+].map((name) => ({ name, re: new RegExp(`^\\p{Script=${name}}$`, 'u') }));
+
+/** The script of a letter ('CJK' for han, kana, hangul), null for anything else or an unlisted script. */
+export function letterScript(ch: string): string | null {
+  if (!/^\p{L}$/u.test(ch)) return null;
+  if (CJK.test(ch)) return 'CJK';
+  return SCRIPTS.find((s) => s.re.test(ch))?.name ?? null;
+}
+
+/** Small capitals (cm-super SFCC, CM's cmcsc, LM Caps, "…SC", "…Caps"): a lowercase letter is a small cap there. */
+const SMALL_CAPS = /^(sfcc|eccc|cmcsc|lmromancaps)|caps|smallcap|[-_]sc$/i;
+
 export interface Companion {
   info: FontInfo;
+  /** The new letters' script (Latin for CJK text) and the target's ('CJK', 'Cyrillic' …). */
+  script: string;
+  targetScript: string;
   ref: mupdf.PDFObject;
   /** Letters and digits the companion draws on the page. */
   glyphs: number;
@@ -33,6 +67,8 @@ export interface Companion {
   atSize: number;
   /** How many of those are on lines the target's font draws on too. */
   beside: number;
+  /** CJK text only: the new glyphs take the CJK glyphs' cells (companionWithOldAdvances). */
+  cells: boolean;
   /** Its codes for the new characters (tier-1 rule), or null when it lacks one of them. */
   codes: Code[] | null;
   sources: string[];
@@ -56,8 +92,9 @@ const sizeOnPage = (g: Glyph) => {
 /**
  * The font the page draws its Latin (Cyrillic, Greek …) letters and digits with at the size of the
  * target, most often on the target font's own lines (else the page's most used one); null unless
- * the target is CJK text in horizontal writing and every new character is a letter or digit of
- * another script.
+ * the target is text in horizontal writing and every new character is a letter or digit of
+ * another script: CJK text (any such letter or digit), or text in a font whose letters on the page
+ * are all of one other alphabet (letters of a script it draws none of, in a font of its style).
  */
 export function scriptCompanion(ctx: TierContext): Companion | null {
   const { font, glyphs, newChars, interp, observed } = ctx;
@@ -77,25 +114,47 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     }
     return byCode.get(code);
   };
-  if (!glyphs.every((g) => CJK.test(charOf(g.font, g.code) ?? ''))) return null;
+  const scripts = glyphs.every((g) => CJK.test(charOf(g.font, g.code) ?? ''))
+    ? { target: 'CJK', script: 'Latin' }
+    : alphabetScripts(ctx, charOf);
+  if (!scripts) return null;
+  const cells = scripts.target === 'CJK';
+  // Letters (and, for CJK text, digits) the companion must draw to be the page's font for them.
+  const ofKind = cells
+    ? (ch: string) => ALPHANUMERIC.test(ch) && !CJK.test(ch)
+    : (ch: string) => letterScript(ch) === scripts.script;
+  const style = cells ? null : fontStyle(font);
   const size = sizeOnPage(glyphs[0]);
   // Lines (baselines, rounded to the point) where the target's font draws: Latin set between its
-  // characters is the document's Latin for running CJK text (code and headings are elsewhere).
-  const cjkLines = new Set<number>();
-  for (const g of interp.glyphs) if (g.font === font) cjkLines.add(Math.round(g.origin[1]));
+  // characters is the document's Latin for running text (code and headings are elsewhere).
+  const targetLines = new Set<number>();
+  for (const g of interp.glyphs) if (g.font === font) targetLines.add(Math.round(g.origin[1]));
   const beside = (g: Glyph) => {
     const y = Math.round(g.origin[1]);
-    return cjkLines.has(y) || cjkLines.has(y - 1) || cjkLines.has(y + 1);
+    return targetLines.has(y) || targetLines.has(y - 1) || targetLines.has(y + 1);
   };
   const found = new Map<FontInfo, LatinUse>();
+  const styled = new Map<FontInfo, boolean>();
+  // The target font's own advances (em), to tell a monospaced one.
+  const own = { narrowest: Infinity, widest: 0 };
   for (const g of interp.glyphs) {
     const f = g.font;
+    if (f === font && /^\p{L}$/u.test(charOf(f, g.code) ?? '')) {
+      own.narrowest = Math.min(own.narrowest, codeWidth(f, g.code));
+      own.widest = Math.max(own.widest, codeWidth(f, g.code));
+    }
     if (f === font || f.objNum === font.objNum || f.objNum <= 0 || f.wmode !== 0 || f.kind === 'Type3')
       continue;
     if (MATH_FONT.test(f.baseFont)) continue;
     if (g.state.Tr === 3 || g.state.Tr === 7) continue;
     const ch = charOf(f, g.code);
-    if (!ch || !ALPHANUMERIC.test(ch) || CJK.test(ch)) continue;
+    if (!ch || !ofKind(ch)) continue;
+    // An italic word's letter is set in the italic Latin font, a bold one's in the bold.
+    if (style) {
+      let same = styled.get(f);
+      if (same === undefined) styled.set(f, (same = sameStyle(style, fontStyle(f))));
+      if (!same) continue;
+    }
     const seen = found.get(f) ?? { glyphs: 0, atSize: 0, beside: 0, narrowest: Infinity, widest: 0 };
     seen.glyphs += 1;
     const w = codeWidth(f, g.code);
@@ -113,7 +172,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   // as its prose is), then the one most often on the CJK font's own lines, then the most used at
   // that size; else the page's most used.
   // Widths are in em: one advance for every letter (within 0.002 em) is a monospaced font.
-  const monospaced = (v: LatinUse) => v.widest - v.narrowest < 0.002;
+  const monospaced = (v: { narrowest: number; widest: number }) => v.widest - v.narrowest < 0.002;
   const proportional = [...found.values()].filter((v) => !monospaced(v));
   const most = Math.max(
     0,
@@ -123,9 +182,15 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   const atSize = text.filter(([, v]) => v.atSize >= 3);
   const proseFirst = (a: [FontInfo, LatinUse], b: [FontInfo, LatinUse]) =>
     Number(monospaced(a[1])) - Number(monospaced(b[1]));
-  const pick = atSize.length
-    ? atSize.sort((a, b) => proseFirst(a, b) || b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
-    : text.sort((a, b) => proseFirst(a, b) || b[1].glyphs - a[1].glyphs)[0];
+  // Beside an alphabet, only a font the document mixes with the target's is its companion: on its
+  // lines, at its size (Arabic and Latin are often set at different sizes), of its pitch (a
+  // typewriter font is not a book face's Latin).
+  const mixed = atSize.filter(([, v]) => v.beside >= 3 && monospaced(v) === monospaced(own));
+  const pick = !cells
+    ? mixed.sort((a, b) => b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
+    : atSize.length
+      ? atSize.sort((a, b) => proseFirst(a, b) || b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
+      : text.sort((a, b) => proseFirst(a, b) || b[1].glyphs - a[1].glyphs)[0];
   if (!pick) return null;
   const [info, near] = pick;
   const codeLength = info.composite ? (info.codespace?.[0]?.bytes ?? 2) : 1;
@@ -143,6 +208,9 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   }
   return {
     info,
+    script: scripts.script,
+    targetScript: scripts.target,
+    cells,
     ref: ctx.doc.newIndirect(info.objNum),
     glyphs: near.glyphs,
     atSize: near.atSize,
@@ -151,6 +219,51 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     sources,
   };
 }
+
+/**
+ * For text in a font of one alphabet other than Latin or CJK (every letter it draws on the page is
+ * of that script, at least three of them): the new letters' script, when they are all letters of
+ * one other script the font draws none of, and the target's characters are its letters, digits or
+ * signs. In a small-caps font only capitals qualify (a lowercase letter there is a small capital).
+ */
+function alphabetScripts(
+  ctx: TierContext,
+  charOf: (f: FontInfo, code: number) => string | undefined,
+): { target: string; script: string } | null {
+  const { font, glyphs, newChars, interp } = ctx;
+  const script = letterScript(newChars[0]);
+  if (!script || script === 'CJK' || !newChars.every((c) => letterScript(c) === script)) return null;
+  const drawn = new Map<string, number>();
+  for (const g of interp.glyphs) {
+    if (g.font !== font) continue;
+    const s = letterScript(charOf(font, g.code) ?? '');
+    if (s) drawn.set(s, (drawn.get(s) ?? 0) + 1);
+  }
+  if (drawn.size !== 1) return null;
+  const [[target, count]] = [...drawn];
+  if (target === script || target === 'CJK' || count < 3) return null;
+  const own = (ch: string | undefined) => ch !== undefined && (letterScript(ch) ?? target) === target;
+  if (!glyphs.every((g) => own(charOf(g.font, g.code)))) return null;
+  if (SMALL_CAPS.test(cleanFontName(font.baseFont).name) && !newChars.every((c) => /^\p{Lu}$/u.test(c)))
+    return null;
+  return { target, script };
+}
+
+interface FontStyle {
+  bold: boolean | null;
+  italic: boolean | null;
+}
+
+/** Weight and slant as the font matcher reads them (name, then descriptor). */
+function fontStyle(f: FontInfo): FontStyle {
+  const { bold, italic } = readFontStyle(fontFactsFromPdf(f.dict));
+  return { bold, italic };
+}
+
+/** No known difference: an unknown weight or slant does not part two fonts. */
+const sameStyle = (a: FontStyle, b: FontStyle) =>
+  (a.bold === null || b.bold === null || a.bold === b.bold) &&
+  (a.italic === null || b.italic === null || a.italic === b.italic);
 
 /**
  * A copy of the companion's font dictionary (the same program, encoding and ToUnicode) whose

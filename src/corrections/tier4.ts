@@ -7,9 +7,10 @@
 // stream only the text-showing operator that holds the span changes: it is split around the span,
 // the new run is drawn between `/New size Tf` and `/Original size Tf` in the same text state, and a
 // TJ adjustment after the new run puts the pen exactly where the old span ended. A face embedded by
-// this correction that draws as many glyphs as it replaces gets the old glyphs' widths in its W
-// instead (mirrorOldWidths), so no adjustment is needed and every renderer reads the new advance as
-// it read the old one.
+// this correction that draws as many glyphs as it replaces, each about as wide as the old (or into
+// a CJK cell), gets the old glyphs' widths in its W instead (mirrorOldWidths), so no adjustment is
+// needed and every renderer reads the new advance as it read the old one; other glyphs keep their
+// own advances, written in the old widths' fractions so renderers still read them alike.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
@@ -92,13 +93,13 @@ export const matchedFontTier: Tier = {
   attempt(ctx) {
     const { font, newChars } = ctx;
     const missing = ctx.reused.missing;
-    // Latin in CJK text: drawn as the document draws its Latin (script-companion.ts).
+    // Latin in CJK (or Cyrillic, Arabic …) text: drawn as the document draws its Latin (script-companion.ts).
     const companion = scriptCompanion(ctx);
     if (companion?.codes) return companionProduct(ctx, companion, companion.codes);
     const base = companion?.info ?? font;
     const mf = matchedFont(ctx.doc, base, newChars, ctx.fontAttempt, companion ? [] : ctx.glyphs);
     const via = companion
-      ? ` The page draws its Latin${companion.atSize > 0 ? ' at this size' : ''} with ${companion.info.baseFont}, which lacks ${quoted([newChars[companion.sources.length]])} too.`
+      ? ` The page draws its ${companion.script}${companion.atSize > 0 ? ' at this size' : ''} with ${companion.info.baseFont}, which lacks ${quoted([newChars[companion.sources.length]])} too.`
       : '';
     if ('code' in mf) {
       const lacks = mf.alternatives.map(
@@ -128,7 +129,8 @@ export const matchedFontTier: Tier = {
     // the scale that gives it a cm-super size's widths (font-match.ts, designScale).
     const scale = mf.candidate.scale ?? null;
     const squeeze = face.standsInForScript ? cjkSqueeze(ctx.glyphs, codes, mf.info) : scale;
-    const mirrors = oldWidthsFor(ctx.glyphs, codes, mf.info) !== null;
+    if (face.standsInForScript || companion?.cells) takesCells.add(mf.info);
+    const mirrors = oldWidthsFor(ctx.glyphs, codes, mf.info, squeeze ?? 1) !== null;
     return {
       codes,
       sources: newChars.map(() => 'matched_font'),
@@ -149,7 +151,7 @@ export const matchedFontTier: Tier = {
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
-        `Tier 4 (matched font): ${fontLabel(font)} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its Latin${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+        `Tier 4 (matched font): ${fontLabel(font)} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its ${companion.script}${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
     };
   },
 };
@@ -159,18 +161,21 @@ const companionFacts = (c: Companion) => ({
   object: c.info.objNum,
   glyphs_on_page: c.glyphs,
   glyphs_at_size: c.atSize,
-  glyphs_beside_cjk: c.beside,
+  glyphs_beside_target: c.beside,
+  script: c.script,
+  target_script: c.targetScript,
 });
 
 /**
- * Latin letters or digits in place of CJK text, drawn with the page's own Latin font at the same
- * size (it has their glyphs): the document's design, but a font other than the one the target is
- * drawn with, hence tier 4's cost, not tier 3's.
+ * Latin letters or digits in place of CJK text (Latin letters in place of Cyrillic …), drawn with
+ * the page's own Latin font at the same size (it has their glyphs): the document's design, but a
+ * font other than the one the target is drawn with, hence tier 4's cost, not tier 3's. In CJK text
+ * the new glyphs take the old cells; elsewhere they keep their own advances, as typeset.
  */
 function companionProduct(ctx: TierContext, companion: Companion, codes: Code[]): TierProduct {
   const { font, newChars } = ctx;
   const missing = ctx.reused.missing;
-  const widened = companionWithOldAdvances(ctx.doc, companion, codes, ctx.glyphs);
+  const widened = companion.cells ? companionWithOldAdvances(ctx.doc, companion, codes, ctx.glyphs) : null;
   return {
     codes,
     sources: companion.sources.map((s) => `companion_font:${s}`),
@@ -180,11 +185,11 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
     changed: widened?.changed ?? [],
     measurements: { companion_font: { ...companionFacts(companion), old_advances: widened !== null } },
     warnings: [
-      `“${newChars.join('')}” is drawn with ${companion.info.baseFont}, the font this page sets its Latin in${companion.atSize > 0 ? ' at this size' : ''}, not with the CJK font ${font.baseFont}.`,
+      `“${newChars.join('')}” is drawn with ${companion.info.baseFont}, the font this page sets its ${companion.script} in${companion.atSize > 0 ? ' at this size' : ''}, not with the ${companion.targetScript} font ${font.baseFont}.`,
     ],
     fontAlternatives: 0,
     explain: (p) =>
-      `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its Latin letters and digits${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it, and ${widened ? 'a copy of its font dictionary gives the new glyphs the old ones’ advances' : 'a TJ adjustment puts every following glyph back where it was'}. Fit rule: ${p.rule}.`,
+      `Tier 4 (matched font): ${font.baseFont} has no glyph for ${quoted(missing)}; the page sets its ${companion.script} ${companion.cells ? 'letters and digits' : 'letters'}${companion.atSize > 0 ? ' at this size' : ''} in ${companion.info.baseFont} (${companion.glyphs} glyphs), which has it: “${p.newText}” is drawn with that font at the same size, colour and position, the original font is set again right after it, and ${widened ? 'a copy of its font dictionary gives the new glyphs the old ones’ advances' : 'a TJ adjustment puts every following glyph back where it was'}. Fit rule: ${p.rule}.`,
   };
 }
 
@@ -545,6 +550,12 @@ function drawnSize(g: Glyph): number {
 const freshlyEmbedded = new WeakMap<FontInfo, mupdf.PDFDocument>();
 
 /**
+ * Embedded faces whose new glyphs take the old glyphs' cells whatever their own advances: CJK text
+ * (an ideograph for an ideograph, a Latin letter set in an ideograph's cell).
+ */
+const takesCells = new WeakSet<FontInfo>();
+
+/**
  * Gives each new glyph of a freshly embedded face the advance of the old glyph it replaces (same
  * number of glyphs only), written in W as the original font writes its width (e.g. 555.6), so no TJ
  * adjustment is needed for it. Each renderer reads a width the same way in Widths and in W (MuPDF
@@ -561,12 +572,18 @@ function mirrorOldWidths(
   scale = 1,
 ): void {
   const doc = freshlyEmbedded.get(info);
-  const old = oldWidthsFor(glyphs, codes, info);
-  if (!doc || !old) return;
+  if (!doc) return;
+  const old = oldWidthsFor(glyphs, codes, info, scale);
   // Drawn at a horizontal scale, a glyph advances by its width times the scale: the width that
   // gives the old advance is the old width divided by it (the TJ adjustment takes the remainder).
-  const want = scale === 1 ? old : new Map([...old].map(([gid, w]) => [gid, scaledWidth(w, scale)]));
-  if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
+  // A glyph too wide or too narrow for the old one's place keeps its own advance, in the old
+  // width's fraction.
+  const want = old
+    ? scale === 1
+      ? old
+      : new Map([...old].map(([gid, w]) => [gid, scaledWidth(w, scale)]))
+    : oldFractionsFor(glyphs, codes, info);
+  if (!want || [...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
   const W = info.dict.get('DescendantFonts').get(0).get('W');
   if (!W.isArray()) return;
   const all = new Map(info.widths);
@@ -587,16 +604,60 @@ export function scaledWidth(w: number, scale: number): number {
 }
 
 /**
+ * How far (1/1000 em) a new glyph's own advance may be from the old one's for it to take the old
+ * (the fit rule's allowance): an accented letter in its base letter's place, a metric-compatible
+ * face's rounding. A wider letter in a narrow one's cell would overlap the next, a narrower one
+ * leave a hole in the word; those keep their own advances and go through the fit rule.
+ */
+const MIRROR_TOLERANCE = 20;
+
+/**
  * The W entries (glyph id → width) that give each new glyph of a freshly embedded face the old
  * glyph's advance, or null when that cannot be done (another count of glyphs, a face embedded by an
- * earlier correction, widths in other units, one glyph asked to take two widths). An accented
- * letter then takes its base letter's advance (í where i stood): its accent may overhang a little,
- * which the pixel comparison judges like any other ink.
+ * earlier correction, widths in other units, one glyph asked to take two widths, a glyph whose own
+ * advance drawn at `scale` is more than MIRROR_TOLERANCE from the old, except in a CJK cell or a
+ * column of vertical text). An accented letter then
+ * takes its base letter's advance (í where i stood): its accent may overhang a little, which the
+ * pixel comparison judges like any other ink.
  */
 export function oldWidthsFor(
   glyphs: Glyph[],
   codes: { code: number; length: number }[],
   info: FontInfo,
+  scale = 1,
+): Map<number, number> | null {
+  return newWidthsFrom(glyphs, codes, info, (own, old, g) =>
+    takesCells.has(info) || g.font.wmode !== 0 || Math.abs(own * scale - old) <= MIRROR_TOLERANCE
+      ? old
+      : null,
+  );
+}
+
+/**
+ * For new glyphs that keep their own advances: each one's width moved by less than half a unit to
+ * end in the fraction of the old glyph's width it replaces (withFraction), so every renderer reads
+ * the run's widths as it read the old run's (a TJ adjustment written exactly then puts the pen back
+ * in each); null as for oldWidthsFor.
+ */
+function oldFractionsFor(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+): Map<number, number> | null {
+  return newWidthsFrom(glyphs, codes, info, (own, old) => withFraction(own, old - Math.floor(old)));
+}
+
+/**
+ * The width `pick` gives each new glyph of a freshly embedded face (from its own width and the width
+ * of the old glyph in its place, 1/1000 em), one per glyph id; null where another count of glyphs
+ * replaces the old, a face embedded by an earlier correction, widths in other units, `pick` says
+ * null, or one glyph would take two widths.
+ */
+function newWidthsFrom(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+  pick: (own: number, old: number, g: Glyph) => number | null,
 ): Map<number, number> | null {
   if (!freshlyEmbedded.has(info) || glyphs.length !== codes.length) return null;
   const want = new Map<number, number>();
@@ -604,8 +665,10 @@ export function oldWidthsFor(
     const g = glyphs[i];
     if (g.font.widthScale !== 0.001 || g.font.intWidths) return null;
     // A CID font's glyphs without a W entry take its DW (CJK fonts list only the exceptions).
-    const w = g.font.widths.get(g.code) ?? (g.font.composite ? g.font.defaultWidth : undefined);
-    if (w === undefined || !(w > 0)) return null;
+    const old = g.font.widths.get(g.code) ?? (g.font.composite ? g.font.defaultWidth : undefined);
+    if (old === undefined || !(old > 0)) return null;
+    const w = pick(codeWidth(info, codes[i].code) * 1000, old, g);
+    if (w === null) return null;
     const prev = want.get(codes[i].code);
     if (prev !== undefined && prev !== w) return null;
     want.set(codes[i].code, w);
@@ -782,7 +845,9 @@ export function planMatchedEdits(
   // Vertical: as many glyphs as before, each advancing by the same DW2 (verticalRule).
   if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
   const hexRun = encodeString(Uint8Array.from(codes.flatMap((c) => codeToBytes(c.code, c.length))), true);
-  const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(adjustment)}] TJ`;
+  // Inside a squeezed run the number is drawn at the run's horizontal scale too.
+  const written = squeeze === null ? adjustment : adjustment / squeeze;
+  const run = adjustment === 0 ? `${hexRun} Tj` : `[${hexRun} ${formatNumber(written)}] TJ`;
   const size = exactNumber(t.Tfs);
   // A squeezed run is drawn at a narrower horizontal scale, then the line's scale is set again.
   const scaled = (body: string) =>

@@ -654,9 +654,16 @@ function designScale(face: BundledFace, measured: [string, number][]): number | 
   return Math.round(median * 10000) / 10000;
 }
 
-/** Ranks the bundled faces as stand-ins for a document font. */
-export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): FontMatch {
-  const threshold = options.maxMeanWidthDiff ?? DEFAULT_MAX_MEAN_WIDTH_DIFF;
+/**
+ * A font's class, weight and slant: the name first, then the descriptor's flags, angle and weight
+ * (null: not known).
+ */
+export function readFontStyle(facts: PdfFontFacts): {
+  parsed: ParsedFontName;
+  class: FontClass | null;
+  bold: boolean | null;
+  italic: boolean | null;
+} {
   const parsed = parseFontName(facts.baseFont);
   const flags = facts.flags;
   const hasFlags = typeof flags === 'number' && flags !== 0;
@@ -669,7 +676,6 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     else if (flags & FLAG_SERIF) flagClass = 'serif';
     else if (flags & FLAG_NONSYMBOLIC) flagClass = 'sans';
   }
-  const fontClass = parsed.class ?? flagClass;
 
   // Weight and slant: the name first, then the descriptor.
   const flagItalic =
@@ -682,6 +688,13 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
   const uprightByDescriptor = hasFlags || facts.italicAngle === 0;
   const italic =
     parsed.italic === true || flagItalic ? true : (parsed.italic ?? (uprightByDescriptor ? false : null));
+  return { parsed, class: parsed.class ?? flagClass, bold, italic };
+}
+
+/** Ranks the bundled faces as stand-ins for a document font. */
+export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): FontMatch {
+  const threshold = options.maxMeanWidthDiff ?? DEFAULT_MAX_MEAN_WIDTH_DIFF;
+  const { parsed, class: fontClass, bold, italic } = readFontStyle(facts);
   const stemBold = bold === null && facts.stemV !== undefined ? facts.stemV >= 120 : null;
 
   const result: FontMatch = {

@@ -18,6 +18,7 @@ import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import {
   cjkWithLatinPdf,
+  cyrillicWithLatinPdf,
   cmSuper1440Pdf,
   cyrillicCmPdf,
   editInput,
@@ -1002,22 +1003,20 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
       ),
       [],
     );
-    // A narrower letter (“ı”, 0.28 em, for “m”, 0.82) takes the old advance through W at the scale:
-    // no gap opens inside the word, so it is not refused as one (gap_inside_word).
-    const narrow = await applyEdit(editInput(pdf, 'Computer', 'Coıputer'));
-    assert.ok(narrow.verification.passed, narrow.verification.failure_reason ?? '');
+    // A narrower letter (“ı”, 0.28 em, for “m”, 0.82) in the old one's place would leave a hole in
+    // the word: it keeps its own advance and the rest of the word is redrawn after it. Drawn at
+    // 97.24 %, widths in the old ones' fractions are not read alike by PDFium (it truncates before
+    // scaling): its guard sees the rest of the line move, and the correction is refused.
+    const narrow = await proposeEdit(editInput(pdf, 'Computer', 'Coıputer'));
+    assert.is(narrow.advice?.code, 'would_not_verify');
     assert.equal(
-      popplerProblems(
-        work,
-        'narrow',
-        pdf,
-        narrow.output,
-        'Computer',
-        'Coıputer',
-        narrow.verification.declared_box!,
-      ),
-      [],
+      [
+        (narrow.measurements as { old_text: string }).old_text,
+        (narrow.measurements as { new_text: string }).new_text,
+      ],
+      ['mputer', 'ıputer'],
     );
+    assert.match(narrow.advice?.why ?? '', /second_renderer_pdfium/);
     assert.is(scaledWidth(476.5, 0.9724), 490.5);
     assert.is(scaledWidth(528.9, 0.9724), 543.9);
     assert.is(scaledWidth(529, 0.9724), 544);
@@ -1041,12 +1040,12 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
       assert.is(r.proposal.visibility_cost, 'low');
       assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
       const m = r.proposal.measurements as {
-        companion_font: { font: string; glyphs_beside_cjk: number; old_advances?: boolean };
+        companion_font: { font: string; glyphs_beside_target: number; old_advances?: boolean };
         matched_font?: { face: string };
         compensation: { tj_adjustment: number }[];
       };
       assert.is(m.companion_font.font, 'GHIJKL+CMUSerif-Roman', replace);
-      assert.is(m.companion_font.glyphs_beside_cjk, 5);
+      assert.is(m.companion_font.glyphs_beside_target, 5);
       assert.is(m.matched_font?.face ?? null, face, replace);
       // The new glyph takes the ideograph's advance: no TJ gap (extraction would read a space).
       assert.equal(
@@ -1077,6 +1076,82 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
     // No Latin on the page: nothing says how the document draws it.
     const bare = await proposeEdit(editInput(cjkWithLatinPdf(false), '我们用', '我们Z'));
     assert.is(bare.advice?.code, 'glyph_not_available');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('tier 4, a Latin letter in Cyrillic text set in a Cyrillic-only font (OT2): drawn with the Latin font beside it, of its style', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'docfix-alphabet-'));
+  try {
+    const pdf = cyrillicWithLatinPdf();
+    // "a" is in the page's CMR10 subset: its own glyph. "k" is not: LM Roman 10 (matched to CMR10)
+    // draws it, not CMU Serif (which would match the Cyrillic font's widths here).
+    for (const [replace, face] of [
+      ['мaр', null],
+      ['мkр', 'lm-roman-10-regular'],
+    ] as const) {
+      const r = await applyEdit(editInput(pdf, 'мир', replace));
+      assert.is(r.proposal.tier, 4, replace);
+      assert.is(r.proposal.visibility_cost, 'low');
+      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+      const m = r.proposal.measurements as {
+        companion_font?: {
+          font: string;
+          script: string;
+          target_script: string;
+          glyphs_beside_target: number;
+        };
+        matched_font?: { face: string };
+      };
+      assert.equal(
+        m.companion_font && [m.companion_font.font, m.companion_font.script, m.companion_font.target_script],
+        ['GHIJKL+CMR10', 'Latin', 'Cyrillic'],
+        replace,
+      );
+      assert.is(m.companion_font?.glyphs_beside_target, 5);
+      assert.is(m.matched_font?.face ?? null, face, replace);
+      assert.equal(
+        popplerProblems(work, replace, pdf, r.output, 'мир', replace, r.verification.declared_box!),
+        [],
+        replace,
+      );
+    }
+    // The only Latin beside it is italic: not how the document sets an upright word's letters.
+    const italic = await proposeEdit(editInput(cyrillicWithLatinPdf(true), 'мир', 'мaр'));
+    assert.is((italic.measurements as { companion_font?: unknown }).companion_font, undefined);
+    assert.is(
+      (italic.measurements as { matched_font?: { face: string } }).matched_font?.face,
+      'cmu-serif-regular',
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('tier 4: a new glyph much wider than the old keeps its own advance (no overlap): the rest of the word moves after it', async () => {
+  // DejaVu Sans "W" (0.99 em) for "u" (0.63 em): in the old advance it would overlap the "m". It
+  // keeps its own, the rest of the word is redrawn after it and the line is re-spaced.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-own-advance-'));
+  try {
+    const pdf = corpusPdf('libreoffice-writer.pdf');
+    const r = await applyEdit(editInput(pdf, 'nonumy', 'nonWmy'));
+    assert.is(r.proposal.tier, 4);
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as {
+      old_text: string;
+      new_text: string;
+      font_size: number;
+      width_before_pt: number;
+      width_after_pt: number;
+    };
+    assert.equal([m.old_text, m.new_text], ['umy', 'Wmy']);
+    const wider = (m.width_after_pt - m.width_before_pt) / m.font_size;
+    assert.ok(Math.abs(wider - (989 - 634) / 1000) < 0.01, `${wider} em wider`);
+    assert.equal(
+      popplerProblems(work, 'own-advance', pdf, r.output, 'nonumy', 'nonWmy', r.verification.declared_box!),
+      [],
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -230,6 +230,46 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
 }
 
 /**
+ * A line of Russian as LaTeX sets it in the OT2 encoding: the Cyrillic words in a font of Cyrillic
+ * letters only (a subset of CMU Serif named `ABCDEF+cmcyr10`), a Latin word between them in the
+ * Latin font at the same size (a subset of LM Roman 10 named `GHIJKL+CMR10`, or with `italic` of
+ * LM Roman 10 Italic named `GHIJKL+CMTI10`). Exercises tier 4's companion font beside an alphabet.
+ */
+export function cyrillicWithLatinPdf(italic = false): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const fonts = doc.newDictionary();
+    const refs: [mupdf.PDFObject, string][] = [];
+    let body = 'BT /C1 10 Tf 20 50 Td';
+    const added = new Map<string, mupdf.Font>();
+    const run = (face: string, name: string, key: string, tagged: string, text: string) => {
+      let font = added.get(key);
+      if (!font) {
+        font = new mupdf.Font(name, bundledFont(face));
+        added.set(key, font);
+        const ref = doc.addFont(font);
+        fonts.put(key, ref);
+        refs.push([ref, tagged]);
+      }
+      body += ` /${key} 10 Tf <${glyphHex(font, text).join('')}> Tj`;
+    };
+    run('cmu-serif-regular', 'cmcyr10', 'C1', 'ABCDEF+cmcyr10', 'Привет, ');
+    if (italic) run('lm-roman-10-italic', 'CMTI10', 'R1', 'GHIJKL+CMTI10', 'LaTeX');
+    else run('lm-roman-10-regular', 'CMR10', 'R1', 'GHIJKL+CMR10', 'LaTeX');
+    run('cmu-serif-regular', 'cmcyr10', 'C1', 'ABCDEF+cmcyr10', ' мир');
+    body += ' ET';
+    const resources = doc.newDictionary();
+    resources.put('Font', fonts);
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
+    doc.subsetFonts();
+    for (const [ref, tagged] of refs) tagFont(doc, ref, tagged);
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
+}
+
+/**
  * A heading as pdfTeX sets cm-super at 14.4 pt (`SFRM1440`), whose widths are LM Roman 12's at
  * 97.24 % (measured on a TeX Live document): drawn here with a subset of LM Roman 12 whose W gives
  * those widths. Latin Modern has no 14.4 pt design: tier 4 draws with LM Roman 12 at that scale.
