@@ -806,9 +806,27 @@ function fitRule(
   let allowed: number;
   let rule: string;
   let respacing: Respacing | null = null;
+  const geometry = { along: (g: Glyph, x: number) => along(devicePoint(g, x)), dirLen, emPts };
+  // A narrower replacement leaves a gap where it ends (the glyphs after it stay where they were):
+  // against the next letter of the word, a gap of WORD_BREAK_EM reads as a space.
+  const gapOpens = !vertical && !product.inPlace && !product.mirrorsAdvances;
+  // New letters drawn in another font (tier 4) inside a word: the rest of the word stays in its own
+  // font and moves with them, the gaps after the word giving (or taking) the difference. Each gap
+  // stays a word gap by this engine's own measure (see the re-spacing below).
+  const restOfWord = (by: number) =>
+    product.draw.use === 'inserted' && gapOpens && next && !spaceFollows
+      ? planRespacing(glyphs, t.interp, lineChars, t.index, by, geometry, {
+          keepGapEm: WORD_GAP_EM,
+          wordGapEm: WORD_GAP_EM,
+          roomAfter,
+          restOfWord: true,
+        })
+      : null;
   if (overflow <= FIT_TOLERANCE_EM * emPts) {
     allowed = FIT_TOLERANCE_EM * emPts;
     rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
+    if (-overflow >= WORD_BREAK_EM * emPts && (respacing = restOfWord(overflow)))
+      rule = `narrower: ${respacedPhrase(respacing)}`;
   } else if (!next) {
     allowed = LINE_END_ALLOWANCE_EM * emPts;
     rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
@@ -824,7 +842,7 @@ function fitRule(
             lineChars,
             t.index,
             overflow,
-            { along: (g, x) => along(devicePoint(g, x)), dirLen, emPts },
+            geometry,
             // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a
             // gap of 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far).
             { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter },
@@ -834,6 +852,9 @@ function fitRule(
       allowed = overflow;
       rule = `line re-spaced: ${respacedPhrase(respacing)}, keeping ${WORD_GAP_EM} em each`;
     }
+  } else if ((respacing = restOfWord(overflow))) {
+    allowed = overflow;
+    rule = `the word goes on: ${respacedPhrase(respacing)}, keeping ${WORD_GAP_EM} em each`;
   } else {
     allowed = FIT_TOLERANCE_EM * emPts;
     rule = `no gap: the next character follows directly; only ${FIT_TOLERANCE_EM} em tolerance`;
@@ -865,6 +886,7 @@ function fitRule(
         glyphs_moved: respacing.moved.length,
         max_move_pt: round(respacingExtent(respacing).moved),
         last_word_move_pt: round(respacing.endShift),
+        rest_of_word: { glyphs: respacing.rest.glyphs, move_pt: round(respacing.rest.shift) },
       },
     }),
     ...product.measurements,
@@ -888,10 +910,7 @@ function fitRule(
       { rejected: [...rejected, ...NOT_BUILT], evidence: measurements },
     );
   }
-  // A narrower replacement leaves a gap where it ends (the glyphs after it stay where they were):
-  // against the next letter of the word, a gap of WORD_BREAK_EM reads as a space.
-  const gapOpens = !vertical && !product.inPlace && !product.mirrorsAdvances;
-  if (gapOpens && next && !spaceFollows && -overflow >= WORD_BREAK_EM * emPts) {
+  if (gapOpens && !respacing && next && !spaceFollows && -overflow >= WORD_BREAK_EM * emPts) {
     rejected.push({
       tier,
       tier_name: TIER_NAMES[tier],
@@ -914,8 +933,18 @@ function fitRule(
 }
 
 /** What a re-spacing gives and moves, in the words of the fit rule and the warning. */
-const respacedPhrase = (r: Respacing) =>
-  `the ${r.gaps.length} word gap(s) after it in its text operator each give up to ${round(respacingExtent(r).given)} pt${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the operator's last word stays where it was"}`;
+function respacedPhrase(r: Respacing): string {
+  const rest =
+    r.rest.glyphs > 0
+      ? `the rest of its word (${r.rest.glyphs} glyph(s), in its own font) moves ${round(Math.abs(r.rest.shift))} pt ${r.rest.shift < 0 ? 'left' : 'right'} with it, `
+      : '';
+  if (r.rest.shift < 0)
+    return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it in its text operator each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
+  const gaps = r.gaps.length
+    ? `the ${r.gaps.length} word gap(s) after it in its text operator each give up to ${round(respacingExtent(r).given)} pt`
+    : 'no word gap follows in its text operator';
+  return `${rest}${gaps}${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the operator's last word stays where it was"}`;
+}
 
 type GuardCheck = { passed: boolean; detail: string };
 
@@ -1039,7 +1068,9 @@ function planEdit(
   } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont, respacing?.kerns));
   if (respacing)
     warnings.push(
-      `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move right by up to ${round(respacingExtent(respacing).moved)} pt.`,
+      respacing.rest.glyphs > 0 && respacing.gaps.length <= 1 && respacing.rest.shift !== 0
+        ? `The rest of the word moves with “${measurements.new_text as string}”: ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`
+        : `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`,
     );
   warnings.push(...product.warnings);
   if (draw.use === 'replacement')

@@ -25,6 +25,8 @@ export interface Respacing {
   gaps: { before: number; after: number }[];
   /** How far the operator's last word moves into free space after it (0: it stays). */
   endShift: number;
+  /** The rest of the target's word, drawn in its own font, moved with the new letters (restOfWord). */
+  rest: { glyphs: number; shift: number };
 }
 
 interface Geometry {
@@ -39,6 +41,9 @@ interface Geometry {
  * The re-spacing that lets the target's last glyph end `overflow` points further than it did, or
  * null where the gaps after it in its operator cannot give that much (each keeps `keepGapEm`).
  * `wordGapEm`: a gap this wide between letters is a word gap even without a space glyph.
+ * `restOfWord`: the target's word may go on after it (new letters drawn in another font, tier 4):
+ * the rest of the word moves by the whole `overflow` and the gaps after the word give it; a
+ * negative `overflow` (narrower new letters) moves the rest left and widens the gaps after it.
  */
 export function planRespacing(
   target: Glyph[],
@@ -47,7 +52,7 @@ export function planRespacing(
   index: GlyphIndex,
   overflow: number,
   geo: Geometry,
-  limits: { keepGapEm: number; wordGapEm: number; roomAfter: (g: Glyph) => number },
+  limits: { keepGapEm: number; wordGapEm: number; roomAfter: (g: Glyph) => number; restOfWord?: boolean },
 ): Respacing | null {
   const last = target[target.length - 1]!;
   const s = last.state;
@@ -63,6 +68,7 @@ export function planRespacing(
     (g) => g.unit === last.unit && g.opIndex === last.opIndex && g.index > last.index,
   );
   const words: { start: Glyph; glyphs: Glyph[]; gap: number }[] = [];
+  const rest: Glyph[] = [];
   let inkEnd = geo.along(last, last.advance);
   let spaced = false;
   let stopped = false;
@@ -87,32 +93,30 @@ export function planRespacing(
     const gap = at - inkEnd;
     if (spaced || gap >= limits.wordGapEm * geo.emPts) words.push({ start: g, glyphs: [g], gap });
     else if (words.length) words[words.length - 1]!.glyphs.push(g);
+    else if (limits.restOfWord) rest.push(g);
     else return null; // the target's word goes on: no gap to take from
     spaced = false;
     inkEnd = geo.along(g, g.advance);
   }
-  if (!words.length) return null;
+  if (!words.length && !rest.length) return null;
+  if (overflow < 0 && !rest.length) return null;
   const keep = limits.keepGapEm * geo.emPts;
   const room = words.map((w) => Math.max(0, w.gap - keep));
   // The last word may also move right where the operator ends the line's text (or the space after
   // it is wide): a number after it puts the pen back, so what is drawn after the operator stays.
-  const tail = words[words.length - 1]!.glyphs;
+  const tail = words.length ? words[words.length - 1]!.glyphs : rest;
   const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
   const rooms = [...room, end];
-  if (rooms.reduce((a, b) => a + b, 0) < overflow) return null;
-  // Water-filling: every gap gives the same amount λ, a gap with less room gives all it has.
-  const sorted = [...rooms].sort((a, b) => a - b);
-  let lambda = 0;
-  let rest = overflow;
-  for (let i = 0; i < sorted.length; i += 1) {
-    const share = rest / (sorted.length - i);
-    if (sorted[i]! >= share) {
-      lambda = share;
-      break;
-    }
-    rest -= sorted[i]!;
-  }
-  const given = rooms.map((r) => Math.min(r, lambda));
+  // Narrower: the word gaps after it widen alike (a justified line stretches its spaces; one gap
+  // widened by the whole difference reads as a column break), the operator's last word staying; with
+  // no gap after it in its operator, a number after the word puts the pen back.
+  const given =
+    overflow < 0
+      ? words.length
+        ? [...words.map(() => overflow / words.length), 0]
+        : [overflow]
+      : waterFill(rooms, overflow);
+  if (!given) return null;
   // Thousandths of text space per point along the baseline, written whole and summing to zero, so
   // the pen after the last word is put back by numbers that cancel exactly.
   const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
@@ -120,30 +124,57 @@ export function planRespacing(
   const moved: Respacing['moved'] = [];
   let written = 0;
   let shift = overflow;
-  words.forEach((w, i) => {
+  // The rest of the word first (no gap before it gives anything), then the words after it.
+  const groups = [
+    ...(rest.length ? [{ start: rest[0]!, glyphs: rest, given: 0 }] : []),
+    ...words.map((w, i) => ({ start: w.start, glyphs: w.glyphs, given: given[i]! })),
+  ];
+  groups.forEach((w, i) => {
     // Word i moves right by what the gaps after it give up (the pen was put back at the target's
     // old end). Rounded as a running total, so no word drifts left of where it stood.
-    shift -= given[i]!;
-    const stays = i === words.length - 1 && given[words.length]! < 1e-9;
+    shift -= w.given;
+    const stays = i === groups.length - 1 && Math.abs(given[words.length]!) < 1e-9;
     const total = stays ? 0 : Math.round(-shift * perPt);
     if (total !== written) kerns.push({ glyph: w.start, adjustment: total - written });
     written = total;
     const at = -written / perPt;
-    if (at > 1e-9) for (const g of w.glyphs) moved.push({ glyph: g, shift: at });
+    if (Math.abs(at) > 1e-9) for (const g of w.glyphs) moved.push({ glyph: g, shift: at });
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
+  const restShift = rest.length ? (moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
   return {
     kerns,
     moved,
     gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
     endShift: written === 0 ? 0 : -written / perPt,
+    rest: { glyphs: rest.length, shift: restShift },
   };
+}
+
+/**
+ * Water-filling: every room gives the same amount λ (a room with less gives all it has) so that
+ * together they give `overflow`; null when they cannot.
+ */
+function waterFill(rooms: number[], overflow: number): number[] | null {
+  if (rooms.reduce((a, b) => a + b, 0) < overflow) return null;
+  const sorted = [...rooms].sort((a, b) => a - b);
+  let lambda = 0;
+  let left = overflow;
+  for (let i = 0; i < sorted.length; i += 1) {
+    const share = left / (sorted.length - i);
+    if (sorted[i]! >= share) {
+      lambda = share;
+      break;
+    }
+    left -= sorted[i]!;
+  }
+  return rooms.map((r) => Math.min(r, lambda));
 }
 
 /** The most any gap gave up and any glyph moved, in points. */
 export function respacingExtent(r: Respacing): { given: number; moved: number } {
   return {
     given: Math.max(0, ...r.gaps.map((g) => g.before - g.after)),
-    moved: Math.max(0, ...r.moved.map((m) => m.shift)),
+    moved: Math.max(0, ...r.moved.map((m) => Math.abs(m.shift))),
   };
 }

@@ -1004,19 +1004,30 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
       [],
     );
     // A narrower letter (“ı”, 0.28 em, for “m”, 0.82) in the old one's place would leave a hole in
-    // the word: it keeps its own advance and the rest of the word is redrawn after it. Drawn at
-    // 97.24 %, widths in the old ones' fractions are not read alike by PDFium (it truncates before
-    // scaling): its guard sees the rest of the line move, and the correction is refused.
-    const narrow = await proposeEdit(editInput(pdf, 'Computer', 'Coıputer'));
-    assert.is(narrow.advice?.code, 'would_not_verify');
+    // the word: it keeps its own advance, and the rest of the word, in its own font, moves left
+    // after it (the word gap after it widens).
+    const narrow = await applyEdit(editInput(pdf, 'Computer', 'Coıputer'));
+    assert.ok(narrow.verification.passed, narrow.verification.failure_reason ?? '');
+    const nm = narrow.proposal.measurements as {
+      old_text: string;
+      new_text: string;
+      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
+    };
+    assert.equal([nm.old_text, nm.new_text], ['m', 'ı']);
+    assert.is(nm.respaced.rest_of_word.glyphs, 5);
+    assert.ok(nm.respaced.rest_of_word.move_pt < -7, `${nm.respaced.rest_of_word.move_pt} pt`);
     assert.equal(
-      [
-        (narrow.measurements as { old_text: string }).old_text,
-        (narrow.measurements as { new_text: string }).new_text,
-      ],
-      ['mputer', 'ıputer'],
+      popplerProblems(
+        work,
+        'narrow',
+        pdf,
+        narrow.output,
+        'Computer',
+        'Coıputer',
+        narrow.verification.declared_box!,
+      ),
+      [],
     );
-    assert.match(narrow.advice?.why ?? '', /second_renderer_pdfium/);
     assert.is(scaledWidth(476.5, 0.9724), 490.5);
     assert.is(scaledWidth(528.9, 0.9724), 543.9);
     assert.is(scaledWidth(529, 0.9724), 544);
@@ -1086,10 +1097,12 @@ test('tier 4, a Latin letter in Cyrillic text set in a Cyrillic-only font (OT2):
   try {
     const pdf = cyrillicWithLatinPdf();
     // "a" is in the page's CMR10 subset: its own glyph. "k" is not: LM Roman 10 (matched to CMR10)
-    // draws it, not CMU Serif (which would match the Cyrillic font's widths here).
+    // draws it, not CMU Serif (which would match the Cyrillic font's widths here). "z", 0.09 em
+    // narrower than "и", moves the "р" after it left, in its own font.
     for (const [replace, face] of [
       ['мaр', null],
       ['мkр', 'lm-roman-10-regular'],
+      ['мzр', 'lm-roman-10-regular'],
     ] as const) {
       const r = await applyEdit(editInput(pdf, 'мир', replace));
       assert.is(r.proposal.tier, 4, replace);
@@ -1131,7 +1144,8 @@ test('tier 4, a Latin letter in Cyrillic text set in a Cyrillic-only font (OT2):
 
 test('tier 4: a new glyph much wider than the old keeps its own advance (no overlap): the rest of the word moves after it', async () => {
   // DejaVu Sans "W" (0.99 em) for "u" (0.63 em): in the old advance it would overlap the "m". It
-  // keeps its own, the rest of the word is redrawn after it and the line is re-spaced.
+  // keeps its own; the rest of the word, still in the document's font, moves right after it and the
+  // word gaps after it give the room (the line is re-spaced).
   const work = mkdtempSync(join(tmpdir(), 'docfix-own-advance-'));
   try {
     const pdf = corpusPdf('libreoffice-writer.pdf');
@@ -1144,10 +1158,13 @@ test('tier 4: a new glyph much wider than the old keeps its own advance (no over
       font_size: number;
       width_before_pt: number;
       width_after_pt: number;
+      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
     };
-    assert.equal([m.old_text, m.new_text], ['umy', 'Wmy']);
+    assert.equal([m.old_text, m.new_text], ['u', 'W']);
     const wider = (m.width_after_pt - m.width_before_pt) / m.font_size;
     assert.ok(Math.abs(wider - (989 - 634) / 1000) < 0.01, `${wider} em wider`);
+    assert.is(m.respaced.rest_of_word.glyphs, 2);
+    assert.ok(Math.abs(m.respaced.rest_of_word.move_pt - wider * m.font_size) < 0.01);
     assert.equal(
       popplerProblems(work, 'own-advance', pdf, r.output, 'nonumy', 'nonWmy', r.verification.declared_box!),
       [],
