@@ -194,30 +194,52 @@ function tagFont(doc: mupdf.PDFDocument, ref: mupdf.PDFObject, tagged: string): 
  * Exercises tier 4's companion font (script-companion.ts).
  */
 export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8Array {
+  const cjk = {
+    face: 'droid-sans-fallback-regular',
+    name: 'FandolSong',
+    key: 'C1',
+    tagged: 'ABCDEF+FandolSong-Regular',
+  };
+  // The Latin runs asked for: prose, inline code, a formula (New CM Math named, CMU Italic drawn).
+  const runs = [
+    [latin, 'CMUSerif-Roman', 'cmu-serif-regular', 'R1', 'GHIJKL', ' LaTeX '],
+    [code, 'CMUTypewriter-Regular', 'cmu-typewriter-regular', 'T1', 'MNOPQR', ' documentclass '],
+    [math, 'NewCMMath-Book', 'cmu-serif-italic', 'M1', 'STUVWX', ' xyzabcdefgh '],
+  ] as const;
+  return mixedLinePdf([
+    { ...cjk, text: '我们用' },
+    ...runs
+      .filter(([wanted]) => wanted)
+      .map(([, name, face, key, tag, text]) => ({ face, name, key, tagged: `${tag}+${name}`, text })),
+    { ...cjk, text: '排版文档' },
+  ]);
+}
+
+/**
+ * One line at 10 pt of runs, each in a subset of bundled face `face` (one font object per `key`),
+ * named `tagged` as a TeX engine names its subsets.
+ */
+function mixedLinePdf(
+  runs: { face: string; name: string; key: string; tagged: string; text: string }[],
+): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
-    const cjk = new mupdf.Font('FandolSong', bundledFont('droid-sans-fallback-regular'));
-    const hex = (font: mupdf.Font, text: string) => glyphHex(font, text).join('');
     const fonts = doc.newDictionary();
     const refs: [mupdf.PDFObject, string][] = [];
-    let body = 'BT';
-    // One run of `text` in `font`, resource `key`, renamed `tagged` once subset.
-    const run = (font: mupdf.Font, key: string, tagged: string, text: string, td = '') => {
-      const ref = doc.addFont(font);
-      fonts.put(key, ref);
-      refs.push([ref, tagged]);
-      body += ` /${key} 10 Tf${td} <${hex(font, text)}> Tj`;
-    };
-    run(cjk, 'C1', 'ABCDEF+FandolSong-Regular', '我们用', ' 20 50 Td');
-    // The Latin runs asked for: prose, inline code, a formula (New CM Math named, CMU Italic drawn).
-    const runs = [
-      [latin, 'CMUSerif-Roman', 'cmu-serif-regular', 'R1', 'GHIJKL', ' LaTeX '],
-      [code, 'CMUTypewriter-Regular', 'cmu-typewriter-regular', 'T1', 'MNOPQR', ' documentclass '],
-      [math, 'NewCMMath-Book', 'cmu-serif-italic', 'M1', 'STUVWX', ' xyzabcdefgh '],
-    ] as const;
-    for (const [wanted, name, face, key, tag, text] of runs)
-      if (wanted) run(new mupdf.Font(name, bundledFont(face)), key, `${tag}+${name}`, text);
-    body += ` /C1 10 Tf <${hex(cjk, '排版文档')}> Tj ET`;
+    const added = new Map<string, mupdf.Font>();
+    let body = 'BT 20 50 Td';
+    for (const { face, name, key, tagged, text } of runs) {
+      let font = added.get(key);
+      if (!font) {
+        font = new mupdf.Font(name, bundledFont(face));
+        added.set(key, font);
+        const ref = doc.addFont(font);
+        fonts.put(key, ref);
+        refs.push([ref, tagged]);
+      }
+      body += ` /${key} 10 Tf <${glyphHex(font, text).join('')}> Tj`;
+    }
+    body += ' ET';
     const resources = doc.newDictionary();
     resources.put('Font', fonts);
     doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
@@ -236,37 +258,15 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
  * LM Roman 10 Italic named `GHIJKL+CMTI10`). Exercises tier 4's companion font beside an alphabet.
  */
 export function cyrillicWithLatinPdf(italic = false): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const fonts = doc.newDictionary();
-    const refs: [mupdf.PDFObject, string][] = [];
-    let body = 'BT /C1 10 Tf 20 50 Td';
-    const added = new Map<string, mupdf.Font>();
-    const run = (face: string, name: string, key: string, tagged: string, text: string) => {
-      let font = added.get(key);
-      if (!font) {
-        font = new mupdf.Font(name, bundledFont(face));
-        added.set(key, font);
-        const ref = doc.addFont(font);
-        fonts.put(key, ref);
-        refs.push([ref, tagged]);
-      }
-      body += ` /${key} 10 Tf <${glyphHex(font, text).join('')}> Tj`;
-    };
-    run('cmu-serif-regular', 'cmcyr10', 'C1', 'ABCDEF+cmcyr10', 'Привет, ');
-    if (italic) run('lm-roman-10-italic', 'CMTI10', 'R1', 'GHIJKL+CMTI10', 'LaTeX');
-    else run('lm-roman-10-regular', 'CMR10', 'R1', 'GHIJKL+CMR10', 'LaTeX');
-    run('cmu-serif-regular', 'cmcyr10', 'C1', 'ABCDEF+cmcyr10', ' мир');
-    body += ' ET';
-    const resources = doc.newDictionary();
-    resources.put('Font', fonts);
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
-    doc.subsetFonts();
-    for (const [ref, tagged] of refs) tagFont(doc, ref, tagged);
-    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
+  const cyrillic = { face: 'cmu-serif-regular', name: 'cmcyr10', key: 'C1', tagged: 'ABCDEF+cmcyr10' };
+  const latin = italic
+    ? { face: 'lm-roman-10-italic', name: 'CMTI10', key: 'R1', tagged: 'GHIJKL+CMTI10' }
+    : { face: 'lm-roman-10-regular', name: 'CMR10', key: 'R1', tagged: 'GHIJKL+CMR10' };
+  return mixedLinePdf([
+    { ...cyrillic, text: 'Привет, ' },
+    { ...latin, text: 'LaTeX' },
+    { ...cyrillic, text: ' мир' },
+  ]);
 }
 
 /**
