@@ -188,7 +188,7 @@ const NAMED_RESOURCE = /\/[^\s/[\]<>(){}%]+\s+(?:Do|Tf|gs|sh|cs|CS|scn|SCN|BDC|D
  * A copy of the Type 3 font with a code for each of `newChars` whose procedure draws the face's
  * glyph `gids[i]` (of `faceRef`) one em high at the glyph origin, or the reason it cannot be made.
  * Where the new text has as many characters as the glyphs it replaces, each new code takes the
- * width of the old glyph it replaces (unless it is wider than that by more than OLD_WIDTH_SLACK),
+ * width of the old glyph it replaces (unless the two differ by more than OLD_WIDTH_SLACK),
  * else its own width written to be read alike (readAlike); with another count of characters, its
  * own width.
  */
@@ -225,11 +225,11 @@ export function extendType3(
   const codes = new Map(chars.map((ch, i) => [ch, free[i]]));
 
   const natural = (ch: string) => Math.round(((faceAdvance(face, ch) ?? 0) / 1000 / scale) * 1e4) / 1e4;
-  // Widths where each new character takes one old glyph's: a narrower letter, or one wider by
-  // OLD_WIDTH_SLACK at most (a "ü" where a "u" stood). The rest of the line stays where it was
-  // either way; an advance of the new letter's own and a TJ gap after it would be read as a space
-  // by poppler (a "j" where an "e" stood split the word), and a wider letter given the old advance
-  // would overlap the next ("æ" where "c" stood): it takes its own width, and the fit rule judges it.
+  // Widths where each new character takes one old glyph's: one as wide within OLD_WIDTH_SLACK (a
+  // "ü" where a "u" stood). A wider letter given the old advance would overlap the next ("æ" where
+  // "c" stood), a narrower one leave a hole in the word ("j" where "e" stood): each takes its own
+  // width, and the fit rule judges it (a narrower one's gap, left before the next letter, is
+  // refused and the rest of the word redrawn after it, so the gap joins the space after the word).
   let old: Map<string, number> | null = null;
   if (replaced.length === newChars.length && replaced.every((g) => g.font.objNum === font.objNum)) {
     old = new Map();
@@ -239,7 +239,7 @@ export function extendType3(
       if (
         w === undefined ||
         !(w > 0) ||
-        (natural(newChars[i]) - w) * scale > OLD_WIDTH_SLACK ||
+        Math.abs(natural(newChars[i]) - w) * scale > OLD_WIDTH_SLACK ||
         (had !== undefined && had !== w)
       )
         old = null;

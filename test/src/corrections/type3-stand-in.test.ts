@@ -104,13 +104,16 @@ test('a new letter much wider than the one it replaces does not take its width (
   assert.is(p.advice?.code, 'replacement_too_wide', p.explanation);
 });
 
-test('a narrower letter inside a word takes the width of the one it replaces: a gap after it would split the word', async () => {
-  // "ı" (278/1000 em) where "r" (392) stood: the rest of the word stays where it was either way, but
-  // a TJ gap of 114/1000 em after a letter of its own width reads as a space in pdftotext.
+test('a narrower letter inside a word keeps its own width: the rest of the word is redrawn after it, the gap joins the space after the word', async () => {
+  // "ı" (278/1000 em) where "r" (392) stood: in the old advance it would leave a hole in the word,
+  // and a TJ gap of 114/1000 em after it reads as a space in pdftotext. The rest of the word moves
+  // left after it instead.
   const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox', 0.011);
   const r = await applyEdit(editInput(pdf, 'brown', 'bıown'));
   assert.is(r.proposal.tier, 4);
   assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as { old_text: string; new_text: string };
+  assert.equal([m.old_text, m.new_text], ['rown', 'ıown']);
   assert.equal(popplerProblems(pdf, r.output, 'brown', 'bıown', r.verification.declared_box!), []);
 });
 
