@@ -902,7 +902,7 @@ function fitRule(
     refuse(
       'replacement_too_wide',
       `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
-      `The rest of the word is redrawn with it, and may take the gap after it down to ${KEEP_GAP_EM} em, or the word gaps after it that the same text operator draws down to ${WORD_GAP_EM} em each (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
+      `The rest of the word is redrawn with it, and may take the gap after it down to ${KEEP_GAP_EM} em, or the word gaps after it on the line (in its text operator and in later ones of the same stream, up to a column's gap) down to ${WORD_GAP_EM} em each (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
       [
         'Choose a replacement of about the same width.',
         'Re-flowing the paragraph (moving words to the next line) is not something this engine does.',
@@ -939,11 +939,11 @@ function respacedPhrase(r: Respacing): string {
       ? `the rest of its word (${r.rest.glyphs} glyph(s), in its own font) moves ${round(Math.abs(r.rest.shift))} pt ${r.rest.shift < 0 ? 'left' : 'right'} with it, `
       : '';
   if (r.rest.shift < 0)
-    return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it in its text operator each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
+    return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it on the line each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
   const gaps = r.gaps.length
-    ? `the ${r.gaps.length} word gap(s) after it in its text operator each give up to ${round(respacingExtent(r).given)} pt`
-    : 'no word gap follows in its text operator';
-  return `${rest}${gaps}${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the operator's last word stays where it was"}`;
+    ? `the ${r.gaps.length} word gap(s) after it on the line each give up to ${round(respacingExtent(r).given)} pt`
+    : 'no word gap follows on the line';
+  return `${rest}${gaps}${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the line's last word stays where it was"}`;
 }
 
 type GuardCheck = { passed: boolean; detail: string };
@@ -1200,11 +1200,13 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
   // rest of the operator.
   if (declareRest) {
     const last = glyphs[glyphs.length - 1];
-    const rest = new Set(
-      t.interp.glyphs.filter(
+    // Words a re-spacing moves in later operators (placed with their own Td or Tm) too.
+    const rest = new Set([
+      ...t.interp.glyphs.filter(
         (g) => g.unit === last.unit && g.opIndex === last.opIndex && g.index > last.index,
       ),
-    );
+      ...(fit.respacing?.moved.map((m) => m.glyph) ?? []),
+    ]);
     for (const l of t.lines)
       for (const ch of l.chars) {
         const g = t.index.at(ch);

@@ -1,10 +1,13 @@
 // Re-spacing the rest of a line for a replacement wider than the gap after its word: the word gaps
-// that follow it in the same text operator are each narrowed by the same amount (none below a word
-// gap, WORD_GAP_EM), so the words between move right by what the gaps before them gave up and the
-// operator's last word, and the pen after it, stay exactly where they were. Typesetters shrink
-// inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the glyphs moved are
-// declared, and the correction costs `low` rather than `none` (DESIGN: tier 1 keeps every other
-// glyph of the line in place).
+// that follow it on the line (in its text operator, and in later operators of the same stream up
+// to a column's gap: Ghostscript and word processors place each word with its own Td or Tm) are
+// each narrowed by the same amount (none below a word gap, WORD_GAP_EM), so the words between move
+// right by what the gaps before them gave up and the last word, and the pen after it, stay exactly
+// where they were. Numbers written in TJ arrays move the words; an operator placed afresh needs its
+// own, and none touches a text line matrix, so later lines keep their positions to the bit.
+// Typesetters shrink inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the
+// glyphs moved are declared, and the correction costs `low` rather than `none` (DESIGN: tier 1
+// keeps every other glyph of the line in place).
 import type { Glyph, Interpretation } from './text-interpreter.ts';
 import type { GlyphIndex } from './locate.ts';
 import type { TextChar } from './page-text.ts';
@@ -64,28 +67,44 @@ export function planRespacing(
     const g = index.at(ch);
     if (g && !charOf.has(g)) charOf.set(g, ch.c);
   }
-  const after = interp.glyphs.filter(
-    (g) => g.unit === last.unit && g.opIndex === last.opIndex && g.index > last.index,
-  );
+  const afresh = new Set<Glyph>();
+  // The glyphs after it in its stream: its operator's, then later operators' on the same line
+  // (Ghostscript and word processors place each word with its own Td or Tm).
+  const after = interp.glyphs.filter((g) => g.unit === last.unit && g.index > last.index);
+  const ops = interp.units[last.unit]!.ops;
   const words: { start: Glyph; glyphs: Glyph[]; gap: number }[] = [];
   const rest: Glyph[] = [];
   let inkEnd = geo.along(last, last.advance);
   let spaced = false;
   let stopped = false;
+  let prev = last;
   for (const g of after) {
     const c = charOf.get(g);
     const at = geo.along(g, 0);
-    // Kerning may pull a letter back a little; a string that goes back further is another line.
+    // Kerning may pull a letter back a little; a string that goes back further is another line. A
+    // later operator's glyph after a gap of COLUMN_GAP_EM is another column or a table's cell.
     if (
       c === undefined ||
       g.lost ||
       g.state.Tfs !== s.Tfs ||
       g.state.Th !== s.Th ||
-      at < inkEnd - 0.3 * geo.emPts
+      at < inkEnd - 0.3 * geo.emPts ||
+      (g.opIndex !== last.opIndex &&
+        (at - inkEnd > COLUMN_GAP_EM * geo.emPts ||
+          // Numbers are written in the target's text space: another scale or direction is not it.
+          Math.abs(geo.along(g, 1) - at - geo.dirLen) > 1e-6 * geo.dirLen))
     ) {
-      stopped = true;
+      // Inside the last word's operator: the glyphs after it there cannot move, nor it into room
+      // they would be drawn over. A later operator's glyph off the line is the next line.
+      stopped = g.opIndex === prev.opIndex;
+      // The word goes on in a glyph that cannot move (another size, another line of MuPDF's): the
+      // part before it cannot move either, or a gap would open in the word or glyphs overlap.
+      if (!words.length && at >= inkEnd - 0.3 * geo.emPts && at - inkEnd < limits.wordGapEm * geo.emPts)
+        return null;
       break;
     }
+    if (g.opIndex !== prev.opIndex && placedAfresh(ops, prev.opIndex, g.opIndex)) afresh.add(g);
+    prev = g;
     if (/\s/u.test(c)) {
       spaced = true;
       continue;
@@ -122,6 +141,8 @@ export function planRespacing(
   const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
   const kerns: Kern[] = [];
   const moved: Respacing['moved'] = [];
+  // The shift the pen carries, in thousandths: a glyph of an operator placed afresh starts from its
+  // own position (the Td or Tm before it), not from the pen the glyphs before it left.
   let written = 0;
   let shift = overflow;
   // The rest of the word first (no gap before it gives anything), then the words after it.
@@ -135,10 +156,13 @@ export function planRespacing(
     shift -= w.given;
     const stays = i === groups.length - 1 && Math.abs(given[words.length]!) < 1e-9;
     const total = stays ? 0 : Math.round(-shift * perPt);
-    if (total !== written) kerns.push({ glyph: w.start, adjustment: total - written });
-    written = total;
-    const at = -written / perPt;
-    if (Math.abs(at) > 1e-9) for (const g of w.glyphs) moved.push({ glyph: g, shift: at });
+    const at = -total / perPt;
+    for (const g of w.glyphs) {
+      if (afresh.has(g)) written = 0;
+      if (total !== written) kerns.push({ glyph: g, adjustment: total - written });
+      written = total;
+      if (Math.abs(at) > 1e-9) moved.push({ glyph: g, shift: at });
+    }
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
   const restShift = rest.length ? (moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
@@ -149,6 +173,19 @@ export function planRespacing(
     endShift: written === 0 ? 0 : -written / perPt,
     rest: { glyphs: rest.length, shift: restShift },
   };
+}
+
+/** A gap this wide (em) before a later operator's glyph is another column or a table's cell. */
+const COLUMN_GAP_EM = 2;
+
+/**
+ * The text operator at `to` starts from a position of its own rather than from the pen the one at
+ * `from` left: a Td, TD, Tm, T* or BT between them, or it is ' or " (which move to the next line).
+ */
+function placedAfresh(ops: { op: string }[], from: number, to: number): boolean {
+  if (ops[to]!.op === "'" || ops[to]!.op === '"') return true;
+  for (let k = from + 1; k < to; k += 1) if (['Td', 'TD', 'Tm', 'T*', 'BT'].includes(ops[k]!.op)) return true;
+  return false;
 }
 
 /**

@@ -197,27 +197,51 @@ export function planEdits(
       });
     } else throw new Error(`unexpected text operator ${op.op}`);
   });
-  // Kerns in strings of the array no group touched (the words after the target's string).
-  const touched = new Set(groups.map((g) => `${g[0].unit}:${g[0].opIndex}:${g[0].element}`));
-  const others = new Map<string, Kern[]>();
+  // Kerns in strings no group touched (the words after the target's string, or its operator).
+  const touched = (k: Kern) =>
+    groups.some(
+      (g) =>
+        g[0].unit === k.glyph.unit && g[0].opIndex === k.glyph.opIndex && g[0].element === k.glyph.element,
+    );
+  addKernEdits(
+    units,
+    kerns.filter((k) => !touched(k)),
+    edits,
+  );
+  return { edits, changes };
+}
+
+/**
+ * Adds to `edits` the numbers of a re-spaced line (line-respacing.ts) in the strings that hold
+ * them: a TJ array's string is cut where they go; a Tj, ' or " becomes a TJ holding its string cut
+ * so (' and " moving to the next line first, as they did).
+ */
+export function addKernEdits(units: StreamUnit[], kerns: Kern[], edits: Map<number, StreamEdit[]>): void {
+  const byString = new Map<string, Kern[]>();
   for (const k of kerns) {
     const key = `${k.glyph.unit}:${k.glyph.opIndex}:${k.glyph.element}`;
-    if (touched.has(key)) continue;
-    if (k.glyph.element < 0) throw new Error('a kern outside the target string needs a TJ array');
-    others.set(key, [...(others.get(key) ?? []), k]);
+    byString.set(key, [...(byString.get(key) ?? []), k]);
   }
-  for (const list of others.values()) {
+  for (const list of byString.values()) {
     const g = list[0]!.glyph;
-    const str = stringOperand(units[g.unit].ops[g.opIndex], g.element);
+    const unit = units[g.unit];
+    const op = unit.ops[g.opIndex];
+    const str = stringOperand(op, g.element);
     const unitEdits = edits.get(g.unit) ?? [];
     edits.set(g.unit, unitEdits);
-    unitEdits.push({
-      start: str.start,
-      end: str.end,
-      text: ` ${arrayText(withKerns(str.bytes, 0, list), str.hex)} `,
-    });
+    const array = arrayText(withKerns(str.bytes, 0, list), str.hex);
+    if (g.element >= 0) unitEdits.push({ start: str.start, end: str.end, text: ` ${array} ` });
+    else if (op.op === 'Tj') unitEdits.push({ start: op.start, end: op.end, text: ` [${array}] TJ ` });
+    else if (op.op === "'") unitEdits.push({ start: op.start, end: op.end, text: ` T* [${array}] TJ ` });
+    else if (op.op === '"') {
+      const [aw, ac] = op.operands;
+      unitEdits.push({
+        start: op.start,
+        end: op.end,
+        text: ` ${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${array}] TJ `,
+      });
+    } else throw new Error(`unexpected text operator ${op.op}`);
   }
-  return { edits, changes };
 }
 
 /** A string's bytes or a TJ number, in the order a rewritten array holds them. */

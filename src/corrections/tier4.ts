@@ -38,7 +38,7 @@ import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
 import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
-import { advanceOf, codeToBytes, kernedItems, kernsIn, type StreamEdit } from './rewrite.ts';
+import { addKernEdits, advanceOf, codeToBytes, kernedItems, kernsIn, type StreamEdit } from './rewrite.ts';
 import type { Kern } from './line-respacing.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
@@ -894,10 +894,12 @@ export function planMatchedEdits(
     else if (after.length) parts.push(`${encodeString(after, s.hex)} Tj`);
     text = ` ${parts.join(' ')} `;
   }
-  return {
-    edits: new Map([[first.unit, [{ start: op.start, end: op.end, text }]]]),
-    newAdvance,
-    oldExtent,
-    adjustment,
-  };
+  const edits = new Map([[first.unit, [{ start: op.start, end: op.end, text }]]]);
+  // A re-spaced line's numbers in later operators (words placed with their own Td or Tm).
+  addKernEdits(
+    units,
+    kerns.filter((k) => k.glyph.unit !== first.unit || k.glyph.opIndex !== first.opIndex),
+    edits,
+  );
+  return { edits, newAdvance, oldExtent, adjustment };
 }

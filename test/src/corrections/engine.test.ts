@@ -822,6 +822,41 @@ test('wider than the gap after its word: the word gaps after it give the same am
   }
 });
 
+test('the word gaps of later operators give room too: words placed with their own Td (Ghostscript), or drawn on from the pen', async () => {
+  // The same Helvetica line as above, written as Ghostscript writes it: "little" placed by its own
+  // Td (32.136 pt = "Hello" and a 4.8 pt gap), "World" drawn on from the pen after a TJ gap.
+  const work = mkdtempSync(join(tmpdir(), 'docfix-respace-td-'));
+  const line = (y: number) =>
+    `BT /F1 12 Tf 40 ${y} Td (Hello) Tj 32.136 0 Td (little) Tj [-400 (World)] TJ ET`;
+  try {
+    const pdf = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
+    const r = await applyEdit(editInput(pdf, 'Hello', 'Hellm'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as {
+      fit_rule: string;
+      respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
+    };
+    assert.match(m.fit_rule, /line re-spaced/);
+    const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
+    assert.is(given.length, 2);
+    for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
+    const before = glyphs(pdf);
+    const after = glyphs(r.output);
+    const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
+    const moved = after[little].x - before[little].x;
+    assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
+    // "World" (after the pen that "little" left) and the other lines stand exactly where they were:
+    // the numbers move glyphs, not the line matrix the next Td starts from.
+    for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+    assert.equal(
+      popplerProblems(work, 'td', pdf, r.output, 'Hello', 'Hellm', r.verification.declared_box!),
+      [],
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('a narrower letter inside a word: the gap it leaves goes into the space after the word, where pdftotext reads none', async () => {
   // Helvetica 12 pt: "m" 0.833 em, "w" 0.722 em. The glyphs after the span stay where they were, so
   // "w" leaves 0.111 em before the next "m": MuPDF reads "suwmer", pdftotext "suw mer" (it breaks
