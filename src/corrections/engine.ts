@@ -100,6 +100,8 @@ export const LINE_END_ALLOWANCE_EM = 0.25;
  * a wider one, so MuPDF's text check alone would pass a word poppler reads split.
  */
 export const WORD_BREAK_EM = 0.08;
+/** How far (em) kerning may pull a letter back into the advance of the one before it. */
+const KERN_BACK_EM = 0.3;
 const PREVIEW_MARGIN_PX = 12;
 
 interface Candidate {
@@ -784,7 +786,12 @@ function fitRule(
       }
     return { first, space };
   };
-  const { first: next, space: nearestSpace } = ahead(oldExtent - eps, spanChars);
+  // From a little before the old end: kerning may pull the next letter back (Liberation Sans Bold's
+  // “е” starts 0.01 em inside “л”'s advance), and a letter missed here is a word gap believed.
+  const { first: next, space: nearestSpace } = ahead(
+    Math.max(eps, oldExtent - KERN_BACK_EM * emPts),
+    spanChars,
+  );
   const gapToNext = next ? next.at - oldExtent : null;
   // Room after a later glyph of the line (re-spacing moves the operator's last word into it): to
   // the next character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is
@@ -938,8 +945,11 @@ function respacedPhrase(r: Respacing): string {
     r.rest.glyphs > 0
       ? `the rest of its word (${r.rest.glyphs} glyph(s), in its own font) moves ${round(Math.abs(r.rest.shift))} pt ${r.rest.shift < 0 ? 'left' : 'right'} with it, `
       : '';
-  if (r.rest.shift < 0)
+  if (r.rest.shift < 0) {
+    if (r.endShift < 0 && r.gaps.length)
+      return `${rest}and the ${r.gaps.length} word(s) after it on the line as much (the line is not set flush: it ends ${round(-r.endShift)} pt earlier)`;
     return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it on the line each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
+  }
   const gaps = r.gaps.length
     ? `the ${r.gaps.length} word gap(s) after it on the line each give up to ${round(respacingExtent(r).given)} pt`
     : 'no word gap follows on the line';

@@ -126,14 +126,15 @@ export function planRespacing(
   const tail = words.length ? words[words.length - 1]!.glyphs : rest;
   const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
   const rooms = [...room, end];
-  // Narrower: the word gaps after it widen alike (a justified line stretches its spaces; one gap
-  // widened by the whole difference reads as a column break), the operator's last word staying; with
-  // no gap after it in its operator, a number after the word puts the pen back.
+  // Narrower: a line not set flush (room after its last word) is shorter by as much, every word
+  // after moving left; a justified one keeps its right edge, and the word gaps after the word widen
+  // alike (one gap widened by the whole difference reads as a column break). With no gap after it,
+  // a number after the word puts the pen back.
   const given =
     overflow < 0
-      ? words.length
+      ? words.length && end <= 0
         ? [...words.map(() => overflow / words.length), 0]
-        : [overflow]
+        : [...words.map(() => 0), overflow]
       : waterFill(rooms, overflow);
   if (!given) return null;
   // Thousandths of text space per point along the baseline, written whole and summing to zero, so

@@ -822,6 +822,28 @@ test('wider than the gap after its word: the word gaps after it give the same am
   }
 });
 
+test('a next letter kerned back into the old advance is still the next letter: a wider one does not run into it', async () => {
+  // "o" pulled 0.1 em back under the last "l" (a TJ number of 100). Searched from the old end only,
+  // it was missed: the gap to "little" was taken for the room after the word, and the "m" was
+  // drawn over the "o" (inside its declared box, so nothing refused it).
+  const work = mkdtempSync(join(tmpdir(), 'docfix-kern-back-'));
+  try {
+    const pdf = makePdf([
+      { content: 'BT /F1 12 Tf 40 100 Td [(Hell) 100 (o)-400(little)-400(World)] TJ ET' },
+    ]);
+    const r = await applyEdit(editInput(pdf, 'Hello', 'Helmo'));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as { old_text: string; new_text: string };
+    assert.equal([m.old_text, m.new_text], ['lo', 'mo']);
+    assert.equal(
+      popplerProblems(work, 'kern-back', pdf, r.output, 'Hello', 'Helmo', r.verification.declared_box!),
+      [],
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('the word gaps of later operators give room too: words placed with their own Td (Ghostscript), or drawn on from the pen', async () => {
   // The same Helvetica line as above, written as Ghostscript writes it: "little" placed by its own
   // Td (32.136 pt = "Hello" and a 4.8 pt gap), "World" drawn on from the pen after a TJ gap.
@@ -1040,17 +1062,18 @@ test('tier 4, a cm-super size Latin Modern lacks (14.4 pt): LM Roman 12 drawn at
     );
     // A narrower letter (“ı”, 0.28 em, for “m”, 0.82) in the old one's place would leave a hole in
     // the word: it keeps its own advance, and the rest of the word, in its own font, moves left
-    // after it (the word gap after it widens).
+    // after it; the line is not set flush, so “Modern” moves left as much (it ends earlier).
     const narrow = await applyEdit(editInput(pdf, 'Computer', 'Coıputer'));
     assert.ok(narrow.verification.passed, narrow.verification.failure_reason ?? '');
     const nm = narrow.proposal.measurements as {
       old_text: string;
       new_text: string;
-      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
+      respaced: { rest_of_word: { glyphs: number; move_pt: number }; last_word_move_pt: number };
     };
     assert.equal([nm.old_text, nm.new_text], ['m', 'ı']);
     assert.is(nm.respaced.rest_of_word.glyphs, 5);
     assert.ok(nm.respaced.rest_of_word.move_pt < -7, `${nm.respaced.rest_of_word.move_pt} pt`);
+    assert.is(nm.respaced.last_word_move_pt, nm.respaced.rest_of_word.move_pt);
     assert.equal(
       popplerProblems(
         work,
