@@ -793,7 +793,7 @@ function fitRule(
     spanChars,
   );
   const gapToNext = next ? next.at - oldExtent : null;
-  // Room after a later glyph of the line (re-spacing moves the operator's last word into it): to
+  // Room after a later glyph of the line (re-spacing moves the line's last word into it): to
   // the next character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is
   // not set flush with others (a justified line keeps its right edge).
   const roomAfter = (g: Glyph) => {

@@ -26,7 +26,7 @@ export interface Respacing {
   moved: { glyph: Glyph; shift: number }[];
   /** Each word gap used: its width before and after, in points. */
   gaps: { before: number; after: number }[];
-  /** How far the operator's last word moves into free space after it (0: it stays). */
+  /** How far the line's last word moves into free space after it (0: it stays; negative: a narrower run shortens a line not set flush). */
   endShift: number;
   /** The rest of the target's word, drawn in its own font, moved with the new letters (restOfWord). */
   rest: { glyphs: number; shift: number };
@@ -42,7 +42,7 @@ interface Geometry {
 
 /**
  * The re-spacing that lets the target's last glyph end `overflow` points further than it did, or
- * null where the gaps after it in its operator cannot give that much (each keeps `keepGapEm`).
+ * null where the gaps after it on the line cannot give that much (each keeps `keepGapEm`).
  * `wordGapEm`: a gap this wide between letters is a word gap even without a space glyph.
  * `restOfWord`: the target's word may go on after it (new letters drawn in another font, tier 4):
  * the rest of the word moves by the whole `overflow` and the gaps after the word give it; a
@@ -121,8 +121,8 @@ export function planRespacing(
   if (overflow < 0 && !rest.length) return null;
   const keep = limits.keepGapEm * geo.emPts;
   const room = words.map((w) => Math.max(0, w.gap - keep));
-  // The last word may also move right where the operator ends the line's text (or the space after
-  // it is wide): a number after it puts the pen back, so what is drawn after the operator stays.
+  // The last word may also move right where the line's text ends (or the space after it is wide):
+  // a number after it puts the pen back, so what is drawn after it stays.
   const tail = words.length ? words[words.length - 1]!.glyphs : rest;
   const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
   const rooms = [...room, end];
