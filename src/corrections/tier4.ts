@@ -616,9 +616,8 @@ const MIRROR_TOLERANCE = 20;
  * glyph's advance, or null when that cannot be done (another count of glyphs, a face embedded by an
  * earlier correction, widths in other units, one glyph asked to take two widths, a glyph whose own
  * advance drawn at `scale` is more than MIRROR_TOLERANCE from the old, except in a CJK cell or a
- * column of vertical text). An accented letter then
- * takes its base letter's advance (í where i stood): its accent may overhang a little, which the
- * pixel comparison judges like any other ink.
+ * column of vertical text). An accented letter then takes its base letter's advance (í where i
+ * stood): its accent may overhang a little, which the pixel comparison judges like any other ink.
  */
 export function oldWidthsFor(
   glyphs: Glyph[],
