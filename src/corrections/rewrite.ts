@@ -179,23 +179,7 @@ export function planEdits(
       list.push({ start: str.start, end: str.end, text: encodeString(joinBytes(pieces), hex) });
       return;
     }
-    const array = arrayText(pieces, hex);
-    if (first.element >= 0) {
-      // Spaces on both sides: a number must not run into a neighbouring number token.
-      list.push({ start: str.start, end: str.end, text: ` ${array} ` });
-      return;
-    }
-    // Tj, ' and " become TJ so the adjustment can follow the new codes.
-    if (op.op === 'Tj') list.push({ start: op.start, end: op.end, text: ` [${array}] TJ ` });
-    else if (op.op === "'") list.push({ start: op.start, end: op.end, text: ` T* [${array}] TJ ` });
-    else if (op.op === '"') {
-      const [aw, ac] = op.operands;
-      list.push({
-        start: op.start,
-        end: op.end,
-        text: `${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${array}] TJ`,
-      });
-    } else throw new Error(`unexpected text operator ${op.op}`);
+    list.push(asArrayItems(unit, op, first.element, str, arrayText(pieces, hex)));
   });
   // Kerns in strings no group touched (the words after the target's string, or its operator).
   const touched = (k: Kern) =>
@@ -229,19 +213,31 @@ export function addKernEdits(units: StreamUnit[], kerns: Kern[], edits: Map<numb
     const str = stringOperand(op, g.element);
     const unitEdits = edits.get(g.unit) ?? [];
     edits.set(g.unit, unitEdits);
-    const array = arrayText(withKerns(str.bytes, 0, list), str.hex);
-    if (g.element >= 0) unitEdits.push({ start: str.start, end: str.end, text: ` ${array} ` });
-    else if (op.op === 'Tj') unitEdits.push({ start: op.start, end: op.end, text: ` [${array}] TJ ` });
-    else if (op.op === "'") unitEdits.push({ start: op.start, end: op.end, text: ` T* [${array}] TJ ` });
-    else if (op.op === '"') {
-      const [aw, ac] = op.operands;
-      unitEdits.push({
-        start: op.start,
-        end: op.end,
-        text: ` ${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${array}] TJ `,
-      });
-    } else throw new Error(`unexpected text operator ${op.op}`);
+    unitEdits.push(asArrayItems(unit, op, g.element, str, arrayText(withKerns(str.bytes, 0, list), str.hex)));
   }
+}
+
+/**
+ * The edit that puts `items` (the inside of a TJ array) in place of a string operand: in a TJ
+ * array, in place of the string (spaces on both sides: a number must not run into a neighbouring
+ * number token); a Tj, ' or " becomes a TJ, ' and " moving to the next line first as they did.
+ */
+function asArrayItems(
+  unit: StreamUnit,
+  op: ContentOp,
+  element: number,
+  str: { start: number; end: number },
+  items: string,
+): StreamEdit {
+  if (element >= 0) return { start: str.start, end: str.end, text: ` ${items} ` };
+  const whole = (text: string) => ({ start: op.start, end: op.end, text });
+  if (op.op === 'Tj') return whole(` [${items}] TJ `);
+  if (op.op === "'") return whole(` T* [${items}] TJ `);
+  if (op.op === '"') {
+    const [aw, ac] = op.operands;
+    return whole(` ${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${items}] TJ `);
+  }
+  throw new Error(`unexpected text operator ${op.op}`);
 }
 
 /** A string's bytes or a TJ number, in the order a rewritten array holds them. */
