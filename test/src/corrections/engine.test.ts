@@ -27,7 +27,7 @@ import {
   strayToUnicodePdf,
   withDoc,
 } from './fixtures.ts';
-import { popplerCheck, popplerProblemsIn as popplerProblems } from './poppler.ts';
+import { popplerCheck, popplerProblemsIn as popplerProblems, popplerProblemsOf } from './poppler.ts';
 import { readPageText } from '../../../src/corrections/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
@@ -826,57 +826,39 @@ test('a next letter kerned back into the old advance is still the next letter: a
   // "o" pulled 0.1 em back under the last "l" (a TJ number of 100). Searched from the old end only,
   // it was missed: the gap to "little" was taken for the room after the word, and the "m" was
   // drawn over the "o" (inside its declared box, so nothing refused it).
-  const work = mkdtempSync(join(tmpdir(), 'docfix-kern-back-'));
-  try {
-    const pdf = makePdf([
-      { content: 'BT /F1 12 Tf 40 100 Td [(Hell) 100 (o)-400(little)-400(World)] TJ ET' },
-    ]);
-    const r = await applyEdit(editInput(pdf, 'Hello', 'Helmo'));
-    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-    const m = r.proposal.measurements as { old_text: string; new_text: string };
-    assert.equal([m.old_text, m.new_text], ['lo', 'mo']);
-    assert.equal(
-      popplerProblems(work, 'kern-back', pdf, r.output, 'Hello', 'Helmo', r.verification.declared_box!),
-      [],
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const pdf = makePdf([{ content: 'BT /F1 12 Tf 40 100 Td [(Hell) 100 (o)-400(little)-400(World)] TJ ET' }]);
+  const r = await applyEdit(editInput(pdf, 'Hello', 'Helmo'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as { old_text: string; new_text: string };
+  assert.equal([m.old_text, m.new_text], ['lo', 'mo']);
+  assert.equal(popplerProblemsOf(pdf, r.output, 'Hello', 'Helmo', r.verification.declared_box!), []);
 });
 
 test('the word gaps of later operators give room too: words placed with their own Td (Ghostscript), or drawn on from the pen', async () => {
   // The same Helvetica line as above, written as Ghostscript writes it: "little" placed by its own
   // Td (32.136 pt = "Hello" and a 4.8 pt gap), "World" drawn on from the pen after a TJ gap.
-  const work = mkdtempSync(join(tmpdir(), 'docfix-respace-td-'));
   const line = (y: number) =>
     `BT /F1 12 Tf 40 ${y} Td (Hello) Tj 32.136 0 Td (little) Tj [-400 (World)] TJ ET`;
-  try {
-    const pdf = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
-    const r = await applyEdit(editInput(pdf, 'Hello', 'Hellm'));
-    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-    const m = r.proposal.measurements as {
-      fit_rule: string;
-      respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
-    };
-    assert.match(m.fit_rule, /line re-spaced/);
-    const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
-    assert.is(given.length, 2);
-    for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
-    const before = glyphs(pdf);
-    const after = glyphs(r.output);
-    const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
-    const moved = after[little].x - before[little].x;
-    assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
-    // "World" (after the pen that "little" left) and the other lines stand exactly where they were:
-    // the numbers move glyphs, not the line matrix the next Td starts from.
-    for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
-    assert.equal(
-      popplerProblems(work, 'td', pdf, r.output, 'Hello', 'Hellm', r.verification.declared_box!),
-      [],
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const pdf = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
+  const r = await applyEdit(editInput(pdf, 'Hello', 'Hellm'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as {
+    fit_rule: string;
+    respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
+  };
+  assert.match(m.fit_rule, /line re-spaced/);
+  const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
+  assert.is(given.length, 2);
+  for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
+  const before = glyphs(pdf);
+  const after = glyphs(r.output);
+  const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
+  const moved = after[little].x - before[little].x;
+  assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
+  // "World" (after the pen that "little" left) and the other lines stand exactly where they were:
+  // the numbers move glyphs, not the line matrix the next Td starts from.
+  for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  assert.equal(popplerProblemsOf(pdf, r.output, 'Hello', 'Hellm', r.verification.declared_box!), []);
 });
 
 test('a narrower letter inside a word: the gap it leaves goes into the space after the word, where pdftotext reads none', async () => {
@@ -1151,85 +1133,68 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
 });
 
 test('tier 4, a Latin letter in Cyrillic text set in a Cyrillic-only font (OT2): drawn with the Latin font beside it, of its style', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'docfix-alphabet-'));
-  try {
-    const pdf = cyrillicWithLatinPdf();
-    // "a" is in the page's CMR10 subset: its own glyph. "k" is not: LM Roman 10 (matched to CMR10)
-    // draws it, not CMU Serif (which would match the Cyrillic font's widths here). "z", 0.09 em
-    // narrower than "и", moves the "р" after it left, in its own font.
-    for (const [replace, face] of [
-      ['мaр', null],
-      ['мkр', 'lm-roman-10-regular'],
-      ['мzр', 'lm-roman-10-regular'],
-    ] as const) {
-      const r = await applyEdit(editInput(pdf, 'мир', replace));
-      assert.is(r.proposal.tier, 4, replace);
-      assert.is(r.proposal.visibility_cost, 'low');
-      assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-      const m = r.proposal.measurements as {
-        companion_font?: {
-          font: string;
-          script: string;
-          target_script: string;
-          glyphs_beside_target: number;
-        };
-        matched_font?: { face: string };
+  const pdf = cyrillicWithLatinPdf();
+  // "a" is in the page's CMR10 subset: its own glyph. "k" is not: LM Roman 10 (matched to CMR10)
+  // draws it, not CMU Serif (which would match the Cyrillic font's widths here). "z", 0.09 em
+  // narrower than "и", moves the "р" after it left, in its own font.
+  for (const [replace, face] of [
+    ['мaр', null],
+    ['мkр', 'lm-roman-10-regular'],
+    ['мzр', 'lm-roman-10-regular'],
+  ] as const) {
+    const r = await applyEdit(editInput(pdf, 'мир', replace));
+    assert.is(r.proposal.tier, 4, replace);
+    assert.is(r.proposal.visibility_cost, 'low');
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    const m = r.proposal.measurements as {
+      companion_font?: {
+        font: string;
+        script: string;
+        target_script: string;
+        glyphs_beside_target: number;
       };
-      assert.equal(
-        m.companion_font && [m.companion_font.font, m.companion_font.script, m.companion_font.target_script],
-        ['GHIJKL+CMR10', 'Latin', 'Cyrillic'],
-        replace,
-      );
-      assert.is(m.companion_font?.glyphs_beside_target, 5);
-      assert.is(m.matched_font?.face ?? null, face, replace);
-      assert.equal(
-        popplerProblems(work, replace, pdf, r.output, 'мир', replace, r.verification.declared_box!),
-        [],
-        replace,
-      );
-    }
-    // The only Latin beside it is italic: not how the document sets an upright word's letters.
-    const italic = await proposeEdit(editInput(cyrillicWithLatinPdf(true), 'мир', 'мaр'));
-    assert.is((italic.measurements as { companion_font?: unknown }).companion_font, undefined);
-    assert.is(
-      (italic.measurements as { matched_font?: { face: string } }).matched_font?.face,
-      'cmu-serif-regular',
+      matched_font?: { face: string };
+    };
+    assert.equal(
+      m.companion_font && [m.companion_font.font, m.companion_font.script, m.companion_font.target_script],
+      ['GHIJKL+CMR10', 'Latin', 'Cyrillic'],
+      replace,
     );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    assert.is(m.companion_font?.glyphs_beside_target, 5);
+    assert.is(m.matched_font?.face ?? null, face, replace);
+    assert.equal(popplerProblemsOf(pdf, r.output, 'мир', replace, r.verification.declared_box!), [], replace);
   }
+  // The only Latin beside it is italic: not how the document sets an upright word's letters.
+  const italic = await proposeEdit(editInput(cyrillicWithLatinPdf(true), 'мир', 'мaр'));
+  assert.is((italic.measurements as { companion_font?: unknown }).companion_font, undefined);
+  assert.is(
+    (italic.measurements as { matched_font?: { face: string } }).matched_font?.face,
+    'cmu-serif-regular',
+  );
 });
 
 test('tier 4: a new glyph much wider than the old keeps its own advance (no overlap): the rest of the word moves after it', async () => {
   // DejaVu Sans "W" (0.99 em) for "u" (0.63 em): in the old advance it would overlap the "m". It
   // keeps its own; the rest of the word, still in the document's font, moves right after it and the
   // word gaps after it give the room (the line is re-spaced).
-  const work = mkdtempSync(join(tmpdir(), 'docfix-own-advance-'));
-  try {
-    const pdf = corpusPdf('libreoffice-writer.pdf');
-    const r = await applyEdit(editInput(pdf, 'nonumy', 'nonWmy'));
-    assert.is(r.proposal.tier, 4);
-    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-    const m = r.proposal.measurements as {
-      old_text: string;
-      new_text: string;
-      font_size: number;
-      width_before_pt: number;
-      width_after_pt: number;
-      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
-    };
-    assert.equal([m.old_text, m.new_text], ['u', 'W']);
-    const wider = (m.width_after_pt - m.width_before_pt) / m.font_size;
-    assert.ok(Math.abs(wider - (989 - 634) / 1000) < 0.01, `${wider} em wider`);
-    assert.is(m.respaced.rest_of_word.glyphs, 2);
-    assert.ok(Math.abs(m.respaced.rest_of_word.move_pt - wider * m.font_size) < 0.01);
-    assert.equal(
-      popplerProblems(work, 'own-advance', pdf, r.output, 'nonumy', 'nonWmy', r.verification.declared_box!),
-      [],
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const pdf = corpusPdf('libreoffice-writer.pdf');
+  const r = await applyEdit(editInput(pdf, 'nonumy', 'nonWmy'));
+  assert.is(r.proposal.tier, 4);
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as {
+    old_text: string;
+    new_text: string;
+    font_size: number;
+    width_before_pt: number;
+    width_after_pt: number;
+    respaced: { rest_of_word: { glyphs: number; move_pt: number } };
+  };
+  assert.equal([m.old_text, m.new_text], ['u', 'W']);
+  const wider = (m.width_after_pt - m.width_before_pt) / m.font_size;
+  assert.ok(Math.abs(wider - (989 - 634) / 1000) < 0.01, `${wider} em wider`);
+  assert.is(m.respaced.rest_of_word.glyphs, 2);
+  assert.ok(Math.abs(m.respaced.rest_of_word.move_pt - wider * m.font_size) < 0.01);
+  assert.equal(popplerProblemsOf(pdf, r.output, 'nonumy', 'nonWmy', r.verification.declared_box!), []);
 });
 
 test('tier 4 by widths alone needs 8 characters: a font no name matches, set in LM Roman 10', async () => {
