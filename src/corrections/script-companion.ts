@@ -8,7 +8,7 @@
 // Cyrillic subset of a T2A small-caps font. A Latin letter there is set, as the document sets its
 // Latin, in the page's Latin font of the same size and style.
 import { cleanFontName, readFontStyle } from '../fonts/font-match.ts';
-import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
+import { fontNameFacts } from '../fonts/pdf-font-facts.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from './fonts.ts';
 import { mul, type Glyph } from './text-interpreter.ts';
@@ -256,7 +256,7 @@ interface FontStyle {
 
 /** Weight and slant as the font matcher reads them (name, then descriptor). */
 function fontStyle(f: FontInfo): FontStyle {
-  const { bold, italic } = readFontStyle(fontFactsFromPdf(f.dict));
+  const { bold, italic } = readFontStyle(fontNameFacts(f.dict));
   return { bold, italic };
 }
 

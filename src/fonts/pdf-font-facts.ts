@@ -30,13 +30,13 @@ export interface FontDictFacts extends PdfFontFacts {
   unicode_source: 'ToUnicode' | 'Encoding' | 'none';
 }
 
-/** Facts of a font dictionary (a page's /Resources /Font entry). */
-export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
+/** The name and descriptor facts of a font dictionary, without its widths (its style's evidence). */
+export function fontNameFacts(font: mupdf.PDFObject): FontDictFacts {
   const subtype = name(get(font, 'Subtype')) ?? '';
   const baseFont = name(get(font, 'BaseFont')) ?? name(get(font, 'Name')) ?? '';
   const descendant = subtype === 'Type0' ? firstOf(get(font, 'DescendantFonts')) : null;
   const descriptor = get(descendant ?? font, 'FontDescriptor');
-  const facts: FontDictFacts = {
+  return {
     baseFont,
     subtype,
     flags: num(get(descriptor, 'Flags')),
@@ -46,6 +46,13 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
     widths: new Map(),
     unicode_source: 'none',
   };
+}
+
+/** Facts of a font dictionary (a page's /Resources /Font entry). */
+export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
+  const facts = fontNameFacts(font);
+  const { subtype } = facts;
+  const descendant = subtype === 'Type0' ? firstOf(get(font, 'DescendantFonts')) : null;
   if (subtype === 'Type3') {
     const scale = type3Scale(font);
     if (scale === null) return facts;
