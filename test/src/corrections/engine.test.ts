@@ -47,6 +47,30 @@ function glyphs(bytes: Uint8Array, page = 0) {
   });
 }
 
+/**
+ * "Hello" → "Hellm" on three flush Helvetica 12 pt lines "Hello little World" with 4.8 pt gaps:
+ * both gaps give 1.662 pt (half of the "m"'s 3.324 pt more), "little" moves that much, and
+ * "World" and the other lines stand exactly where they were. Returns the measurements.
+ */
+function assertHelloRespaced(pdf: Uint8Array, r: Awaited<ReturnType<typeof applyEdit>>) {
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as {
+    fit_rule: string;
+    respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
+  };
+  assert.match(m.fit_rule, /line re-spaced/);
+  const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
+  assert.is(given.length, 2);
+  for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
+  const before = glyphs(pdf);
+  const after = glyphs(r.output);
+  const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
+  const moved = after[little].x - before[little].x;
+  assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
+  for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  return { m, before };
+}
+
 test('widths written with a fraction (514.5) advance as MuPDF reads them, so a long line still maps', async () => {
   // pdfTeX writes cm-super typewriter widths as 514.5; MuPDF rounds every width to a whole unit.
   // Placed with 514.5, the 69th glyph would sit 0.2 pt from where MuPDF draws it (its size is 6 pt).
@@ -775,26 +799,11 @@ test('wider than the gap after its word: the word gaps after it give the same am
   try {
     const justified = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
     const r = await applyEdit(editInput(justified, 'Hello', 'Hellm'));
-    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    // Both gaps give the same, half of the 3.324 pt (the first alone could give 3 pt); "little"
+    // moves right by what the second gap gave, "World" and the other lines stay.
+    const { m, before } = assertHelloRespaced(justified, r);
     assert.is(r.proposal.visibility_cost, 'low');
-    const m = r.proposal.measurements as {
-      fit_rule: string;
-      respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
-    };
-    assert.match(m.fit_rule, /line re-spaced/);
-    // Both gaps give the same, half of the 3.324 pt (the first alone could give 3 pt).
-    const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
-    assert.is(given.length, 2);
-    for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
     assert.is(m.respaced.last_word_move_pt, 0);
-    const before = glyphs(justified);
-    const after = glyphs(r.output);
-    // "little" moved right by what the second gap gave; "World", and the other lines, stand exactly
-    // where they were.
-    const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
-    const moved = after[little].x - before[little].x;
-    assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
-    for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
     // That last word is declared all the same: MuPDF adds the numbers in single precision, and an
     // antialiased edge of a word meant to stay can change (declared box in 300 dpi pixels).
     assert.ok(
@@ -841,23 +850,9 @@ test('the word gaps of later operators give room too: words placed with their ow
     `BT /F1 12 Tf 40 ${y} Td (Hello) Tj 32.136 0 Td (little) Tj [-400 (World)] TJ ET`;
   const pdf = makePdf([{ content: [line(100), line(120), line(140)].join(' ') }]);
   const r = await applyEdit(editInput(pdf, 'Hello', 'Hellm'));
-  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
-  const m = r.proposal.measurements as {
-    fit_rule: string;
-    respaced: { word_gaps_pt: { before: number; after: number }[]; last_word_move_pt: number };
-  };
-  assert.match(m.fit_rule, /line re-spaced/);
-  const given = m.respaced.word_gaps_pt.map((g) => g.before - g.after);
-  assert.is(given.length, 2);
-  for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
-  const before = glyphs(pdf);
-  const after = glyphs(r.output);
-  const little = before.findIndex((g) => g.code === 'i'.charCodeAt(0));
-  const moved = after[little].x - before[little].x;
-  assert.ok(Math.abs(moved - 1.662) < 0.01, `little moved ${moved}`);
   // "World" (after the pen that "little" left) and the other lines stand exactly where they were:
   // the numbers move glyphs, not the line matrix the next Td starts from.
-  for (let i = 11; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  assertHelloRespaced(pdf, r);
   assert.equal(popplerProblemsOf(pdf, r.output, 'Hello', 'Hellm', r.verification.declared_box!), []);
 });
 
