@@ -81,6 +81,8 @@ interface LatinUse {
   beside: number;
   narrowest: number;
   widest: number;
+  /** No known difference of weight or slant from the target's font. */
+  sameStyle: boolean;
 }
 
 /** Size of a glyph on the page (the font size through the text matrix and CTM, vertically). */
@@ -123,7 +125,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   const ofKind = cells
     ? (ch: string) => ALPHANUMERIC.test(ch) && !CJK.test(ch)
     : (ch: string) => letterScript(ch) === scripts.script;
-  const style = cells ? null : fontStyle(font);
+  const style = fontStyle(font);
   const size = sizeOnPage(glyphs[0]);
   // Lines (baselines, rounded to the point) where the target's font draws: Latin set between its
   // characters is the document's Latin for running text (code and headings are elsewhere).
@@ -149,13 +151,20 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     if (g.state.Tr === 3 || g.state.Tr === 7) continue;
     const ch = charOf(f, g.code);
     if (!ch || !ofKind(ch)) continue;
-    // An italic word's letter is set in the italic Latin font, a bold one's in the bold.
-    if (style) {
-      let same = styled.get(f);
-      if (same === undefined) styled.set(f, (same = sameStyle(style, fontStyle(f))));
-      if (!same) continue;
-    }
-    const seen = found.get(f) ?? { glyphs: 0, atSize: 0, beside: 0, narrowest: Infinity, widest: 0 };
+    // An italic word's letter is set in the italic Latin font, a bold one's in the bold. Beside
+    // an alphabet no other font is the companion; in CJK text one of the style is preferred (the
+    // regular Latin for regular text, not a bold date label on the same line).
+    let same = styled.get(f);
+    if (same === undefined) styled.set(f, (same = sameStyle(style, fontStyle(f))));
+    if (!same && !cells) continue;
+    const seen = found.get(f) ?? {
+      glyphs: 0,
+      atSize: 0,
+      beside: 0,
+      narrowest: Infinity,
+      widest: 0,
+      sameStyle: same,
+    };
     seen.glyphs += 1;
     const w = codeWidth(f, g.code);
     seen.narrowest = Math.min(seen.narrowest, w);
@@ -169,8 +178,8 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   // The page's Latin text fonts: a math font's few letters (CMSY's calligraphic capitals, CMMI's
   // variables) are not. Of those used at the target's size, a proportional one before a monospaced
   // one (a manual's inline code sits on its CJK lines too, but a letter in running CJK text is set
-  // as its prose is), then the one most often on the CJK font's own lines, then the most used at
-  // that size; else the page's most used.
+  // as its prose is), then one of the target's style, then the one most often on the CJK font's
+  // own lines, then the most used at that size; else the page's most used.
   // Widths are in em: one advance for every letter (within 0.002 em) is a monospaced font.
   const monospaced = (v: { narrowest: number; widest: number }) => v.widest - v.narrowest < 0.002;
   const proportional = [...found.values()].filter((v) => !monospaced(v));
@@ -181,7 +190,7 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   const text = [...found].filter(([, v]) => v.glyphs >= Math.max(3, most / 4));
   const atSize = text.filter(([, v]) => v.atSize >= 3);
   const proseFirst = (a: [FontInfo, LatinUse], b: [FontInfo, LatinUse]) =>
-    Number(monospaced(a[1])) - Number(monospaced(b[1]));
+    Number(monospaced(a[1])) - Number(monospaced(b[1])) || Number(b[1].sameStyle) - Number(a[1].sameStyle);
   // Beside an alphabet, only a font the document mixes with the target's is its companion: on its
   // lines, at its size (Arabic and Latin are often set at different sizes), of its pitch (a
   // typewriter font is not a book face's Latin).

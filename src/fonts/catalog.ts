@@ -15,7 +15,7 @@
 // Century Schoolbook. STIX Two Text, Fira Sans (Regular, Light, Book), Old Standard, Accanthis and
 // CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in; so do
 // Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them);
-// Amiri (Arabic with Latin), Noto Serif and Iwona.
+// Amiri (Arabic with Latin), Noto Serif, Iwona, Crimson Pro and Open Sans.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -98,10 +98,10 @@ const AMIRI_STYLE: Record<FontStyle, string> = {
   'bold-italic': 'BoldSlanted',
 };
 
-/** Fira Sans file and PostScript style words: the light and book weights name their own upright. */
-function psFira(style: FontStyle, upright: string, italic: string): string {
+/** A weight's file and PostScript style word: Fira's light and book, Crimson Pro's extra bold name their own upright. */
+function weightStyleWord(style: FontStyle, upright: string, italic: string): string {
   if (upright === 'Regular') return PS_STYLE[style];
-  return style === 'italic' ? italic : upright;
+  return style === 'italic' || style === 'bold-italic' ? italic : upright;
 }
 const LIBERATION = 'Debian fonts-liberation2 2.1.5-1 (Liberation Fonts 2.1.5)';
 
@@ -343,8 +343,8 @@ const FAMILIES: FamilyDef[] = [
     source:
       'Debian texlive-fonts-extra 2022.20230122-4 (CTAN fira), /usr/share/texlive/texmf-dist/fonts/opentype/public/fira/',
     styles: [...styles],
-    fileOf: (s) => `FiraSans-${psFira(s, upright, italic)}.otf`,
-    psNameOf: (s) => `FiraSans-${psFira(s, upright, italic)}`,
+    fileOf: (s) => `FiraSans-${weightStyleWord(s, upright, italic)}.otf`,
+    psNameOf: (s) => `FiraSans-${weightStyleWord(s, upright, italic)}`,
   })),
   {
     dir: 'old-standard',
@@ -435,6 +435,41 @@ const FAMILIES: FamilyDef[] = [
       'Debian texlive-fonts-extra 2022.20230122-4 (CTAN iwona), /usr/share/texlive/texmf-dist/fonts/opentype/nowacki/iwona/',
     styles: ALL_STYLES,
     fileOf: (s) => `Iwona-${PS_STYLE[s]}.otf`,
+  },
+  ...(
+    [
+      ['Crimson Pro', 'Regular', 'Italic', ALL_STYLES],
+      ['Crimson Pro ExtraBold', 'ExtraBold', 'ExtraBoldItalic', ['bold', 'bold-italic']],
+    ] as const
+  ).map(([family, upright, italic, styles]): FamilyDef => ({
+    // Crimson Pro, the Latin of Korean (kotex's oblivoir) and other XeTeX documents; its extra bold
+    // weight, oblivoir's bold, is a family of its own as the font names it, with bold styles only.
+    dir: 'crimson-pro',
+    idBase: family.toLowerCase().replace(/ /g, '-'),
+    family,
+    psFamily: 'CrimsonPro',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: [family],
+    source:
+      'Debian texlive-fonts-extra 2022.20230122-4 (CTAN crimsonpro, Crimson Pro 1.001), /usr/share/texlive/texmf-dist/fonts/truetype/public/crimsonpro/',
+    styles: [...styles],
+    fileOf: (s) => `CrimsonPro-${weightStyleWord(s, upright, italic)}.ttf`,
+    psNameOf: (s) => `CrimsonPro-${weightStyleWord(s, upright, italic)}`,
+  })),
+  {
+    // Open Sans, a sans XeTeX, LuaTeX and office documents are set in. Version 1.10; the 3.x
+    // releases kept its advance widths.
+    dir: 'open-sans',
+    family: 'Open Sans',
+    psFamily: 'OpenSans',
+    class: 'sans',
+    licence: 'Apache-2.0',
+    metricCompatibleWith: ['Open Sans'],
+    source: 'Debian fonts-open-sans 1.11-2 (Open Sans 1.10), /usr/share/fonts/truetype/open-sans/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `OpenSans-${PS_STYLE[s]}.ttf`,
+    psNameOf: (s) => (s === 'regular' ? 'OpenSans' : `OpenSans-${PS_STYLE[s]}`),
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

@@ -1107,20 +1107,27 @@ test('tier 4, Latin in CJK text: drawn with the font the page sets its Latin in,
     }
     // Inline code in a monospaced font on the same line, more of it than of the prose Latin: the
     // letter is still set as the prose is.
-    const withCode = await proposeEdit(editInput(cjkWithLatinPdf(true, true), '我们用', '我们Z'));
+    const withCode = await proposeEdit(editInput(cjkWithLatinPdf({ code: true }), '我们用', '我们Z'));
     assert.is(withCode.tier, 4);
     assert.is(
       (withCode.measurements as { companion_font: { font: string } }).companion_font.font,
       'GHIJKL+CMUSerif-Roman',
     );
     // A math font's letters (variables) are never the text's Latin, however many they are.
-    const withMath = await proposeEdit(editInput(cjkWithLatinPdf(true, false, true), '我们用', '我们Z'));
+    const withMath = await proposeEdit(editInput(cjkWithLatinPdf({ math: true }), '我们用', '我们Z'));
     assert.is(
       (withMath.measurements as { companion_font: { font: string } }).companion_font.font,
       'GHIJKL+CMUSerif-Roman',
     );
+    // A bold word labels the line, with more letters than the prose has: a letter in regular
+    // text is still set as the regular prose is.
+    const labelled = await proposeEdit(editInput(cjkWithLatinPdf({ label: true }), '我们用', '我们Z'));
+    assert.is(
+      (labelled.measurements as { companion_font: { font: string } }).companion_font.font,
+      'GHIJKL+CMUSerif-Roman',
+    );
     // No Latin on the page: nothing says how the document draws it.
-    const bare = await proposeEdit(editInput(cjkWithLatinPdf(false), '我们用', '我们Z'));
+    const bare = await proposeEdit(editInput(cjkWithLatinPdf({ latin: false }), '我们用', '我们Z'));
     assert.is(bare.advice?.code, 'glyph_not_available');
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -1213,7 +1220,7 @@ test('tier 4 by widths alone needs 8 characters: a font no name matches, set in 
   assert.is(short.advice?.code, 'glyph_not_available');
 });
 
-test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis, Nanum, Amiri, Noto Serif and Iwona for themselves', async () => {
+test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lacks, Latin Modern the rest; Latin Modern, CMU Typewriter, Libertine, TeX Gyre, STIX Two, Fira Sans, Old Standard, Accanthis, Nanum, Amiri, Noto Serif, Iwona, Crimson Pro and Open Sans for themselves', async () => {
   const work = mkdtempSync(join(tmpdir(), 'docfix-cmu-'));
   try {
     // A XeTeX-style subset of CMU Serif, and the same named as pdfTeX names cm-super (SFRM1000):
@@ -1247,6 +1254,11 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
       ['Amiri-Slanted', 'Computer', 'Compqter', 'amiri-italic'],
       ['NotoSerif-Regular', 'Computer', 'CompZter', 'noto-serif-regular'],
       ['Iwona-Regular', 'Computer', 'Compqter', 'iwona-regular'],
+      // Crimson Pro (its extra bold a family of its own, bold) and Open Sans (3.x names its
+      // regular face OpenSans-Regular, 1.10 OpenSans).
+      ['CrimsonPro-Regular', 'Computer', 'Compqter', 'crimson-pro-regular'],
+      ['CrimsonPro-ExtraBold', 'Computer', 'CompZter', 'crimson-pro-extrabold-bold'],
+      ['OpenSans-Regular-Identity-H', 'Computer', 'CompZter', 'open-sans-regular'],
     ] as const) {
       const files: Record<string, string> = {
         STIXTwoText: 'stix-two-text-regular',
@@ -1260,6 +1272,9 @@ test('tier 4, Cyrillic in Computer Modern: CMU Serif draws what Latin Modern lac
         'Amiri-Slanted': 'amiri-italic',
         'NotoSerif-Regular': 'noto-serif-regular',
         'Iwona-Regular': 'iwona-regular',
+        'CrimsonPro-Regular': 'crimson-pro-regular',
+        'CrimsonPro-ExtraBold': 'crimson-pro-extrabold-bold',
+        'OpenSans-Regular-Identity-H': 'open-sans-regular',
         'LMSans10-BoldOblique-Identity-H': 'lm-sans-10-bold-italic',
         CMCSC10: 'lm-roman-caps-10-regular',
         LinLibertineO: 'linux-libertine-regular',

@@ -190,15 +190,23 @@ function tagFont(doc: mupdf.PDFDocument, ref: mupdf.PDFObject, tagged: string): 
  * same size (a subset of CMU Serif, `GHIJKL+CMUSerif-Roman`); `latin: false` leaves the Latin
  * out, so the page has no font for it; `code: true` adds more Latin on the line in a monospaced
  * font (`MNOPQR+CMUTypewriter-Regular`), as a manual's inline code; `math: true` adds more in a
- * math font (`STUVWX+NewCMMath-Book`, CMU Serif Italic's outlines), as formulas set in the text.
+ * math font (`STUVWX+NewCMMath-Book`, CMU Serif Italic's outlines), as formulas set in the text;
+ * `label: true` starts the line with a word in a bold Latin font (`YZABCD+CMUSerif-Bold`), as a
+ * list's label, and names the CJK font as a regular face (`ABCDEF+NotoSerifCJKsc-Regular`).
  * Exercises tier 4's companion font (script-companion.ts).
  */
-export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8Array {
+export function cjkWithLatinPdf({
+  latin = true,
+  code = false,
+  math = false,
+  label = false,
+} = {}): Uint8Array {
+  const cjkName = label ? 'NotoSerifCJKsc' : 'FandolSong';
   const cjk = {
     face: 'droid-sans-fallback-regular',
-    name: 'FandolSong',
+    name: cjkName,
     key: 'C1',
-    tagged: 'ABCDEF+FandolSong-Regular',
+    tagged: `ABCDEF+${cjkName}-Regular`,
   };
   // The Latin runs asked for: prose, inline code, a formula (New CM Math named, CMU Italic drawn).
   const runs = [
@@ -206,7 +214,9 @@ export function cjkWithLatinPdf(latin = true, code = false, math = false): Uint8
     [code, 'CMUTypewriter-Regular', 'cmu-typewriter-regular', 'T1', 'MNOPQR', ' documentclass '],
     [math, 'NewCMMath-Book', 'cmu-serif-italic', 'M1', 'STUVWX', ' xyzabcdefgh '],
   ] as const;
+  const bold = { face: 'cmu-serif-bold', name: 'CMUSerif-Bold', key: 'B1', tagged: 'YZABCD+CMUSerif-Bold' };
   return mixedLinePdf([
+    ...(label ? [{ ...bold, text: 'Remarks: ' }] : []),
     { ...cjk, text: '我们用' },
     ...runs
       .filter(([wanted]) => wanted)

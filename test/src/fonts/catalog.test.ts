@@ -6,9 +6,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { BUNDLED_FACES, faceById, facesOfFamily, fontBytes } from '../../../src/fonts/catalog.ts';
 import { loadFace, missingGlyphs } from '../../../src/fonts/font-match.ts';
 
-test('158 faces, ids unique; Latin Modern one family per optical size, all 72 of its faces', () => {
-  assert.is(BUNDLED_FACES.length, 158);
-  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 158);
+test('168 faces, ids unique; Latin Modern one family per optical size, all 72 of its faces', () => {
+  assert.is(BUNDLED_FACES.length, 168);
+  assert.is(new Set(BUNDLED_FACES.map((f) => f.id)).size, 168);
   assert.is(BUNDLED_FACES.filter((f) => f.family.startsWith('LM ')).length, 72);
   assert.equal(
     [...new Set(BUNDLED_FACES.map((f) => f.family))].filter((f) => !f.startsWith('LM ')),
@@ -40,6 +40,9 @@ test('158 faces, ids unique; Latin Modern one family per optical size, all 72 of
       'Amiri',
       'Noto Serif',
       'Iwona',
+      'Crimson Pro',
+      'Crimson Pro ExtraBold',
+      'Open Sans',
       'Droid Sans Fallback',
     ],
   );
@@ -64,6 +67,8 @@ test('158 faces, ids unique; Latin Modern one family per optical size, all 72 of
   assert.is(faceById('cmu-typewriter-light-italic')?.postscriptName, 'CMUTypewriter-LightOblique');
   assert.is(faceById('texgyre-schola-bold-italic')?.postscriptName, 'TeXGyreSchola-BoldItalic');
   assert.is(faceById('roboto-bold')?.postscriptName, 'Roboto-Bold');
+  assert.is(faceById('crimson-pro-extrabold-bold-italic')?.postscriptName, 'CrimsonPro-ExtraBoldItalic');
+  assert.is(faceById('open-sans-regular')?.postscriptName, 'OpenSans');
   assert.is(faceById('cmu-serif-regular')?.postscriptName, 'CMUSerif-Roman');
   assert.is(faceById('cmu-serif-bold-italic')?.postscriptName, 'CMUSerif-BoldItalic');
   assert.is(faceById('dejavu-sans-condensed-regular')?.postscriptName, 'DejaVuSansCondensed');
