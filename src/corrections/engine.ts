@@ -820,15 +820,17 @@ function fitRule(
   // New letters drawn in another font (tier 4) inside a word: the rest of the word stays in its own
   // font and moves with them, the gaps after the word giving (or taking) the difference. Each gap
   // stays a word gap by this engine's own measure (see the re-spacing below).
+  // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a gap of
+  // 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far). The gaps after the
+  // target give first; where they cannot give enough, those before it on the line give too.
+  const respace = (by: number, restOfWord: boolean) => {
+    const limits = { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter, restOfWord };
+    const plan = (before: boolean) =>
+      planRespacing(glyphs, t.interp, lineChars, t.index, by, geometry, { ...limits, before });
+    return plan(false) ?? (by > 0 ? plan(true) : null);
+  };
   const restOfWord = (by: number) =>
-    product.draw.use === 'inserted' && gapOpens && next && !spaceFollows
-      ? planRespacing(glyphs, t.interp, lineChars, t.index, by, geometry, {
-          keepGapEm: WORD_GAP_EM,
-          wordGapEm: WORD_GAP_EM,
-          roomAfter,
-          restOfWord: true,
-        })
-      : null;
+    product.draw.use === 'inserted' && gapOpens && next && !spaceFollows ? respace(by, true) : null;
   if (overflow <= FIT_TOLERANCE_EM * emPts) {
     allowed = FIT_TOLERANCE_EM * emPts;
     rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
@@ -837,24 +839,17 @@ function fitRule(
   } else if (!next) {
     allowed = LINE_END_ALLOWANCE_EM * emPts;
     rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
+    // The line's last word, wider than that: the word gaps before it give the rest.
+    respacing = overflow > allowed && !vertical && !product.inPlace ? respace(overflow, false) : null;
+    if (respacing) {
+      allowed = overflow;
+      rule = `line re-spaced: ${respacedPhrase(respacing)}, keeping ${WORD_GAP_EM} em each`;
+    }
   } else if (spaceFollows) {
     allowed = Math.max(FIT_TOLERANCE_EM * emPts, (gapToNext ?? 0) - KEEP_GAP_EM * emPts);
     rule = `word gap: may use the space to the next word, keeping ${KEEP_GAP_EM} em before it`;
     // Wider than that gap: the word gaps after it in its operator each give the same amount.
-    respacing =
-      overflow > allowed && !vertical && !product.inPlace
-        ? planRespacing(
-            glyphs,
-            t.interp,
-            lineChars,
-            t.index,
-            overflow,
-            geometry,
-            // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a
-            // gap of 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far).
-            { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter },
-          )
-        : null;
+    respacing = overflow > allowed && !vertical && !product.inPlace ? respace(overflow, false) : null;
     if (respacing) {
       allowed = overflow;
       rule = `line re-spaced: ${respacedPhrase(respacing)}, keeping ${WORD_GAP_EM} em each`;
@@ -890,6 +885,11 @@ function fitRule(
     ...(respacing && {
       respaced: {
         word_gaps_pt: respacing.gaps.map((g) => ({ before: round(g.before), after: round(g.after) })),
+        word_gaps_before_pt: respacing.gapsBefore.map((g) => ({
+          before: round(g.before),
+          after: round(g.after),
+        })),
+        target_move_pt: round(respacing.targetShift),
         glyphs_moved: respacing.moved.length,
         max_move_pt: round(respacingExtent(respacing).moved),
         last_word_move_pt: round(respacing.endShift),
@@ -950,9 +950,12 @@ function respacedPhrase(r: Respacing): string {
       return `${rest}and the ${r.gaps.length} word(s) after it on the line as much (the line is not set flush: it ends ${round(-r.endShift)} pt earlier)`;
     return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it on the line each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
   }
-  const gaps = r.gaps.length
+  const after = r.gaps.length
     ? `the ${r.gaps.length} word gap(s) after it on the line each give up to ${round(respacingExtent(r).given)} pt`
     : 'no word gap follows on the line';
+  const gaps = r.gapsBefore.length
+    ? `${after}, and the ${r.gapsBefore.length} before it up to ${round(Math.max(...r.gapsBefore.map((g) => g.before - g.after)))} pt each (it moves ${round(-r.targetShift)} pt left, with the words between the line's first and it)`
+    : after;
   return `${rest}${gaps}${r.endShift > 0 ? `, and its last word moves ${round(r.endShift)} pt into the free space after it` : ", and the line's last word stays where it was"}`;
 }
 
@@ -1170,7 +1173,8 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
         ...boxesAt(accurateBefore, oldOrigins, tol),
       ];
   const newOrigins: [number, number][] = [];
-  let x = 0;
+  // A line re-spaced by the gaps before the target draws the new text that much to the left.
+  let x = (fit.respacing?.targetShift ?? 0) / fit.dirLen;
   codes.forEach((c, i) => {
     if (vertical || product.inPlace) {
       // Each new glyph takes the old one's place in the column (or is drawn by its operator).

@@ -22,10 +22,18 @@ export interface Kern {
 
 export interface Respacing {
   kerns: Kern[];
-  /** Every glyph after the target that moves, and how far along the baseline (points). */
+  /** Every glyph of the line that moves, and how far along the baseline (points; negative: left). */
   moved: { glyph: Glyph; shift: number }[];
-  /** Each word gap used: its width before and after, in points. */
+  /** Each word gap used after the target: its width before and after, in points. */
   gaps: { before: number; after: number }[];
+  /**
+   * The word gaps before the target that narrow (a justified line's last words have no room after
+   * them): the target, the start of its word and the words between move left (planRespacing's
+   * `before`). Empty when only the gaps after it give.
+   */
+  gapsBefore: { before: number; after: number }[];
+  /** How far the target's new text starts left of where the old did (points, ≤ 0). */
+  targetShift: number;
   /** How far the line's last word moves into free space after it (0: it stays; negative: a narrower run shortens a line not set flush). */
   endShift: number;
   /** The rest of the target's word, drawn in its own font, moved with the new letters (restOfWord). */
@@ -47,6 +55,10 @@ interface Geometry {
  * `restOfWord`: the target's word may go on after it (new letters drawn in another font, tier 4):
  * the rest of the word moves by the whole `overflow` and the gaps after the word give it; a
  * negative `overflow` (narrower new letters) moves the rest left and widens the gaps after it.
+ * `before`: where the gaps after it cannot give enough, the word gaps before it on the line give
+ * too, all alike (as a typesetter shrinks a justified line's spaces): the line's first word stays,
+ * the words after it move left by what the gaps before them gave up, and so does the target (with
+ * the start of its word), so a line's last word can grow without passing the line's right edge.
  */
 export function planRespacing(
   target: Glyph[],
@@ -55,7 +67,13 @@ export function planRespacing(
   index: GlyphIndex,
   overflow: number,
   geo: Geometry,
-  limits: { keepGapEm: number; wordGapEm: number; roomAfter: (g: Glyph) => number; restOfWord?: boolean },
+  limits: {
+    keepGapEm: number;
+    wordGapEm: number;
+    roomAfter: (g: Glyph) => number;
+    restOfWord?: boolean;
+    before?: boolean;
+  },
 ): Respacing | null {
   const last = target[target.length - 1]!;
   const s = last.state;
@@ -117,26 +135,31 @@ export function planRespacing(
     spaced = false;
     inkEnd = geo.along(g, g.advance);
   }
-  if (!words.length && !rest.length) return null;
+  const ahead =
+    limits.before && overflow > 0 ? wordsBefore(target, interp, charOf, geo, limits.wordGapEm) : null;
+  if (!words.length && !rest.length && !ahead?.moving.length) return null;
   if (overflow < 0 && !rest.length) return null;
   const keep = limits.keepGapEm * geo.emPts;
+  const beforeRoom = (ahead?.moving ?? []).map((w) => Math.max(0, w.gap - keep));
   const room = words.map((w) => Math.max(0, w.gap - keep));
   // The last word may also move right where the line's text ends (or the space after it is wide):
   // a number after it puts the pen back, so what is drawn after it stays.
-  const tail = words.length ? words[words.length - 1]!.glyphs : rest;
+  const tail = words.length ? words[words.length - 1]!.glyphs : rest.length ? rest : target;
   const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
-  const rooms = [...room, end];
+  const rooms = [...beforeRoom, ...room, end];
   // Narrower: a line not set flush (room after its last word) is shorter by as much, every word
   // after moving left; a justified one keeps its right edge, and the word gaps after the word widen
   // alike (one gap widened by the whole difference reads as a column break). With no gap after it,
   // a number after the word puts the pen back.
-  const given =
+  const allGiven =
     overflow < 0
       ? words.length && end <= 0
         ? [...words.map(() => overflow / words.length), 0]
         : [...words.map(() => 0), overflow]
       : waterFill(rooms, overflow);
-  if (!given) return null;
+  if (!allGiven) return null;
+  const givenBefore = allGiven.slice(0, beforeRoom.length);
+  const given = allGiven.slice(beforeRoom.length);
   // Thousandths of text space per point along the baseline, written whole and summing to zero, so
   // the pen after the last word is put back by numbers that cancel exactly.
   const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
@@ -145,7 +168,28 @@ export function planRespacing(
   // The shift the pen carries, in thousandths: a glyph of an operator placed afresh starts from its
   // own position (the Td or Tm before it), not from the pen the glyphs before it left.
   let written = 0;
-  let shift = overflow;
+  // The words before the target, then the start of its word and the target, move left by what the
+  // gaps before them gave up (a positive number moves left), rounded as a running total.
+  let left = 0;
+  const kernTo = (g: Glyph, total: number) => {
+    if (ahead?.afresh.has(g)) written = 0;
+    if (total !== written) kerns.push({ glyph: g, adjustment: total - written });
+    written = total;
+  };
+  (ahead?.moving ?? []).forEach((w, i) => {
+    left += givenBefore[i]!;
+    const total = Math.round(left * perPt);
+    for (const g of w.glyphs) {
+      kernTo(g, total);
+      if (total !== 0) moved.push({ glyph: g, shift: -total / perPt });
+    }
+  });
+  // The target's new text is drawn where the pen is: a number before it (unless the start of its
+  // word, moved above, took it) carries it as far.
+  const targetTotal = Math.round(left * perPt);
+  if (ahead) kernTo(target[0]!, targetTotal);
+  const targetShift = -targetTotal / perPt;
+  let shift = overflow + targetShift;
   // The rest of the word first (no gap before it gives anything), then the words after it.
   const groups = [
     ...(rest.length ? [{ start: rest[0]!, glyphs: rest, given: 0 }] : []),
@@ -166,14 +210,76 @@ export function planRespacing(
     }
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
+  const targetEnd = overflow + targetShift;
   const restShift = rest.length ? (moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
   return {
     kerns,
     moved,
     gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
-    endShift: written === 0 ? 0 : -written / perPt,
+    gapsBefore: (ahead?.moving ?? []).map((w, i) => ({ before: w.gap, after: w.gap - givenBefore[i]! })),
+    targetShift,
+    // With no word after it, the target is the line's last: its end moves as far as it grows (less
+    // than the rounding of a thousandth is none).
+    endShift: groups.length ? (written === 0 ? 0 : -written / perPt) : targetEnd > 0.01 ? targetEnd : 0,
     rest: { glyphs: rest.length, shift: restShift },
   };
+}
+
+/**
+ * The words before the target on its line, in its stream, that can move left: every word after the
+ * line's first (which stays), each with the gap before it, in the order they are drawn; the start
+ * of the target's word is one of them, moving with it. Null where no word before it can move (the
+ * target's word starts the line, or the line cannot be read back so far).
+ */
+function wordsBefore(
+  target: Glyph[],
+  interp: Interpretation,
+  charOf: Map<Glyph, string>,
+  geo: Geometry,
+  wordGapEm: number,
+): { moving: { glyphs: Glyph[]; gap: number }[]; afresh: Set<Glyph> } | null {
+  const first = target[0]!;
+  const s = first.state;
+  const ops = interp.units[first.unit]!.ops;
+  const earlier = interp.glyphs.filter((g) => g.unit === first.unit && g.index < first.index).reverse();
+  const afresh = new Set<Glyph>();
+  // Built from the target back: each word's glyphs, and the gap before it once the word before is seen.
+  const found: { glyphs: Glyph[]; gap: number | null }[] = [{ glyphs: [], gap: null }];
+  let inkStart = geo.along(first, 0);
+  let spaced = false;
+  let next = first;
+  for (const g of earlier) {
+    const c = charOf.get(g);
+    const end = geo.along(g, g.advance);
+    if (
+      c === undefined ||
+      g.lost ||
+      g.state.Tfs !== s.Tfs ||
+      g.state.Th !== s.Th ||
+      end > inkStart + 0.3 * geo.emPts ||
+      (g.opIndex !== next.opIndex &&
+        (inkStart - end > COLUMN_GAP_EM * geo.emPts ||
+          Math.abs(geo.along(g, 1) - geo.along(g, 0) - geo.dirLen) > 1e-6 * geo.dirLen))
+    )
+      break;
+    if (g.opIndex !== next.opIndex && placedAfresh(ops, g.opIndex, next.opIndex)) afresh.add(next);
+    next = g;
+    if (/\s/u.test(c)) {
+      spaced = true;
+      continue;
+    }
+    const word = found[found.length - 1]!;
+    const gap = inkStart - end;
+    if (spaced || gap >= wordGapEm * geo.emPts) {
+      word.gap = gap;
+      found.push({ glyphs: [g], gap: null });
+    } else word.glyphs.unshift(g);
+    spaced = false;
+    inkStart = geo.along(g, 0);
+  }
+  // The earliest word found stays (the line's first, or one next to what cannot move).
+  const moving = found.filter((w): w is { glyphs: Glyph[]; gap: number } => w.gap !== null).reverse();
+  return moving.length ? { moving, afresh } : null;
 }
 
 /** A gap this wide (em) before a later operator's glyph is another column or a table's cell. */

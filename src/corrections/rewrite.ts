@@ -156,9 +156,12 @@ export function planEdits(
       adjustment = k < groups.length - 1 || scale === 0 ? 0 : ((totalNew - totalOld) * 1000) / scale;
     // Vertical writing: one advance for every glyph (the engine allows only as many as it replaces).
     if (first.font.wmode === 1 || Math.abs(adjustment) < 5e-5) adjustment = 0;
-    const before = str.bytes.subarray(0, first.offset);
     const afterAt = last.offset + last.length;
-    const head = Uint8Array.from([...before, ...inserted.flatMap((c) => codeToBytes(c.code, c.length))]);
+    // The string up to the target (cut by the numbers of a line re-spaced before it), ending in
+    // the new codes.
+    const head = withKerns(str.bytes.subarray(0, first.offset), 0, kernsBefore(kerns, first));
+    const lead = head.pop() as Uint8Array;
+    const newBytes = Uint8Array.from([...lead, ...inserted.flatMap((c) => codeToBytes(c.code, c.length))]);
     const hex = str.hex;
     const list = edits.get(first.unit) ?? [];
     edits.set(first.unit, list);
@@ -171,7 +174,8 @@ export function planEdits(
       adjustment,
     });
     const pieces: Piece[] = [
-      head,
+      ...head,
+      newBytes,
       adjustment,
       ...withKerns(str.bytes, afterAt, kernsIn(kerns, first, afterAt)),
     ];
@@ -253,24 +257,41 @@ export const kernsIn = (kerns: Kern[], g: Pick<Glyph, 'unit' | 'opIndex' | 'elem
       kernAt(k) >= from,
   );
 
+/** The kerns inside a glyph's string up to it (the number before it included). */
+export const kernsBefore = (kerns: Kern[], g: Pick<Glyph, 'unit' | 'opIndex' | 'element' | 'offset'>) =>
+  kerns.filter(
+    (k) =>
+      k.glyph.unit === g.unit &&
+      k.glyph.opIndex === g.opIndex &&
+      k.glyph.element === g.element &&
+      kernAt(k) <= g.offset,
+  );
+
 /** The byte of its string a kern is written before. */
 const kernAt = (k: Kern) => k.glyph.offset + (k.after ? k.glyph.length : 0);
 
-/** A string's bytes from `from` on, cut before each kerned glyph with the kern's number between. */
-function withKerns(bytes: Uint8Array, from: number, kerns: Kern[]): Piece[] {
+/**
+ * A string's bytes from `from` on (up to `to`), cut before each kerned glyph with the kern's number
+ * between.
+ */
+function withKerns(bytes: Uint8Array, from: number, kerns: Kern[], to = bytes.length): Piece[] {
   const out: Piece[] = [];
   let at = from;
   for (const k of [...kerns].sort((a, b) => kernAt(a) - kernAt(b))) {
     out.push(bytes.subarray(at, kernAt(k)), k.adjustment);
     at = kernAt(k);
   }
-  out.push(bytes.subarray(at));
+  out.push(bytes.subarray(at, to));
   return out;
 }
 
-/** A string's bytes from `from` on as the inside of a TJ array, cut by its kerns' numbers. */
-export const kernedItems = (str: { bytes: Uint8Array; hex: boolean }, from: number, kerns: Kern[]) =>
-  arrayText(withKerns(str.bytes, from, kerns), str.hex);
+/** A string's bytes from `from` on (up to `to`) as the inside of a TJ array, cut by its kerns' numbers. */
+export const kernedItems = (
+  str: { bytes: Uint8Array; hex: boolean },
+  from: number,
+  kerns: Kern[],
+  to = str.bytes.length,
+) => arrayText(withKerns(str.bytes, from, kerns, to), str.hex);
 
 const joinBytes = (pieces: Piece[]) =>
   Uint8Array.from(pieces.flatMap((p) => (typeof p === 'number' ? [] : [...p])));

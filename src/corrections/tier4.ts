@@ -38,7 +38,15 @@ import { verticalMetrics } from './text-interpreter.ts';
 import { TIER_NAMES } from './refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
 import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
-import { addKernEdits, advanceOf, codeToBytes, kernedItems, kernsIn, type StreamEdit } from './rewrite.ts';
+import {
+  addKernEdits,
+  advanceOf,
+  codeToBytes,
+  kernedItems,
+  kernsBefore,
+  kernsIn,
+  type StreamEdit,
+} from './rewrite.ts';
 import type { Kern } from './line-respacing.ts';
 import type { Glyph, StreamUnit } from './text-interpreter.ts';
 import type { ChangedObject } from './write.ts';
@@ -860,11 +868,16 @@ export function planMatchedEdits(
   if (first.element >= 0 && arr?.kind === 'array') {
     const s1 = arr.items[first.element] as Operand & { kind: 'string' };
     const s2 = arr.items[last.element] as Operand & { kind: 'string' };
-    const head: string[] = arr.items.slice(0, first.element).map((it) => raw(it));
-    if (first.offset > 0) head.push(encodeString(s1.bytes.subarray(0, first.offset), s1.hex));
+    // The array up to the new run, with the numbers of a line re-spaced before it.
+    const head: string[] = arr.items.slice(0, first.element).map((it, i) => {
+      const here = kernsIn(kerns, { ...first, element: i });
+      return it.kind === 'string' && here.length ? kernedItems(it, 0, here) : raw(it);
+    });
+    const lead = kernedItems(s1, 0, kernsBefore(kerns, first), first.offset);
+    if (lead.length) head.push(lead);
     const tail: string[] = [];
     // The rest of the array, with the numbers of a re-spaced line (line-respacing.ts) before its words.
-    const rest = kernedItems(s2, last.offset + last.length, kernsIn(kerns, last));
+    const rest = kernedItems(s2, last.offset + last.length, kernsIn(kerns, last, last.offset + last.length));
     if (rest.length) tail.push(rest);
     arr.items.slice(last.element + 1).forEach((it, i) => {
       const here = kernsIn(kerns, { ...last, element: last.element + 1 + i });
@@ -886,9 +899,11 @@ export function planMatchedEdits(
     if (op.op === "'") parts.push('T*');
     else if (op.op === '"') parts.push(`${raw(op.operands[0])} Tw ${raw(op.operands[1])} Tc T*`);
     else if (op.op !== 'Tj') return null;
-    if (before.length) parts.push(`${encodeString(before, s.hex)} Tj`);
+    const lead = kernsBefore(kerns, first);
+    if (lead.length) parts.push(`[${kernedItems(s, 0, lead, first.offset)}] TJ`);
+    else if (before.length) parts.push(`${encodeString(before, s.hex)} Tj`);
     parts.push(middle);
-    const here = kernsIn(kerns, last);
+    const here = kernsIn(kerns, last, last.offset + last.length);
     if (here.length) parts.push(`[${kernedItems(s, last.offset + last.length, here)}] TJ`);
     else if (after.length) parts.push(`${encodeString(after, s.hex)} Tj`);
     text = ` ${parts.join(' ')} `;

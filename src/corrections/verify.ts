@@ -285,11 +285,14 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
         ? codeReading(afterLines, new GlyphIndex(interpretPage(page, page.getTransform() as Mat).glyphs))
             .lines
         : afterLines;
+    // Found by the old text's first character, or the new text's (a line re-spaced by the gaps
+    // before it draws it further left).
+    const starts = [first.origin, ...v.newOrigins.slice(0, 1)];
     const lineAfter = readLines.find((l) =>
-      l.chars.some(
-        (c) =>
-          Math.abs(c.origin[0] - first.origin[0]) <= v.tolerance &&
-          Math.abs(c.origin[1] - first.origin[1]) <= v.tolerance,
+      l.chars.some((c) =>
+        starts.some(
+          (o) => Math.abs(c.origin[0] - o[0]) <= v.tolerance && Math.abs(c.origin[1] - o[1]) <= v.tolerance,
+        ),
       ),
     );
     const chars = v.line.chars.map((c) => c.c);

@@ -18,6 +18,7 @@ import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts
 import type { VerifyOutput } from '../../../src/corrections/verify.ts';
 import {
   cjkWithLatinPdf,
+  justifiedParagraphPdf,
   cyrillicWithLatinPdf,
   cmSuper1440Pdf,
   cyrillicCmPdf,
@@ -841,6 +842,89 @@ test('a next letter kerned back into the old advance is still the next letter: a
   const m = r.proposal.measurements as { old_text: string; new_text: string };
   assert.equal([m.old_text, m.new_text], ['lo', 'mo']);
   assert.equal(popplerProblemsOf(pdf, r.output, 'Hello', 'Helmo', r.verification.declared_box!), []);
+});
+
+test("a justified line's last word, wider than the line's end allows: the word gaps before it give the same amount each", async () => {
+  // "World" → "Worlm" at the end of the first of three flush lines: 3.324 pt wider, 0.25 em (3 pt)
+  // allowed past a line's end. Both gaps before it give 1.662 pt; "little" moves that much left,
+  // the new word starts 3.324 pt left and ends where "World" did; "Hello" and the other lines stay.
+  const line = (y: number) => `BT /F1 12 Tf 40 ${y} Td [(Hello)-400(little)-400(World)] TJ ET`;
+  const pdf = makePdf([{ content: [line(140), line(120), line(100)].join(' ') }]);
+  const r = await applyEdit(editInput(pdf, 'World', 'Worlm'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.is(r.proposal.visibility_cost, 'low');
+  const m = r.proposal.measurements as {
+    fit_rule: string;
+    respaced: {
+      word_gaps_pt: unknown[];
+      word_gaps_before_pt: { before: number; after: number }[];
+      target_move_pt: number;
+    };
+  };
+  assert.match(m.fit_rule, /line re-spaced: .*the 2 before it/);
+  assert.equal(m.respaced.word_gaps_pt, []);
+  const given = m.respaced.word_gaps_before_pt.map((g) => g.before - g.after);
+  assert.is(given.length, 2);
+  for (const g of given) assert.ok(Math.abs(g - 1.662) < 0.002, String(given));
+  assert.ok(Math.abs(m.respaced.target_move_pt + 3.324) < 0.01, String(m.respaced.target_move_pt));
+  const before = glyphs(pdf);
+  const after = glyphs(r.output);
+  assert.is(after.length, before.length);
+  // "Hello" stays, "little" moves 1.662 pt left, the new word 3.324 pt; its "m" (0.833 em) ends
+  // where the "d" (0.556 em) did. The other lines stay.
+  for (let i = 0; i < 5; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  for (let i = 5; i < 11; i += 1) assert.ok(Math.abs(after[i].x - before[i].x + 1.662) < 0.01, `glyph ${i}`);
+  for (let i = 11; i < 16; i += 1) assert.ok(Math.abs(after[i].x - before[i].x + 3.324) < 0.01, `glyph ${i}`);
+  assert.ok(Math.abs(after[15].x + 0.833 * 12 - (before[15].x + 0.556 * 12)) < 0.01);
+  for (let i = 16; i < before.length; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  assert.equal(popplerProblemsOf(pdf, r.output, 'World', 'Worlm', r.verification.declared_box!), []);
+});
+
+test("a pdfTeX paragraph: a letter the subset lacks, in a line's last word, drawn by the matched face; the gaps before it give its width", async () => {
+  // LM Roman 10 at 10 pt, lines justified to 110 pt: the first line's gaps are 3.86 pt. "W" is
+  // 6.39 pt wider than "t"; nothing follows on the line and it is flush with two others.
+  const pdf = justifiedParagraphPdf();
+  for (const [replace, moved] of [
+    // The first letter: the rest of the word, in the page's own font, keeps its place.
+    ['Whis', 9],
+    // The last letter: the start of the word moves with it.
+    ['thiW', 12],
+  ] as const) {
+    const r = await applyEdit(editInput(pdf, 'this', replace));
+    assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+    assert.is(r.proposal.tier, 4, replace);
+    const m = r.proposal.measurements as {
+      matched_font: { face: string };
+      respaced: {
+        word_gaps_before_pt: { before: number; after: number }[];
+        target_move_pt: number;
+        glyphs_moved: number;
+      };
+    };
+    assert.is(m.matched_font.face, 'lm-roman-10-regular');
+    const gaps = m.respaced.word_gaps_before_pt;
+    assert.is(gaps.length, 4, replace);
+    // Each gives a quarter of the difference and stays a word gap (0.2 em).
+    const given = gaps.map((g) => g.before - g.after);
+    for (const g of given) assert.ok(Math.abs(g - given[0]) < 0.002 && g > 1.5, String(given));
+    for (const g of gaps) assert.ok(g.after >= 2, JSON.stringify(g));
+    assert.is(m.respaced.glyphs_moved, moved, replace);
+    assert.ok(m.respaced.target_move_pt < -6.3, String(m.respaced.target_move_pt));
+    // "Correct" and the other lines stay (the line's first word, 7 glyphs; the 20 glyphs of the
+    // line are 20 still); with "Whis", "his" keeps its place too: the line ends where it did.
+    const before = glyphs(pdf);
+    const after = glyphs(r.output);
+    assert.is(after.length, before.length);
+    for (let i = 0; i < 7; i += 1) assert.equal(after[i], before[i], `${replace} glyph ${i}`);
+    for (let i = 20; i < before.length; i += 1) assert.equal(after[i], before[i], `${replace} glyph ${i}`);
+    if (replace === 'Whis') for (let i = 17; i < 20; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+    assert.ok(pageText(r.output).includes(`Correct the name in ${replace}`), replace);
+    assert.equal(
+      popplerProblemsOf(pdf, r.output, 'this', replace, r.verification.declared_box!),
+      [],
+      replace,
+    );
+  }
 });
 
 test('the word gaps of later operators give room too: words placed with their own Td (Ghostscript), or drawn on from the pen', async () => {

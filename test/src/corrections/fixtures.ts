@@ -262,6 +262,47 @@ function mixedLinePdf(
 }
 
 /**
+ * A paragraph as pdfTeX sets it: lines of words in a subset of LM Roman 10 named `ABCDEF+CMR10` at
+ * 10 pt, each line a TJ array whose word gaps are numbers (no space glyphs), all but the last
+ * justified to 110 pt (gaps of 0.39–0.47 em). Exercises re-spacing by the gaps before a line's last word.
+ */
+export function justifiedParagraphPdf(
+  lines = [
+    'Correct the name in this',
+    'and prove it with pixels',
+    'so every reader trusts it',
+    'with pixels alone.',
+  ],
+): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = new mupdf.Font('CMR10', bundledFont('lm-roman-10-regular'));
+    const ref = doc.addFont(font);
+    const em = (word: string) =>
+      [...word].reduce((s, ch) => s + font.advanceGlyph(font.encodeCharacter(ch.codePointAt(0) ?? 0)), 0);
+    let body = 'BT /F1 10 Tf 12 TL 20 80 Td';
+    lines.forEach((line, i) => {
+      const words = line.split(' ');
+      const text = words.reduce((s, w) => s + em(w) * 10, 0);
+      const gap = i < lines.length - 1 ? (110 - text) / (words.length - 1) : 3.33;
+      const items = words.map((w) => `<${glyphHex(font, w).join('')}>`).join(` ${-Math.round(gap * 100)} `);
+      body += `${i ? ' T*' : ''} [${items}] TJ`;
+    });
+    body += ' ET';
+    const resources = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F1', ref);
+    resources.put('Font', fonts);
+    doc.insertPage(-1, doc.addPage([0, 0, 240, 100], 0, resources, body));
+    doc.subsetFonts();
+    tagFont(doc, ref, 'ABCDEF+CMR10');
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
+}
+
+/**
  * A line of Russian as LaTeX sets it in the OT2 encoding: the Cyrillic words in a font of Cyrillic
  * letters only (a subset of CMU Serif named `ABCDEF+cmcyr10`), a Latin word between them in the
  * Latin font at the same size (a subset of LM Roman 10 named `GHIJKL+CMR10`, or with `italic` of

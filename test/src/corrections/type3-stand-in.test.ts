@@ -85,7 +85,7 @@ test('a Type 3 font whose glyphs no face draws alike is refused, whatever its wi
   }
 });
 
-test('a new letter much wider than the one it replaces does not take its width (it would overlap the next)', async () => {
+test('a new letter much wider than the one it replaces does not take its width (it would overlap the next): the line is re-spaced', async () => {
   // "æ" (722/1000 em) where "c" (444) stood: given the "c"'s width it would "fit" and overlap the
   // "k"; at its own width it needs 2.8 pt, which the word gaps after it give (the line re-spaced).
   const pdf = type3TexPdf('lm-roman-10-regular', 'Hello world quick brown fox');
@@ -99,8 +99,15 @@ test('a new letter much wider than the one it replaces does not take its width (
   assert.ok(m.width_after_pt - m.width_before_pt > 2.7, JSON.stringify(m));
   assert.ok(m.respaced);
   assert.equal(popplerProblems(pdf, r.output, 'quick', 'quiæk', r.verification.declared_box!), []);
-  // Two such letters need more than every gap after the word gives: refused.
-  const p = await proposeEdit(editInput(pdf, 'quick', 'quææk'));
+  // Two such letters need more than every gap after the word gives: the gaps before it give too,
+  // the word and "world" moving left ("Hello", the line's first word, stays).
+  const two = await applyEdit(editInput(pdf, 'quick', 'quææk'));
+  assert.ok(two.verification.passed, two.verification.failure_reason ?? '');
+  const gaps = (two.proposal.measurements as { respaced: { word_gaps_before_pt: unknown[] } }).respaced;
+  assert.is(gaps.word_gaps_before_pt.length, 2);
+  assert.equal(popplerProblems(pdf, two.output, 'quick', 'quææk', two.verification.declared_box!), []);
+  // Five need more than every gap of the line gives: refused.
+  const p = await proposeEdit(editInput(pdf, 'quick', 'ææææk'));
   assert.is(p.advice?.code, 'replacement_too_wide', p.explanation);
 });
 
