@@ -909,7 +909,7 @@ function fitRule(
     refuse(
       'replacement_too_wide',
       `“${replacement}” is ${round(overflow)} pt wider than “${find}” in this font, and the line has no room for it.`,
-      `The rest of the word is redrawn with it, and may take the gap after it down to ${KEEP_GAP_EM} em, or the word gaps after it on the line (in its text operator and in later ones of the same stream, up to a column's gap) down to ${WORD_GAP_EM} em each (the line is re-spaced, its last word may move into free space after it); here they cannot give enough room, or another character follows directly.`,
+      `The rest of the word is redrawn with it, and may take the gap after it down to ${KEEP_GAP_EM} em, or the word gaps after it on the line (in its text operator and in later ones of the same stream, up to a column's gap) down to ${WORD_GAP_EM} em each (the line is re-spaced, its last word may move into free space after it), and then those before it as well (the words before it moving left, the line's first staying); here they cannot give enough room, or another character follows directly.`,
       [
         'Choose a replacement of about the same width.',
         'Re-flowing the paragraph (moving words to the next line) is not something this engine does.',
