@@ -40,6 +40,7 @@ import {
   type StreamUnit,
 } from './text-interpreter.ts';
 import { glyphInkBoxes } from './ink.ts';
+import { worstSharedInk } from './ink-collision.ts';
 import {
   boxesAt,
   sha256,
@@ -1229,7 +1230,16 @@ function glyphBoxes(t: Located, product: TierProduct, fit: Fit, declareRest = fa
         oldOrigins.push(g.origin);
       }
   }
-  return { beforeRender, tol, oldOrigins, oldBoxes, newOrigins, movedOrigins, newGlyphBoxes };
+  return {
+    beforeRender,
+    tol,
+    oldOrigins,
+    oldBoxes,
+    newOrigins,
+    movedOrigins,
+    newGlyphBoxes,
+    emPts: fit.emPts,
+  };
 }
 
 /** The target's characters found at the glyph origins the content stream gives, or a refusal. */
@@ -1399,7 +1409,26 @@ function verifyCorrection(
     textPlaceOk: checks.textPlace,
     widthsReadAlike: checks.widthsAlike,
     newGlyphBoxes: boxes.newGlyphBoxes,
+    emPts: boxes.emPts,
+    lineInk: () => lineInk(input, t.pageIndex, t.match.line, boxes.tol, boxes.emPts),
   });
+}
+
+/** The most ink two glyphs of the old line share in the input (ink-collision.ts). */
+function lineInk(
+  input: EditTaskInput,
+  pageIndex: number,
+  line: TextLine,
+  tol: number,
+  emPts: number,
+): number {
+  const original = openPdf(input.pdf, input.password).doc;
+  try {
+    const near = line.chars.map((c) => c.origin);
+    return worstSharedInk(loadPage(original, pageIndex), near, [], tol, emPts).worst;
+  } finally {
+    original.destroy();
+  }
 }
 
 /** Ink boxes (render pixels) of the old glyphs, read from the input's bytes. */

@@ -17,6 +17,7 @@ import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
 import type { PdfValue } from '../pdf/object-syntax.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { glyphInkBoxes } from './ink.ts';
+import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from './ink-collision.ts';
 import { codeReading } from './code-reading.ts';
 import { GlyphIndex } from './locate.ts';
 import { interpretPage, type Mat } from './text-interpreter.ts';
@@ -157,6 +158,10 @@ export interface VerifyInput extends SavedCorrection {
    * them, the quads of the characters found at `newOrigins` after the edit are used.
    */
   newGlyphBoxes?: Box[];
+  /** Size of an em on the page (points), for the ink check's resolution. */
+  emPts?: number;
+  /** The most ink two glyphs of the old line share in the input (ink-collision.ts), on demand. */
+  lineInk?: () => number;
 }
 
 /** Decoded stream data by object number, through an open document (decryption and filters applied). */
@@ -277,6 +282,23 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
         ? `no ink for ${inkless.map((c) => `“${c}”`).join(', ')}: the font draws nothing for ${inkless.length > 1 ? 'them' : 'it'}`
         : `each of the ${v.newChars.filter((c) => !/\s/.test(c)).length} new glyph(s) leaves ink`,
     });
+
+    // New and moved glyphs draw beside their neighbours, not over them (ink-collision.ts): no more
+    // ink shared than the line's own glyphs share in the input.
+    const drawnNow = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+    if (v.emPts && drawnNow.length) {
+      const now = worstSharedInk(page, drawnNow, drawnNow, v.tolerance, v.emPts);
+      const own = now.worst > SHARED_INK_FLOOR_PX ? (v.lineInk?.() ?? 0) : 0;
+      const limit = Math.max(SHARED_INK_FLOOR_PX, Math.ceil(own * 1.5));
+      guards.push({
+        name: 'new_ink_clear',
+        passed: now.worst <= limit,
+        detail:
+          now.worst <= limit
+            ? `the new and moved glyphs share at most ${now.worst} pixel(s) of ink with a neighbour (at ${PX_PER_EM} px per em; limit ${limit})`
+            : `${now.pair} share ${now.worst} pixels of ink (at ${PX_PER_EM} px per em): a glyph is drawn over another; the line's own glyphs share at most ${own}`,
+      });
+    }
 
     // Text layer: the line now reads the replacement where the target was.
     const first = v.line.chars[v.matchStart];

@@ -1,0 +1,155 @@
+// Whether the glyphs a correction draws or moves draw over the glyphs beside them. Inside the
+// declared box the render comparison cannot tell a letter drawn over its neighbour from a letter
+// set beside it, and the fit rule that keeps them apart is the engine's own arithmetic. This check
+// reads the edited page instead: every glyph MuPDF draws near the new ones is rasterised on its
+// own, from its outline, and the ink two glyphs share is counted pixel by pixel. Glyph boxes would
+// not do: an italic f's hook or a j's tail reaches over the next letter's box without touching it.
+// Some designs touch by themselves (connected scripts, tight kerning, a serif meeting a serif), so
+// the limit is what the line's own glyphs already share in the input, plus a little.
+import { mupdf } from '../pdf/mupdf-adapter.ts';
+
+type Point = [number, number];
+type Rect = [number, number, number, number];
+
+/** Rasterising resolution: pixels per em of the line's size. */
+export const PX_PER_EM = 48;
+/** Shared ink (pixels at PX_PER_EM) any two glyphs may have: antialiased edges that meet. */
+export const SHARED_INK_FLOOR_PX = 12;
+
+interface DrawnGlyph {
+  text: mupdf.Text;
+  ctm: mupdf.Matrix;
+  origin: Point;
+  box: Rect;
+  unicode: number;
+}
+
+export interface InkCollision {
+  /** The most ink a drawn glyph shares with another (pixels at PX_PER_EM per em). */
+  worst: number;
+  /** Its two characters, or null when nothing is shared. */
+  pair: string | null;
+}
+
+/** Every glyph the page draws with its origin inside `area` (points), each as a text of its own. */
+function glyphsIn(page: mupdf.Page, area: Rect): DrawnGlyph[] {
+  const out: DrawnGlyph[] = [];
+  const collect = (text: mupdf.Text, ctm: mupdf.Matrix) => {
+    const b = text.getBounds(null as unknown as mupdf.StrokeState, ctm);
+    if (b[2] < area[0] || b[0] > area[2] || b[3] < area[1] || b[1] > area[3]) return;
+    text.walk({
+      showGlyph(font: mupdf.Font, trm: mupdf.Matrix, glyph: number, unicode: number, wmode: number) {
+        const x = trm[4] * ctm[0] + trm[5] * ctm[2] + ctm[4];
+        const y = trm[4] * ctm[1] + trm[5] * ctm[3] + ctm[5];
+        if (x < area[0] || x > area[2] || y < area[1] || y > area[3]) return;
+        const one = new mupdf.Text();
+        one.showGlyph(font, trm, glyph, unicode, wmode);
+        const r = one.getBounds(null as unknown as mupdf.StrokeState, ctm);
+        if (!(r[2] > r[0] && r[3] > r[1])) {
+          one.destroy();
+          return;
+        }
+        out.push({ text: one, ctm, origin: [x, y], box: [r[0], r[1], r[2], r[3]], unicode });
+      },
+    });
+  };
+  const device = new mupdf.Device({
+    fillText: (text: mupdf.Text, ctm: mupdf.Matrix) => collect(text, ctm),
+    strokeText: (text: mupdf.Text, _s: mupdf.StrokeState, ctm: mupdf.Matrix) => collect(text, ctm),
+  });
+  try {
+    page.run(device, mupdf.Matrix.identity);
+    device.close();
+  } finally {
+    device.destroy();
+  }
+  return out;
+}
+
+/** One glyph's coverage over `rect` (points) at `scale` pixels per point: true where inked. */
+function coverage(g: DrawnGlyph, rect: Rect, scale: number, w: number, h: number): Uint8Array {
+  const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, w, h], false);
+  try {
+    pix.clear(255);
+    const device = new mupdf.DrawDevice([scale, 0, 0, scale, -rect[0] * scale, -rect[1] * scale], pix);
+    device.fillText(g.text, g.ctm, mupdf.ColorSpace.DeviceGray, [0], 1);
+    device.close();
+    device.destroy();
+    const stride = pix.getStride();
+    const px = pix.getPixels();
+    const out = new Uint8Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[y * w + x] = px[y * stride + x] < 128 ? 1 : 0;
+    return out;
+  } finally {
+    pix.destroy();
+  }
+}
+
+/** Pixels both glyphs ink, over the overlap of their outline boxes. */
+function sharedInk(a: DrawnGlyph, b: DrawnGlyph, scale: number): number {
+  const r: Rect = [
+    Math.max(a.box[0], b.box[0]),
+    Math.max(a.box[1], b.box[1]),
+    Math.min(a.box[2], b.box[2]),
+    Math.min(a.box[3], b.box[3]),
+  ];
+  if (r[2] <= r[0] || r[3] <= r[1]) return 0;
+  const w = Math.min(400, Math.ceil((r[2] - r[0]) * scale));
+  const h = Math.min(400, Math.ceil((r[3] - r[1]) * scale));
+  if (w < 1 || h < 1) return 0;
+  const ca = coverage(a, r, scale, w, h);
+  const cb = coverage(b, r, scale, w, h);
+  let n = 0;
+  for (let i = 0; i < ca.length; i++) n += ca[i]! & cb[i]!;
+  return n;
+}
+
+/** Marks sit on their letters by design: a pair with one is not a collision. */
+const MARK = /\p{M}/u;
+
+/** The area `points` span, grown by `reach` points. */
+function around(points: Point[], reach: number): Rect {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return [Math.min(...xs) - reach, Math.min(...ys) - reach, Math.max(...xs) + reach, Math.max(...ys) + reach];
+}
+
+/**
+ * The most ink a glyph drawn at one of `drawn` (points) shares with any other glyph near it, and
+ * with `drawn` empty, the most any two glyphs near `near` share (the line's own touching).
+ */
+export function worstSharedInk(
+  page: mupdf.Page,
+  near: Point[],
+  drawn: Point[],
+  tol: number,
+  emPts: number,
+): InkCollision {
+  if (!near.length || !(emPts > 0)) return { worst: 0, pair: null };
+  const glyphs = glyphsIn(page, around(near, 2 * emPts));
+  try {
+    const scale = PX_PER_EM / emPts;
+    const isDrawn = (g: DrawnGlyph) =>
+      drawn.some((o) => Math.abs(o[0] - g.origin[0]) <= tol && Math.abs(o[1] - g.origin[1]) <= tol);
+    const marked = glyphs.map((g) => isDrawn(g));
+    let worst = 0;
+    let pair: string | null = null;
+    for (let i = 0; i < glyphs.length; i++)
+      for (let j = i + 1; j < glyphs.length; j++) {
+        if (drawn.length && !marked[i] && !marked[j]) continue;
+        const a = glyphs[i]!;
+        const b = glyphs[j]!;
+        const ca = String.fromCodePoint(Math.max(0, a.unicode));
+        const cb = String.fromCodePoint(Math.max(0, b.unicode));
+        if (MARK.test(ca) || MARK.test(cb)) continue;
+        const n = sharedInk(a, b, scale);
+        if (n > worst) {
+          worst = n;
+          pair = `“${ca}” and “${cb}”`;
+        }
+      }
+    return { worst, pair };
+  } finally {
+    for (const g of glyphs) g.text.destroy();
+  }
+}
