@@ -139,6 +139,8 @@ export function worstSharedInk(
         if (drawn.length && !marked[i] && !marked[j]) continue;
         const a = glyphs[i]!;
         const b = glyphs[j]!;
+        if (a.box[0] >= b.box[2] || b.box[0] >= a.box[2] || a.box[1] >= b.box[3] || b.box[1] >= a.box[3])
+          continue;
         const ca = String.fromCodePoint(Math.max(0, a.unicode));
         const cb = String.fromCodePoint(Math.max(0, b.unicode));
         if (MARK.test(ca) || MARK.test(cb)) continue;
