@@ -7,6 +7,7 @@
 // Some designs touch by themselves (connected scripts, tight kerning, a serif meeting a serif), so
 // the limit is what the line's own glyphs already share in the input, plus a little.
 import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { around, pageGlyphs, type PageGlyph } from './ink.ts';
 
 type Point = [number, number];
 type Rect = [number, number, number, number];
@@ -16,14 +17,6 @@ export const PX_PER_EM = 48;
 /** Shared ink (pixels at PX_PER_EM) any two glyphs may have: antialiased edges that meet. */
 export const SHARED_INK_FLOOR_PX = 12;
 
-interface DrawnGlyph {
-  text: mupdf.Text;
-  ctm: mupdf.Matrix;
-  origin: Point;
-  box: Rect;
-  unicode: number;
-}
-
 export interface InkCollision {
   /** The most ink a drawn glyph shares with another (pixels at PX_PER_EM per em). */
   worst: number;
@@ -31,43 +24,8 @@ export interface InkCollision {
   pair: string | null;
 }
 
-/** Every glyph the page draws with its origin inside `area` (points), each as a text of its own. */
-function glyphsIn(page: mupdf.Page, area: Rect): DrawnGlyph[] {
-  const out: DrawnGlyph[] = [];
-  const collect = (text: mupdf.Text, ctm: mupdf.Matrix) => {
-    const b = text.getBounds(null as unknown as mupdf.StrokeState, ctm);
-    if (b[2] < area[0] || b[0] > area[2] || b[3] < area[1] || b[1] > area[3]) return;
-    text.walk({
-      showGlyph(font: mupdf.Font, trm: mupdf.Matrix, glyph: number, unicode: number, wmode: number) {
-        const x = trm[4] * ctm[0] + trm[5] * ctm[2] + ctm[4];
-        const y = trm[4] * ctm[1] + trm[5] * ctm[3] + ctm[5];
-        if (x < area[0] || x > area[2] || y < area[1] || y > area[3]) return;
-        const one = new mupdf.Text();
-        one.showGlyph(font, trm, glyph, unicode, wmode);
-        const r = one.getBounds(null as unknown as mupdf.StrokeState, ctm);
-        if (!(r[2] > r[0] && r[3] > r[1])) {
-          one.destroy();
-          return;
-        }
-        out.push({ text: one, ctm, origin: [x, y], box: [r[0], r[1], r[2], r[3]], unicode });
-      },
-    });
-  };
-  const device = new mupdf.Device({
-    fillText: (text: mupdf.Text, ctm: mupdf.Matrix) => collect(text, ctm),
-    strokeText: (text: mupdf.Text, _s: mupdf.StrokeState, ctm: mupdf.Matrix) => collect(text, ctm),
-  });
-  try {
-    page.run(device, mupdf.Matrix.identity);
-    device.close();
-  } finally {
-    device.destroy();
-  }
-  return out;
-}
-
 /** One glyph's coverage over `rect` (points) at `scale` pixels per point: true where inked. */
-function coverage(g: DrawnGlyph, rect: Rect, scale: number, w: number, h: number): Uint8Array {
+function coverage(g: PageGlyph, rect: Rect, scale: number, w: number, h: number): Uint8Array {
   const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, w, h], false);
   try {
     pix.clear(255);
@@ -86,7 +44,7 @@ function coverage(g: DrawnGlyph, rect: Rect, scale: number, w: number, h: number
 }
 
 /** Pixels both glyphs ink, over the overlap of their outline boxes. */
-function sharedInk(a: DrawnGlyph, b: DrawnGlyph, scale: number): number {
+function sharedInk(a: PageGlyph, b: PageGlyph, scale: number): number {
   const r: Rect = [
     Math.max(a.box[0], b.box[0]),
     Math.max(a.box[1], b.box[1]),
@@ -107,13 +65,6 @@ function sharedInk(a: DrawnGlyph, b: DrawnGlyph, scale: number): number {
 /** Marks sit on their letters by design: a pair with one is not a collision. */
 const MARK = /\p{M}/u;
 
-/** The area `points` span, grown by `reach` points. */
-function around(points: Point[], reach: number): Rect {
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return [Math.min(...xs) - reach, Math.min(...ys) - reach, Math.max(...xs) + reach, Math.max(...ys) + reach];
-}
-
 /**
  * The most ink a glyph drawn at one of `drawn` (points) shares with any other glyph near it, and
  * with `drawn` empty, the most any two glyphs near `near` share (the line's own touching).
@@ -126,10 +77,10 @@ export function worstSharedInk(
   emPts: number,
 ): InkCollision {
   if (!near.length || !(emPts > 0)) return { worst: 0, pair: null };
-  const glyphs = glyphsIn(page, around(near, 2 * emPts));
+  const glyphs = pageGlyphs(page, around(near, 2 * emPts), () => true, false);
   try {
     const scale = PX_PER_EM / emPts;
-    const isDrawn = (g: DrawnGlyph) =>
+    const isDrawn = (g: PageGlyph) =>
       drawn.some((o) => Math.abs(o[0] - g.origin[0]) <= tol && Math.abs(o[1] - g.origin[1]) <= tol);
     const marked = glyphs.map((g) => isDrawn(g));
     let worst = 0;
