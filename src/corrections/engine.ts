@@ -794,9 +794,27 @@ function fitRule(
     spanChars,
   );
   const gapToNext = next ? next.at - oldExtent : null;
+  // The right edge the line's column is set to: the commonest right edge (within half a point) of
+  // the page's other upright lines that start where this one does (within half a point: a centred
+  // line starts elsewhere), when two or more share it (a justified paragraph's width). A heading or
+  // a paragraph's last line may grow up to it.
+  const columnRight = (() => {
+    const me = t.match.line;
+    const edges = lines
+      .filter((l) => l !== me && Math.abs(l.bbox[0] - me.bbox[0]) < 0.5 && l.dir[0] > 0.99)
+      .map((l) => l.bbox[2]);
+    let best: number | null = null;
+    let most = 1;
+    for (const e of edges) {
+      const n = edges.filter((x) => Math.abs(x - e) < 0.5).length;
+      if (n > most) [best, most] = [e, n];
+    }
+    return best;
+  })();
   // Room after a later glyph of the line (re-spacing moves the line's last word into it): to
   // the next character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is
-  // not set flush with others (a justified line keeps its right edge).
+  // not set flush with others (a justified line keeps its right edge): LINE_END_ALLOWANCE_EM, or up
+  // to its column's right edge.
   const roomAfter = (g: Glyph) => {
     const end = along(devicePoint(g, g.advance));
     const following = ahead(end + eps, new Set()).first;
@@ -804,7 +822,9 @@ function fitRule(
     if (Math.abs(dir[1]) > 0.01 || dir[0] < 0) return 0; // flush edges are read on upright lines only
     const right = t.match.line.bbox[2];
     const flush = lines.filter((l) => l !== t.match.line && Math.abs(l.bbox[2] - right) < 0.5).length >= 2;
-    return flush ? 0 : LINE_END_ALLOWANCE_EM * emPts;
+    if (flush) return 0;
+    const toColumnEdge = columnRight !== null ? columnRight - devicePoint(g, g.advance)[0] : 0;
+    return Math.max(LINE_END_ALLOWANCE_EM * emPts, toColumnEdge);
   };
   // A word gap is a space character before the next letter, or a gap as wide as one (producers
   // that place each word by itself draw no space glyph at all).
@@ -838,8 +858,11 @@ function fitRule(
     if (-overflow >= WORD_BREAK_EM * emPts && (respacing = restOfWord(overflow)))
       rule = `narrower: ${respacedPhrase(respacing)}`;
   } else if (!next) {
-    allowed = LINE_END_ALLOWANCE_EM * emPts;
-    rule = `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
+    allowed = Math.max(LINE_END_ALLOWANCE_EM * emPts, roomAfter(last));
+    rule =
+      allowed > LINE_END_ALLOWANCE_EM * emPts
+        ? `line end: up to the right edge of the line's column (${round(allowed)} pt) when nothing follows on the line`
+        : `line end: up to ${LINE_END_ALLOWANCE_EM} em past the old end when nothing follows on the line`;
     // The line's last word, wider than that: the word gaps before it give the rest.
     respacing = overflow > allowed && !vertical && !product.inPlace ? respace(overflow, false) : null;
     if (respacing) {

@@ -927,6 +927,32 @@ test("a pdfTeX paragraph: a letter the subset lacks, in a line's last word, draw
   }
 });
 
+test("a paragraph's last line may grow up to its column's right edge, which the justified lines above it share", async () => {
+  // "alone." → "amone.": 5.56 pt wider; 0.25 em (2.5 pt) past the line's end and the two gaps
+  // before it (1.33 pt each above 0.2 em) would not do. The lines above end at 130 pt, 33.55 pt on.
+  const pdf = justifiedParagraphPdf();
+  const r = await applyEdit(editInput(pdf, 'alone', 'amone'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  assert.is(r.proposal.tier, 1);
+  const m = r.proposal.measurements as { fit_rule: string; overflow_pt: number; allowed_overflow_pt: number };
+  assert.match(m.fit_rule, /right edge of the line's column/);
+  assert.ok(m.overflow_pt > 5.5 && Math.abs(m.allowed_overflow_pt - 33.55) < 0.01, JSON.stringify(m));
+  const before = glyphs(pdf);
+  const after = glyphs(r.output);
+  // The three justified lines and the last line up to "alone" stand where they were.
+  for (let i = 0; i < before.length - 6; i += 1) assert.equal(after[i], before[i], `glyph ${i}`);
+  assert.equal(popplerProblemsOf(pdf, r.output, 'alone', 'amone', r.verification.declared_box!), []);
+  // A line that starts elsewhere (its own left edge) has no column edge to grow to.
+  const centred = justifiedParagraphPdf([
+    'Correct the name in this',
+    'and prove it with pixels',
+    'so every reader trusts it',
+    ' with pixels alone.',
+  ]);
+  const refused = await proposeEdit(editInput(centred, 'alone', 'amone'));
+  assert.is(refused.advice?.code, 'replacement_too_wide');
+});
+
 test('the word gaps of later operators give room too: words placed with their own Td (Ghostscript), or drawn on from the pen', async () => {
   // The same Helvetica line as above, written as Ghostscript writes it: "little" placed by its own
   // Td (32.136 pt = "Hello" and a 4.8 pt gap), "World" drawn on from the pen after a TJ gap.
