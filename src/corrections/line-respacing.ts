@@ -102,15 +102,9 @@ export function planRespacing(
     // Kerning may pull a letter back a little; a string that goes back further is another line. A
     // later operator's glyph after a gap of COLUMN_GAP_EM is another column or a table's cell.
     if (
-      c === undefined ||
-      g.lost ||
-      g.state.Tfs !== s.Tfs ||
-      g.state.Th !== s.Th ||
+      !movesWith(g, c, s) ||
       at < inkEnd - 0.3 * geo.emPts ||
-      (g.opIndex !== last.opIndex &&
-        (at - inkEnd > COLUMN_GAP_EM * geo.emPts ||
-          // Numbers are written in the target's text space: another scale or direction is not it.
-          Math.abs(geo.along(g, 1) - at - geo.dirLen) > 1e-6 * geo.dirLen))
+      (g.opIndex !== last.opIndex && (at - inkEnd > COLUMN_GAP_EM * geo.emPts || !inTextSpace(g, geo)))
     ) {
       // Inside the last word's operator: the glyphs after it there cannot move, nor it into room
       // they would be drawn over. A later operator's glyph off the line is the next line.
@@ -252,14 +246,9 @@ function wordsBefore(
     const c = charOf.get(g);
     const end = geo.along(g, g.advance);
     if (
-      c === undefined ||
-      g.lost ||
-      g.state.Tfs !== s.Tfs ||
-      g.state.Th !== s.Th ||
+      !movesWith(g, c, s) ||
       end > inkStart + 0.3 * geo.emPts ||
-      (g.opIndex !== next.opIndex &&
-        (inkStart - end > COLUMN_GAP_EM * geo.emPts ||
-          Math.abs(geo.along(g, 1) - geo.along(g, 0) - geo.dirLen) > 1e-6 * geo.dirLen))
+      (g.opIndex !== next.opIndex && (inkStart - end > COLUMN_GAP_EM * geo.emPts || !inTextSpace(g, geo)))
     )
       break;
     if (g.opIndex !== next.opIndex && placedAfresh(ops, g.opIndex, next.opIndex)) afresh.add(next);
@@ -281,6 +270,17 @@ function wordsBefore(
   const moving = found.filter((w): w is { glyphs: Glyph[]; gap: number } => w.gap !== null).reverse();
   return moving.length ? { moving, afresh } : null;
 }
+
+/**
+ * A glyph that can move with the target's line: MuPDF read it on the line (`c`), it is drawn, at
+ * the target's size and horizontal scale.
+ */
+const movesWith = (g: Glyph, c: string | undefined, s: Glyph['state']): c is string =>
+  c !== undefined && !g.lost && g.state.Tfs === s.Tfs && g.state.Th === s.Th;
+
+/** Numbers are written in the target's text space: a glyph of another scale or direction is not in it. */
+const inTextSpace = (g: Glyph, geo: Geometry) =>
+  Math.abs(geo.along(g, 1) - geo.along(g, 0) - geo.dirLen) <= 1e-6 * geo.dirLen;
 
 /** A gap this wide (em) before a later operator's glyph is another column or a table's cell. */
 const COLUMN_GAP_EM = 2;
