@@ -838,18 +838,18 @@ function fitRule(
   // A narrower replacement leaves a gap where it ends (the glyphs after it stay where they were):
   // against the next letter of the word, a gap of WORD_BREAK_EM reads as a space.
   const gapOpens = !vertical && !product.inPlace && !product.mirrorsAdvances;
-  // New letters drawn in another font (tier 4) inside a word: the rest of the word stays in its own
-  // font and moves with them, the gaps after the word giving (or taking) the difference. Each gap
-  // stays a word gap by this engine's own measure (see the re-spacing below).
-  // Each gap stays a word gap by this engine's own measure: MuPDF reads no space into a gap of
-  // 0.15 em in some fonts (Linux Libertine's 0.25 em space narrowed that far). The gaps after the
-  // target give first; where they cannot give enough, those before it on the line give too.
+  // Re-spacing the line (line-respacing.ts). Each gap stays a word gap by this engine's own
+  // measure: MuPDF reads no space into a gap of 0.15 em in some fonts (Linux Libertine's 0.25 em
+  // space narrowed that far). The gaps after the target give first; where they cannot give enough,
+  // those before it on the line give too.
   const respace = (by: number, restOfWord: boolean) => {
     const limits = { keepGapEm: WORD_GAP_EM, wordGapEm: WORD_GAP_EM, roomAfter, restOfWord };
     const plan = (before: boolean) =>
       planRespacing(glyphs, t.interp, lineChars, t.index, by, geometry, { ...limits, before });
     return plan(false) ?? (by > 0 ? plan(true) : null);
   };
+  // New letters drawn in another font (tier 4) inside a word: the rest of the word stays in its own
+  // font and moves with them, the gaps of the line giving (or taking) the difference.
   const restOfWord = (by: number) =>
     product.draw.use === 'inserted' && gapOpens && next && !spaceFollows ? respace(by, true) : null;
   if (overflow <= FIT_TOLERANCE_EM * emPts) {
