@@ -7,7 +7,7 @@
 // Some designs touch by themselves (connected scripts, tight kerning, a serif meeting a serif), so
 // the limit is what the line's own glyphs already share in the input, plus a little.
 import { mupdf } from '../pdf/mupdf-adapter.ts';
-import { around, pageGlyphs, type PageGlyph } from './ink.ts';
+import { around, nearAny, pageGlyphs, type PageGlyph } from './ink.ts';
 
 type Point = [number, number];
 type Rect = [number, number, number, number];
@@ -80,9 +80,7 @@ export function worstSharedInk(
   const glyphs = pageGlyphs(page, around(near, 2 * emPts), () => true, false);
   try {
     const scale = PX_PER_EM / emPts;
-    const isDrawn = (g: PageGlyph) =>
-      drawn.some((o) => Math.abs(o[0] - g.origin[0]) <= tol && Math.abs(o[1] - g.origin[1]) <= tol);
-    const marked = glyphs.map((g) => isDrawn(g));
+    const marked = glyphs.map((g) => nearAny(drawn, g.origin, tol));
     let worst = 0;
     let pair: string | null = null;
     for (let i = 0; i < glyphs.length; i++)

@@ -16,6 +16,10 @@ export interface PageGlyph {
   unicode: number;
 }
 
+/** Whether `p` lies within `tol` points (on each axis) of one of `origins`. */
+export const nearAny = (origins: [number, number][], p: [number, number], tol: number) =>
+  origins.some((o) => Math.abs(o[0] - p[0]) <= tol && Math.abs(o[1] - p[1]) <= tol);
+
 /** The area `points` span, grown by `reach` points. */
 export function around(points: [number, number][], reach: number): Rect {
   const xs = points.map((p) => p[0]);
@@ -72,9 +76,8 @@ export function pageGlyphs(
 /** Render-independent boxes in page space (points), one per glyph found near an asked origin. */
 export function glyphInkBoxes(page: mupdf.Page, origins: [number, number][], tol: number): Rect[] {
   if (!origins.length) return [];
-  const near = (x: number, y: number) =>
-    origins.some((o) => Math.abs(o[0] - x) <= tol && Math.abs(o[1] - y) <= tol);
   // Origins grown by a generous reach: a text object whose bounds miss them all is not walked.
+  const near = (x: number, y: number) => nearAny(origins, [x, y], tol);
   const glyphs = pageGlyphs(page, around(origins, 4 * tol + 200), near, true);
   for (const g of glyphs) g.text.destroy();
   return glyphs.map((g) => g.box);

@@ -869,20 +869,19 @@ export function planMatchedEdits(
     const s1 = arr.items[first.element] as Operand & { kind: 'string' };
     const s2 = arr.items[last.element] as Operand & { kind: 'string' };
     // The array up to the new run, with the numbers of a line re-spaced before it.
-    const head: string[] = arr.items.slice(0, first.element).map((it, i) => {
-      const here = kernsIn(kerns, { ...first, element: i });
+    // An item of the array as written, or a string cut by the numbers a re-spaced line puts in it.
+    const item = (it: Operand, element: number) => {
+      const here = kernsIn(kerns, { ...first, element });
       return it.kind === 'string' && here.length ? kernedItems(it, 0, here) : raw(it);
-    });
+    };
+    const head: string[] = arr.items.slice(0, first.element).map((it, i) => item(it, i));
     const lead = kernedItems(s1, 0, kernsBefore(kerns, first), first.offset);
     if (lead.length) head.push(lead);
     const tail: string[] = [];
     // The rest of the array, with the numbers of a re-spaced line (line-respacing.ts) before its words.
     const rest = kernedItems(s2, last.offset + last.length, kernsIn(kerns, last, last.offset + last.length));
     if (rest.length) tail.push(rest);
-    arr.items.slice(last.element + 1).forEach((it, i) => {
-      const here = kernsIn(kerns, { ...last, element: last.element + 1 + i });
-      tail.push(it.kind === 'string' && here.length ? kernedItems(it, 0, here) : raw(it));
-    });
+    arr.items.slice(last.element + 1).forEach((it, i) => tail.push(item(it, last.element + 1 + i)));
     const parts: string[] = [];
     if (head.length) parts.push(`[${head.join(' ')}] TJ`);
     parts.push(middle);

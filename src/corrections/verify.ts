@@ -16,7 +16,7 @@ import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
 import type { PdfValue } from '../pdf/object-syntax.ts';
 import { streamBytes } from './pdf-bytes.ts';
-import { glyphInkBoxes } from './ink.ts';
+import { glyphInkBoxes, nearAny } from './ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from './ink-collision.ts';
 import { codeReading } from './code-reading.ts';
 import { GlyphIndex } from './locate.ts';
@@ -62,7 +62,7 @@ export function boxesAt(lines: TextLine[], origins: [number, number][], tol: num
   const out: Box[] = [];
   for (const line of lines) {
     for (const ch of line.chars) {
-      if (origins.some((o) => Math.abs(o[0] - ch.origin[0]) <= tol && Math.abs(o[1] - ch.origin[1]) <= tol)) {
+      if (nearAny(origins, ch.origin, tol)) {
         out.push(toRender(quadBox(ch.quad)));
       }
     }
@@ -310,13 +310,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     // Found by the old text's first character, or the new text's (a line re-spaced by the gaps
     // before it draws it further left).
     const starts = [first.origin, ...v.newOrigins.slice(0, 1)];
-    const lineAfter = readLines.find((l) =>
-      l.chars.some((c) =>
-        starts.some(
-          (o) => Math.abs(c.origin[0] - o[0]) <= v.tolerance && Math.abs(c.origin[1] - o[1]) <= v.tolerance,
-        ),
-      ),
-    );
+    const lineAfter = readLines.find((l) => l.chars.some((c) => nearAny(starts, c.origin, v.tolerance)));
     const chars = v.line.chars.map((c) => c.c);
     const expected = [
       ...chars.slice(0, v.matchStart),
