@@ -12,7 +12,7 @@ import { diffRenders } from '../src/corrections/render-diff.ts';
 import { runDerived, summarize } from '../test/src/corrections/derived-tasks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const corpus = (name: string) => `${root}../shared/corpus/pdf/${name}`;
+const corpus = (name: string) => `${root}fixtures/corpus/pdf/${name}`;
 const ONE_PAGE = 'libreoffice-writer.pdf';
 const FILLER = 'latex-4-pages.pdf';
 /** Page of the 300-page file that holds the one-page document's page. */

@@ -18,7 +18,7 @@ import { mupdf } from '../src/pdf/mupdf-adapter.ts';
 /** The daemon under test; DOCFIX_BENCH_DAEMON_BIN points at another checkout's to compare builds. */
 const BIN =
   process.env.DOCFIX_BENCH_DAEMON_BIN ?? fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
-const CORPUS = fileURLToPath(new URL('../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../fixtures/corpus/pdf/', import.meta.url));
 const GENERATED = fileURLToPath(new URL('../fixtures/generated/', import.meta.url));
 
 /** 300 pages, each with a line of text and a 200×160 noise image (incompressible): about 28 MB. */

@@ -12,7 +12,7 @@ import { sameGlyphReplacement } from '../src/preflight/page-preflight.ts';
 import { peakRssMb, startDaemon, stopDaemon, upload, type Daemon } from './daemon.ts';
 
 const CLI = fileURLToPath(new URL('../bin/docfix.js', import.meta.url));
-const CORPUS = fileURLToPath(new URL('../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../fixtures/corpus/pdf/', import.meta.url));
 
 /** Small corpus files and a word each that corrects at tier 1 (manifest tasks of kind `same`). */
 const FILES: { file: string; page: number; find: string }[] = [

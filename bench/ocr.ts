@@ -12,7 +12,7 @@ import { closeRecognisers } from '../src/ocr/recognizer.ts';
 import { openPdf, renderPagePng } from '../src/pdf/mupdf-adapter.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FILE = `${root}../shared/corpus/pdf/scan-ocr-rotate270.pdf`;
+const FILE = `${root}fixtures/corpus/pdf/scan-ocr-rotate270.pdf`;
 const RUNS = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -19,7 +19,7 @@ import { daemonEnv, startDaemon, type RealDaemon } from '../test/daemon/real-dae
 
 const run = promisify(execFile);
 const DAEMON_BIN = fileURLToPath(new URL('../bin/docfix-daemon.js', import.meta.url));
-const PDF = fileURLToPath(new URL('../../shared/corpus/pdf/latex-minimal.pdf', import.meta.url));
+const PDF = fileURLToPath(new URL('../fixtures/corpus/pdf/latex-minimal.pdf', import.meta.url));
 const WORD: [string, string] = ['nonumy', 'nonmuy'];
 const CLIENTS = 4;
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { preflightPage } from '../src/preflight/page-preflight.ts';
 import { mupdf, openPdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 
-const CORPUS = fileURLToPath(new URL('../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../fixtures/corpus/pdf/', import.meta.url));
 /** Dense pages: two-column paper (723 words), LaTeX text (710), a tax form (430 words, many refusals). */
 const PAGES: [string, number][] = [
   ['tracemonkey-two-column.pdf', 0],

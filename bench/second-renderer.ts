@@ -52,7 +52,7 @@ export async function benchSecondRenderer(runs = 15): Promise<SecondRendererBenc
   const pageIndex = 3;
   const dpi = 300;
   const bytes = new Uint8Array(
-    readFileSync(fileURLToPath(new URL(`../../shared/corpus/pdf/${file}`, import.meta.url))),
+    readFileSync(fileURLToPath(new URL(`../fixtures/corpus/pdf/${file}`, import.meta.url))),
   );
 
   // MuPDF and PDFium samples alternate, so load from other processes falls on both alike.

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DOCFIX = join(ROOT, 'bin/docfix.js');
 export const DAEMON = join(ROOT, 'bin/docfix-daemon.js');
-export const CORPUS = '/work/shared/corpus/pdf';
+export const CORPUS = join(ROOT, 'fixtures/corpus/pdf');
 
 export interface RunResult {
   code: number;

@@ -30,7 +30,7 @@ import type { DocumentRecord, TenantRecord } from '../../daemon/storage/records.
 import { correctionLimit } from '../../daemon/routes/corrections.ts';
 
 const PDF = new Uint8Array(
-  readFileSync(new URL('../../../shared/corpus/pdf/libreoffice-writer.pdf', import.meta.url)),
+  readFileSync(new URL('../../fixtures/corpus/pdf/libreoffice-writer.pdf', import.meta.url)),
 );
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -701,7 +701,7 @@ test('manifest: the head revision’s embedded manifest byte for byte', async ()
 
 test('protected documents: the sealed password reaches the engine and the manifest reader', async () => {
   const locked = new Uint8Array(
-    readFileSync(new URL('../../../shared/corpus/pdf/libreoffice-password.pdf', import.meta.url)),
+    readFileSync(new URL('../../fixtures/corpus/pdf/libreoffice-password.pdf', import.meta.url)),
   );
   const documentId = await makeDocument(tenantId, locked, 'openpassword');
   const attestationId = await attest(documentId);

@@ -165,4 +165,4 @@ export async function makeHarness(
   };
 }
 
-export const CORPUS_DIR = new URL('../../../shared/corpus/pdf/', import.meta.url).pathname;
+export const CORPUS_DIR = new URL('../../fixtures/corpus/pdf/', import.meta.url).pathname;

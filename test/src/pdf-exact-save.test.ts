@@ -18,7 +18,7 @@ import { ObjectIndex } from '../../src/pdf/xref-index.ts';
 import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import { editInput } from './corrections/fixtures.ts';
 
-const corpus = fileURLToPath(new URL('../../../shared/corpus/pdf/', import.meta.url));
+const corpus = fileURLToPath(new URL('../../fixtures/corpus/pdf/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'docfix-exact-'));
 
 function indexOf(bytes: Uint8Array): { index: ObjectIndex; doc: mupdf.PDFDocument } {

@@ -12,7 +12,7 @@ import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/correct
 import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
 import { popplerCheck } from './poppler.ts';
 
-const corpusDir = fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+const corpusDir = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(corpusDir, 'manifest.json'), 'utf8')) as {
   files: {
     file: string;

@@ -18,7 +18,7 @@ import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/correct
 import { DocfixError } from '../../../src/errors.ts';
 import { popplerCheck } from './poppler.ts';
 
-export const corpusDir = fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+export const corpusDir = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
 
 interface ManifestFile {
   file: string;

@@ -373,7 +373,7 @@ test('an apply after its proposal adds the manifest to the verified bytes, prove
 test('vertical writing (Identity-V): a swap of the column’s own glyphs verifies; another length is refused', async () => {
   const pdf = new Uint8Array(
     readFileSync(
-      fileURLToPath(new URL('../../../../shared/corpus/pdf/japanese-vertical.pdf', import.meta.url)),
+      fileURLToPath(new URL('../../../fixtures/corpus/pdf/japanese-vertical.pdf', import.meta.url)),
     ),
   );
   const { output, verification, proposal } = await applyEdit(editInput(pdf, 'あいう', 'あうい'));
@@ -592,7 +592,7 @@ test('refusals are answers with advice; a page beyond the last is an error', asy
 
 const corpusPdf = (name: string) =>
   new Uint8Array(
-    readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
+    readFileSync(fileURLToPath(new URL(`../../../fixtures/corpus/pdf/${name}`, import.meta.url))),
   );
 
 test('second_renderer_pdfium fails when PDFium sees a change outside the declared box', async () => {

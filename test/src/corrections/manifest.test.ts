@@ -19,7 +19,7 @@ import {
 } from '../../../src/corrections/manifest.ts';
 import { openPdf, renderPage } from '../../../src/pdf/mupdf-adapter.ts';
 
-const CORPUS = new URL('../../../../shared/corpus/pdf/', import.meta.url);
+const CORPUS = new URL('../../../fixtures/corpus/pdf/', import.meta.url);
 const corpus = (name: string) => new Uint8Array(readFileSync(new URL(name, CORPUS)));
 
 const input: ManifestInput = {

@@ -141,7 +141,7 @@ test('glyph names of embedded Type1 (eexec CharStrings) and CFF (charset) progra
   const names = (file: string, fontName: string) =>
     withDoc(
       new Uint8Array(
-        readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${file}`, import.meta.url))),
+        readFileSync(fileURLToPath(new URL(`../../../fixtures/corpus/pdf/${file}`, import.meta.url))),
       ),
       (doc) => {
         let out: Set<string> | null = null;

@@ -16,7 +16,7 @@ import { compare, pdftoppm, pdftotext } from './poppler.ts';
 import { makePdf } from './fixtures.ts';
 import { scannedPage } from './scan-fixtures.ts';
 
-const CORPUS = new URL('../../../../shared/corpus/pdf/', import.meta.url).pathname;
+const CORPUS = new URL('../../../fixtures/corpus/pdf/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'docfix-tier5-'));
 
 const manifest: EditTaskInput['manifest'] = {

@@ -15,7 +15,7 @@ import { popplerProblemsOf as popplerProblems } from './poppler.ts';
 
 const corpusPdf = (name: string) =>
   new Uint8Array(
-    readFileSync(fileURLToPath(new URL(`../../../../shared/corpus/pdf/${name}`, import.meta.url))),
+    readFileSync(fileURLToPath(new URL(`../../../fixtures/corpus/pdf/${name}`, import.meta.url))),
   );
 
 interface Matched {

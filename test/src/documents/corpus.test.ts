@@ -1,4 +1,4 @@
-// Every real-world corpus file (../shared/corpus) through the engine, no HTTP: it opens with its
+// Every real-world corpus file (fixtures/corpus) through the engine, no HTTP: it opens with its
 // password (owner-only files without one), classifies as the manifest's facts say, and search finds
 // the manifest's text-layer words on their pages, where pdftotext saw them.
 import { test } from 'uvu';
@@ -11,7 +11,7 @@ import { searchDocument } from '../../../src/documents/search.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
 
 interface Task {
   page: number;

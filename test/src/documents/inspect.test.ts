@@ -13,7 +13,7 @@ import { inspectPdf } from '../../../src/documents/inspect.ts';
 import { makeHostileFixtures, simpleTextPdf, type HostileFixture } from '../../../fixtures/make-hostile.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const corpus = (file: string) => new Uint8Array(readFileSync(CORPUS + file));
 
 function codeOf(fn: () => unknown): string {

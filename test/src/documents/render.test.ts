@@ -10,7 +10,7 @@ import { mupdf, openPdf, renderPage } from '../../../src/pdf/mupdf-adapter.ts';
 import { cropOutputSize, renderCrop, renderPreview } from '../../../src/documents/render.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const open = (file: string) => openPdf(new Uint8Array(readFileSync(CORPUS + file))).doc;
 const decode = (png: Uint8Array) => PNG.sync.read(Buffer.from(png));
 

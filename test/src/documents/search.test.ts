@@ -9,7 +9,7 @@ import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { searchDocument, searchPdf } from '../../../src/documents/search.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const bytes = (file: string) => new Uint8Array(readFileSync(CORPUS + file));
 
 test('matches on several pages, in page order, each with its page', () => {

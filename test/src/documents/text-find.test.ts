@@ -15,7 +15,7 @@ import {
 import { simpleTextPdf } from '../../../fixtures/make-hostile.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const open = (file: string) => openPdf(new Uint8Array(readFileSync(CORPUS + file)));
 
 test('ligatures: "official" finds "Oﬃcial" drawn with one ffi glyph', () => {

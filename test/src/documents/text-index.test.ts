@@ -26,7 +26,7 @@ import {
 } from '../../../src/documents/text-index.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const bytes = (file: string) => new Uint8Array(readFileSync(CORPUS + file));
 const PASSWORDS: Record<string, string> = {
   'crazyones-aes256.pdf': 'password',

@@ -20,7 +20,7 @@ import type { FontDictFacts } from '../../../src/fonts/pdf-font-facts.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 
-const PDF_DIR = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const PDF_DIR = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const face = (id: string): BundledFace => {
   const f = faceById(id);
   if (!f) throw new Error(id);

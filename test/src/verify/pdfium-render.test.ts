@@ -16,7 +16,7 @@ import { DocfixError } from '../../../src/errors.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 
-const PDF_DIR = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const PDF_DIR = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const bytesOf = (file: string) => new Uint8Array(readFileSync(`${PDF_DIR}${file}`));
 
 function mupdfRender(bytes: Uint8Array, pageIndex: number, dpi: number, password = ''): RgbImage {

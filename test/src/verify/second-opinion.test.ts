@@ -17,7 +17,7 @@ import { PDFIUM_RENDERER, renderPageWithPdfium } from '../../../src/verify/pdfiu
 
 mupdf.setLog({ warning() {}, error() {} });
 
-const PDF_DIR = fileURLToPath(new URL('../../../../shared/corpus/pdf/', import.meta.url));
+const PDF_DIR = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));
 const bytesOf = (file: string) => new Uint8Array(readFileSync(`${PDF_DIR}${file}`));
 
 /** A copy of the document with a filled black rectangle (PDF user space) drawn on top of a page. */
