@@ -80,6 +80,18 @@ async function worker(
   }
 }
 
+/** Milliseconds one proposal of the test's word takes (it changes nothing on the document). */
+async function timeOneProposal(d: RealDaemon, documentId: string): Promise<number> {
+  const started = performance.now();
+  const p = await call(d, 'POST', `/v1/documents/${documentId}/edits:propose`, {
+    target: { method: 'text_layer', find: WORD[0], match_index: 0 },
+    replacement: WORD[1],
+    page_index: 0,
+  });
+  assert.is(p.status, 200, JSON.stringify(p.body));
+  return performance.now() - started;
+}
+
 interface ModelCorrection {
   seq: number;
   revision_id: string;
@@ -98,15 +110,20 @@ test(`kill -9 during applies, undos and redos (${ROUNDS} rounds): every change h
     assert.is(up.status, 201, JSON.stringify(up.body));
     ids.push(up.body.document_id);
   }
+  // The kill windows scale with how long one proposal takes on this machine now, so that a slow
+  // or busy machine still sees changes made between the kills (a fixed 0.3–2.8 s saw none there).
+  const proposeMs = await timeOneProposal(daemon, ids[0]);
+  const window = Math.max(2500, 4 * proposeMs);
   const acked: Acked[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round widens the window between a change and its entry (fault injection), so
     // kills land inside it and start-up recovery is exercised, not only hoped for.
-    const pause: Record<string, string> = round % 2 === 1 ? { DOCFIX_FAULT_AUDIT_PAUSE_MS: '1000' } : {};
+    const pauseMs = String(Math.max(1000, proposeMs));
+    const pause: Record<string, string> = round % 2 === 1 ? { DOCFIX_FAULT_AUDIT_PAUSE_MS: pauseMs } : {};
     daemon ??= await startDaemon(dataDir, configDir, pause);
     const d = daemon;
     const loops = ids.map((id) => worker(d, id, random, acked));
-    await new Promise((r) => setTimeout(r, 300 + Math.floor(random() * 2500)));
+    await new Promise((r) => setTimeout(r, 300 + Math.floor(random() * window)));
     await d.kill9();
     await Promise.all(loops);
     daemon = null;
