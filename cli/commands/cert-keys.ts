@@ -213,13 +213,18 @@ function trustPinned(claim: KeyClaim, file: string): Trust {
       ? 'no certificate key is pinned (docfix cert issue, cert pdf and cert key pin the key of the deployment they talk to)'
       : `key ${claim.key_id} is not among the ${pins.length} pinned`;
   const todo = claim.fingerprint
-    ? `If that is the issuer's key fingerprint (ask them, or see docfix cert key on their side), run: ` +
-      `docfix cert verify ${file} --key-fingerprint ${claim.fingerprint}; or give the key: --key FILE`
-    : 'the certificate does not carry its public key: give it with --key FILE or --key-url URL';
+    ? [
+        `It is signed by key ${claim.key_id}, fingerprint ${claim.fingerprint}.`,
+        "If that is the issuer's key fingerprint (ask them; docfix cert key prints it on their side), run:",
+        `  docfix cert verify ${file} --key-fingerprint ${claim.fingerprint}`,
+        'or give the key: --key FILE',
+      ]
+    : [
+        `It is signed by key ${claim.key_id} and does not carry the key itself:`,
+        'give the key with --key FILE or --key-url URL',
+      ];
   return {
     kind: 'none',
-    reason:
-      `no trusted key for this certificate: ${pinnedNote}. It is signed by key ${claim.key_id}` +
-      `${claim.fingerprint ? `, fingerprint ${claim.fingerprint}` : ''}. ${todo}`,
+    reason: [`no trusted key for this certificate: ${pinnedNote}.`, ...todo].join('\n  '),
   };
 }

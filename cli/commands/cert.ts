@@ -138,9 +138,9 @@ export function register(program: Command): void {
   cert
     .command('key')
     .description(
-      'Show the certificate signing key pinned for the configured daemon (--refresh fetches and pins it again)',
+      'Show the certificate signing keys pinned for the configured daemon, with their fingerprints (--refresh pins them again)',
     )
-    .option('--refresh', 'fetch the published key(s) now and pin them')
+    .option('--refresh', 'fetch the published key(s) now and pin them in place of the earlier pins')
     .addHelpText('after', '\nExamples:\n  $ docfix cert key\n  $ docfix cert key --refresh')
     .action(async (o: { refresh?: boolean }, cmd: Command) => {
       await dispatch(
