@@ -76,11 +76,12 @@ const checked = new Set<string>();
 export function keepPrivate(dir: string, file: string, warn = warnOnStderr): void {
   if (process.platform === 'win32' || checked.has(file)) return;
   checked.add(file);
-  mkdirSync(dirname(dir), { recursive: true });
   try {
+    mkdirSync(dirname(dir), { recursive: true });
     mkdirSync(dir, { mode: CONFIG_DIR_MODE });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // A folder that cannot be made (read-only home) leaves reading possible; a write reports it.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
   }
   const fixed: string[] = [];
   for (const [path, mode] of [
