@@ -181,7 +181,7 @@ Examples:
     )
     .action(async (file: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
       const given = [o.key, o.keyUrl, o.keyFingerprint].filter(Boolean).length;
-      if (given > 1) throw new UsageError('give one of --key, --key-fingerprint or --key-url, not both');
+      if (given > 1) throw new UsageError('give one of --key, --key-fingerprint and --key-url, not several');
       if (o.pin && !o.keyUrl) throw new UsageError('--pin pins what --key-url answers: give --key-url');
       let fingerprint: string | null = null;
       if (typeof o.keyFingerprint === 'string') {
@@ -264,11 +264,10 @@ function printCheck(check: CertificateCheckOut): void {
 
 export async function runCertPdf(o: CertPdfOptions): Promise<void> {
   const client = await getClient(o.globals);
-  await pinIssuerKeys(client);
   if (o.output === '-') {
     const bytes = await client.call('certificatePdf', { params: { certificate_id: o.certificate } });
     process.stdout.write(bytes);
-    return;
+    return pinIssuerKeys(client);
   }
   if (!o.force && existsSync(o.output)) throw new UsageError(`${o.output} exists (use --force to overwrite)`);
   const { bytes } = await client.download(
@@ -276,6 +275,8 @@ export async function runCertPdf(o: CertPdfOptions): Promise<void> {
     { params: { certificate_id: o.certificate } },
     o.output,
   );
+  // The file is kept: its issuer's key too, so it verifies later with no daemon.
+  await pinIssuerKeys(client);
   if (o.globals.json) return printJson({ certificate_id: o.certificate, file: o.output, bytes });
   success(`Saved ${o.output} (${bytes} bytes)`);
 }

@@ -73,14 +73,17 @@ test('argv → options', async () => {
       () => '',
       (error: Error) => error.message,
     );
-  assert.match(await failure(['cert', 'verify', 'c.pdf', '--key', 'a', '--key-url', 'b']), /not both/);
+  assert.match(await failure(['cert', 'verify', 'c.pdf', '--key', 'a', '--key-url', 'b']), /not several/);
   const fp = 'AB:'.repeat(31) + 'CD';
   r = await parse(['cert', 'verify', 'c.pdf', '--key-fingerprint', fp]);
   assert.is(r.options.keyFingerprint, 'ab'.repeat(31) + 'cd');
   r = await parse(['cert', 'verify', 'c.pdf', '--key-url', 'http://x/k', '--pin']);
   assert.equal([r.options.keyUrl, r.options.pin], ['http://x/k', true]);
   assert.match(await failure(['cert', 'verify', 'c.pdf', '--key-fingerprint', 'abc']), /64 hex digits/);
-  assert.match(await failure(['cert', 'verify', 'c.pdf', '--key', 'a', '--key-fingerprint', fp]), /not both/);
+  assert.match(
+    await failure(['cert', 'verify', 'c.pdf', '--key', 'a', '--key-fingerprint', fp]),
+    /not several/,
+  );
   assert.match(await failure(['cert', 'verify', 'c.pdf', '--key', 'a', '--pin']), /--pin .*--key-url/);
   assert.match(await failure(['cert', 'issue', 'd', '--name', 'x'.repeat(201)]), /at most 200/);
 });
@@ -422,6 +425,14 @@ test('issue → pdf → stop the daemon → verify: passes with nothing running,
   assert.is(saved.code, 0, saved.stderr);
   const documentFile = join(d.dir, 'offline-corrected.pdf');
   writeFileSync(documentFile, corrected);
+  // Someone else's CLI that only downloads the certificate pins the issuer's key as well.
+  const downloaderConfig = mkdtempSync(join(d.dir, 'config-'));
+  const downloaded = await runNode(DOCFIX, ['cert', 'pdf', cert.certificate_id, '-o', '-'], {
+    ...remote,
+    DOCFIX_CONFIG_DIR: downloaderConfig,
+  });
+  assert.is(downloaded.code, 0, downloaded.stderr);
+  assert.match(downloaded.stderr, /Pinned the certificate key/);
 
   const exited = new Promise((resolve) => d.process.once('exit', resolve));
   d.process.kill('SIGTERM');
@@ -440,6 +451,11 @@ test('issue → pdf → stop the daemon → verify: passes with nothing running,
   assert.equal([out.valid, out.document.matches, out.key_id], [true, true, cert.key_id]);
   assert.is(out.key_source, `pinned for ${d.url}`);
   assert.not.match(verified.stderr, /Starting/);
+  const other = await runNode(DOCFIX, ['cert', 'verify', file, '--json'], {
+    ...localEnv,
+    DOCFIX_CONFIG_DIR: downloaderConfig,
+  });
+  assert.is(other.code, 0, other.stderr);
   const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
   assert.equal(config().local, local, 'the saved key is unchanged');
   assert.not.ok(existsSync(gone), 'no data folder was made');
