@@ -214,13 +214,13 @@ function trustPinned(claim: KeyClaim, file: string): Trust {
       : `key ${claim.key_id} is not among the ${pins.length} pinned`;
   const todo = claim.fingerprint
     ? [
-        `It is signed by key ${claim.key_id}, fingerprint ${claim.fingerprint}.`,
+        `It names its signing key ${claim.key_id}, fingerprint ${claim.fingerprint}.`,
         "If that is the issuer's key fingerprint (ask them; docfix cert key prints it on their side), run:",
         `  docfix cert verify ${file} --key-fingerprint ${claim.fingerprint}`,
         'or give the key: --key FILE',
       ]
     : [
-        `It is signed by key ${claim.key_id} and does not carry the key itself:`,
+        `It names its signing key ${claim.key_id} and does not carry the key itself:`,
         'give the key with --key FILE or --key-url URL',
       ];
   return {
