@@ -264,6 +264,8 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
       target.url,
     );
   }
+  // A saved key is never replaced unasked (a fresh data folder means a new account and key).
+  await (await import('./fresh-start.ts')).confirmFreshStart(target.url);
   info(`Starting the local docfix daemon…`);
   // Where it ran before (the config's `local`), else the defaults.
   const local = openLocalConfig().get('local');

@@ -6,11 +6,12 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: 'success; for `docfix fix`: every edit was applied and verified',
   error: 'an unexpected failure (service-side error, a file that could not be written)',
   usage: 'bad usage: unknown command or flag, a missing or malformed argument, an invalid edits file',
-  auth: 'authentication or connection: a bad key, a suspended account, no daemon, a remote that times out or answers something other than the docfix API',
+  auth: 'authentication or connection: a bad key, a suspended account, no daemon, a remote that times out or answers something other than the docfix API; `cert verify`: no key is trusted for the certificate',
   notFound: 'no such document, job or certificate (or a route the daemon does not serve)',
   refused:
     'a correction was refused, or the text to replace was not found; `docfix fix`: some edits refused or not found',
-  verification: 'a verification failed, or the export gate would not release the document',
+  verification:
+    'a verification failed, or the export gate would not release the document, or a certificate does not verify with the key trusted',
   limit:
     'a plan or rate limit: too large, too many pages, busy or rate-limited after retries, payment required',
   badFile: 'the file is not a usable PDF (not a PDF, unreadable, no pages, password problems)',

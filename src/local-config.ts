@@ -1,9 +1,12 @@
 // Where the CLI keeps its configuration (conf): the local daemon's address and default key, written
 // by the daemon on first start, and named profiles for remote deployments, managed by `docfix config`.
 // It lives in src/ because both the daemon (writer of `local`) and the CLI (reader) use it.
+// It holds API keys, so it is private: the file 0600 in a folder 0700, and one found open to others
+// is closed with a warning.
 import Conf from 'conf';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface ProfileConfig {
   url: string;
@@ -47,6 +50,63 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export const DEFAULT_PORT = 7341;
 export const DEFAULT_HOST = '127.0.0.1';
 
+export const CONFIG_DIR_MODE = 0o700;
+export const CONFIG_FILE_MODE = 0o600;
+
 export function openLocalConfig(env: NodeJS.ProcessEnv = process.env): Conf<LocalConfigShape> {
-  return new Conf<LocalConfigShape>({ cwd: configDir(env), configName: 'config', projectName: 'docfix' });
+  const dir = configDir(env);
+  keepPrivate(dir, join(dir, 'config.json'));
+  // conf writes through a temporary file and a rename; with this mode the file is never open to others.
+  return new Conf<LocalConfigShape>({
+    cwd: dir,
+    configName: 'config',
+    projectName: 'docfix',
+    configFileMode: CONFIG_FILE_MODE,
+  });
+}
+
+/** Config files already checked in this process: a warning is given once. */
+const checked = new Set<string>();
+
+/**
+ * Makes the config folder (0700, created if missing) and file (0600) private. Group or world access
+ * found on them is removed, with one warning on stderr: it is printed here because the daemon and
+ * the CLI both open the configuration, and whichever finds it open should say so.
+ */
+export function keepPrivate(dir: string, file: string, warn = warnOnStderr): void {
+  if (process.platform === 'win32' || checked.has(file)) return;
+  checked.add(file);
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+    mkdirSync(dir, { mode: CONFIG_DIR_MODE });
+  } catch (error) {
+    // A folder that cannot be made (read-only home) leaves reading possible; a write reports it.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
+  }
+  const fixed: string[] = [];
+  for (const [path, mode] of [
+    [dir, CONFIG_DIR_MODE],
+    [file, CONFIG_FILE_MODE],
+  ] as const) {
+    const found = statSync(path, { throwIfNoEntry: false });
+    if (!found || (found.mode & 0o077) === 0) continue;
+    const was = (found.mode & 0o777).toString(8).padStart(4, '0');
+    try {
+      chmodSync(path, mode);
+      fixed.push(`${path} (was ${was}, now ${mode.toString(8).padStart(4, '0')})`);
+    } catch (error) {
+      warn(
+        `${path} is open to other users (mode ${was}) and could not be made private: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      );
+    }
+  }
+  if (fixed.length) {
+    warn(
+      `the docfix configuration holds API keys and was readable by other users; made it private: ${fixed.join(', ')}`,
+    );
+  }
+}
+
+function warnOnStderr(message: string): void {
+  process.stderr.write(`warning: ${message}\n`);
 }

@@ -1,20 +1,22 @@
 // Certificates: issue, ls, get (public check by id), pdf (download), key (the pinned signing key),
-// and verify — which checks a certificate file offline, with no daemon and no network (except
-// --key-url), against the given key or the key pinned from the configured daemon the first time.
+// and verify — which checks a certificate file offline: no daemon, no network (except --key-url), and
+// only with a key the person trusts (given, or pinned earlier by issue/pdf/key; cert-keys.ts).
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { EXIT } from '../../src/errors.ts';
-import { parsePublicKeys, toBase64Url, type PublicKeyInfo } from '../../src/certificates/crypto.ts';
-import { verifyCertificateOffline, type OfflineVerification } from '../../src/certificates/verify-offline.ts';
+import { keyFingerprint, parseFingerprint, toBase64Url } from '../../src/certificates/crypto.ts';
+import {
+  readKeyClaim,
+  verifyCertificateOffline,
+  type OfflineVerification,
+} from '../../src/certificates/verify-offline.ts';
 import type { CertificateStatement } from '../../src/certificates/statement.ts';
-import { openLocalConfig, type PinnedCertificateKeys } from '../../src/local-config.ts';
 import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { CertificateCheckOut, CertificateOut } from '../../src/schemas.ts';
 import {
   c,
   CliExit,
-  ConnectionError,
   dispatch,
   failure,
   getClient,
@@ -30,6 +32,15 @@ import {
   type GlobalOptions,
 } from '../context.ts';
 import { resolveDocumentId } from '../shared.ts';
+import {
+  chooseTrust,
+  fetchDaemonKeys,
+  pinIssuerKeys,
+  pinKeys,
+  pinnedKeysOf,
+  type KeyChoice,
+  type Trust,
+} from './cert-keys.ts';
 
 export interface CertIssueOptions {
   globals: GlobalOptions;
@@ -52,11 +63,9 @@ export interface CertKeyOptions {
   globals: GlobalOptions;
   refresh: boolean;
 }
-export interface CertVerifyOptions {
+export interface CertVerifyOptions extends KeyChoice {
   globals: GlobalOptions;
   file: string;
-  key?: string;
-  keyUrl?: string;
   document?: string;
 }
 
@@ -129,9 +138,9 @@ export function register(program: Command): void {
   cert
     .command('key')
     .description(
-      'Show the certificate signing key pinned for the configured daemon (--refresh fetches and pins it again)',
+      'Show the certificate signing keys pinned for the configured daemon, with their fingerprints (--refresh pins them again)',
     )
-    .option('--refresh', 'fetch the published key(s) now and pin them')
+    .option('--refresh', 'fetch the published key(s) now and pin them in place of the earlier pins')
     .addHelpText('after', '\nExamples:\n  $ docfix cert key\n  $ docfix cert key --refresh')
     .action(async (o: { refresh?: boolean }, cmd: Command) => {
       await dispatch(
@@ -149,27 +158,44 @@ export function register(program: Command): void {
       '--key <key>',
       'the public key: a file (PEM, base64url, hex, or the published JSON) or the key itself',
     )
+    .option(
+      '--key-fingerprint <hex>',
+      'trust the key the certificate carries if its SHA-256 is this (64 hex digits; check it with the issuer)',
+    )
     .option('--key-url <url>', 'fetch the public key from this address (the only network use)')
+    .option('--pin', "with --key-url: pin the keys it answers, for that address's deployment")
     .option('--document <pdf>', 'also check that this corrected PDF is the one certified (by SHA-256)')
     .addHelpText(
       'after',
       `
-Without --key or --key-url the key pinned for the configured daemon is used; the first time, it is
-fetched from that daemon (GET /.well-known/docfix-certificate-key) and pinned in the CLI's config.
+It never starts or asks a daemon. Without --key, --key-fingerprint or --key-url it trusts a key pinned
+earlier: \`docfix cert issue\`, \`cert pdf\` and \`cert key\` pin the key of the deployment they talk to.
+With no trusted key it exits 3 and prints the certificate's key fingerprint to check with the issuer.
+Exit 6: the certificate does not verify with the key trusted (a wrong --key-fingerprint included).
 
 Examples:
-  $ docfix cert verify certificate.pdf
-  $ docfix cert verify certificate.pdf --key docfix-key.pem --document corrected.pdf
-  $ docfix cert verify certificate.pdf --key-url https://docfix.example/.well-known/docfix-certificate-key`,
+  $ docfix cert verify certificate.pdf --document corrected.pdf
+  $ docfix cert verify certificate.pdf --key docfix-key.pem
+  $ docfix cert verify certificate.pdf --key-fingerprint 3f9c…e1 (all 64 hex digits)
+  $ docfix cert verify certificate.pdf --key-url https://docfix.example/.well-known/docfix-certificate-key --pin`,
     )
-    .action(async (file: string, o: { key?: string; keyUrl?: string; document?: string }, cmd: Command) => {
-      if (o.key && o.keyUrl) throw new UsageError('give --key or --key-url, not both');
+    .action(async (file: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const given = [o.key, o.keyUrl, o.keyFingerprint].filter(Boolean).length;
+      if (given > 1) throw new UsageError('give one of --key, --key-fingerprint and --key-url, not several');
+      if (o.pin && !o.keyUrl) throw new UsageError('--pin pins what --key-url answers: give --key-url');
+      let fingerprint: string | null = null;
+      if (typeof o.keyFingerprint === 'string') {
+        fingerprint = parseFingerprint(o.keyFingerprint);
+        if (!fingerprint) throw new UsageError('--key-fingerprint is the 64 hex digits of a SHA-256');
+      }
       const options: CertVerifyOptions = {
         globals: globalOptions(cmd),
         file,
-        ...(o.key ? { key: o.key } : {}),
-        ...(o.keyUrl ? { keyUrl: o.keyUrl } : {}),
-        ...(o.document ? { document: o.document } : {}),
+        ...(typeof o.key === 'string' ? { key: o.key } : {}),
+        ...(typeof o.keyUrl === 'string' ? { keyUrl: o.keyUrl } : {}),
+        ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
+        ...(o.pin ? { pin: true } : {}),
+        ...(typeof o.document === 'string' ? { document: o.document } : {}),
       };
       await dispatch('cert verify', options, runCertVerify);
     });
@@ -194,6 +220,7 @@ export async function runCertIssue(o: CertIssueOptions): Promise<void> {
     params: { document_id: id },
     body: o.name !== undefined ? { name: o.name } : {},
   });
+  await pinIssuerKeys(client, cert.key_id);
   if (o.globals.json) return printJson(cert);
   success(
     `Certificate issued for ${cert.corrections} correction${cert.corrections === 1 ? '' : 's'} (key ${cert.key_id})`,
@@ -240,7 +267,7 @@ export async function runCertPdf(o: CertPdfOptions): Promise<void> {
   if (o.output === '-') {
     const bytes = await client.call('certificatePdf', { params: { certificate_id: o.certificate } });
     process.stdout.write(bytes);
-    return;
+    return pinIssuerKeys(client);
   }
   if (!o.force && existsSync(o.output)) throw new UsageError(`${o.output} exists (use --force to overwrite)`);
   const { bytes } = await client.download(
@@ -248,118 +275,38 @@ export async function runCertPdf(o: CertPdfOptions): Promise<void> {
     { params: { certificate_id: o.certificate } },
     o.output,
   );
+  // The file is kept: its issuer's key too, so it verifies later with no daemon.
+  await pinIssuerKeys(client);
   if (o.globals.json) return printJson({ certificate_id: o.certificate, file: o.output, bytes });
   success(`Saved ${o.output} (${bytes} bytes)`);
 }
 
 // ───────────────────────────── pinned keys ─────────────────────────────
 
-type PinnedKeys = PinnedCertificateKeys;
-
-/** Pins are kept in the CLI's config under `certificate_keys`, per daemon address. */
-function pinStore() {
-  const config = openLocalConfig();
-  return {
-    get(url: string): PinnedKeys | undefined {
-      return config.get('certificate_keys')?.[url];
-    },
-    set(url: string, keys: PublicKeyInfo[]): PinnedKeys {
-      const pinned: PinnedKeys = {
-        keys: keys.map((k) => ({ key_id: k.key_id, public_key: toBase64Url(k.public_key) })),
-        pinned_at: new Date().toISOString(),
-      };
-      config.set('certificate_keys', { ...(config.get('certificate_keys') ?? {}), [url]: pinned });
-      return pinned;
-    },
-  };
-}
-
-function pinnedToKeys(pinned: PinnedKeys): PublicKeyInfo[] {
-  return pinned.keys.flatMap((k) => parsePublicKeys(k.public_key));
-}
-
-async function fetchDaemonKeys(globals: GlobalOptions): Promise<{ url: string; keys: PublicKeyInfo[] }> {
-  const client = await getClient(globals);
-  const published = await client.call('certificateKey');
-  return { url: client.baseUrl, keys: parsePublicKeys(JSON.stringify(published)) };
-}
-
-/** The pinned keys of the configured daemon; fetched and pinned the first time. */
-async function pinnedKeys(
-  globals: GlobalOptions,
-  refresh = false,
-): Promise<{ url: string; keys: PublicKeyInfo[]; fresh: boolean }> {
-  const store = pinStore();
-  const url = resolveTarget(globals).url.replace(/\/+$/, '');
-  const pinned = refresh ? undefined : store.get(url);
-  if (pinned) return { url, keys: pinnedToKeys(pinned), fresh: false };
-  let fetched: { url: string; keys: PublicKeyInfo[] };
-  try {
-    fetched = await fetchDaemonKeys(globals);
-  } catch (error) {
-    if (error instanceof ConnectionError) {
-      throw new ConnectionError(
-        `${error.message}; no certificate key is pinned for ${url} yet (give --key FILE or --key-url URL to verify without it)`,
-        error.url,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-  store.set(fetched.url, fetched.keys);
-  if (fetched.url !== url) store.set(url, fetched.keys);
-  return { url, keys: fetched.keys, fresh: true };
-}
-
+/** The keys pinned for the configured daemon; fetched and pinned when none is, or with --refresh. */
 export async function runCertKey(o: CertKeyOptions): Promise<void> {
-  const { url, keys, fresh } = await pinnedKeys(o.globals, o.refresh);
-  if (o.globals.json) {
-    return printJson({
-      url,
-      keys: keys.map((k) => ({ key_id: k.key_id, public_key: toBase64Url(k.public_key) })),
-    });
+  let url = resolveTarget(o.globals).url.replace(/\/+$/, '');
+  let keys = o.refresh ? [] : pinnedKeysOf(url);
+  const fresh = keys.length === 0;
+  if (fresh) {
+    const client = await getClient(o.globals);
+    keys = await fetchDaemonKeys(client);
+    // Asked for by name: the deployment's keys as it publishes them now replace the earlier pins.
+    pinKeys(client.baseUrl, keys, 'replace');
+    if (client.baseUrl.replace(/\/+$/, '') !== url) pinKeys(url, keys, 'replace');
+    url = client.baseUrl.replace(/\/+$/, '');
   }
+  const rows = keys.map((k) => ({
+    key_id: k.key_id,
+    public_key: toBase64Url(k.public_key),
+    fingerprint: keyFingerprint(k.public_key),
+  }));
+  if (o.globals.json) return printJson({ url, keys: rows });
   if (fresh) success(`Pinned ${keys.length} key${keys.length === 1 ? '' : 's'} of ${url}`);
   table(
-    keys.map((k, i) => [k.key_id, toBase64Url(k.public_key), i === 0 ? 'current' : 'earlier']),
-    ['KEY ID', 'PUBLIC KEY (base64url)', ''],
+    rows.map((k, i) => [k.key_id, k.fingerprint, i === 0 ? 'current' : 'earlier']),
+    ['KEY ID', 'FINGERPRINT (SHA-256 of the key)', ''],
   );
-}
-
-async function readKeyOption(value: string): Promise<PublicKeyInfo[]> {
-  let text = value;
-  if (existsSync(value)) {
-    try {
-      text = await readFile(value, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `cannot read the key file ${value}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      );
-    }
-  }
-  try {
-    return parsePublicKeys(text);
-  } catch (error) {
-    throw new UsageError(`--key: ${(error as Error).message}`);
-  }
-}
-
-async function fetchKeyUrl(url: string): Promise<PublicKeyInfo[]> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      signal: AbortSignal.timeout(15_000),
-      headers: { accept: 'application/json, text/plain' },
-    });
-  } catch (error) {
-    throw new CliExit(EXIT.auth, `could not fetch the key from ${url}: ${(error as Error).message}`);
-  }
-  if (!response.ok) throw new CliExit(EXIT.auth, `${url} answered ${response.status}`);
-  try {
-    return parsePublicKeys(await response.text());
-  } catch (error) {
-    throw new CliExit(EXIT.auth, `${url} did not answer with a public key: ${(error as Error).message}`);
-  }
 }
 
 // ───────────────────────────── verify offline ─────────────────────────────
@@ -378,32 +325,39 @@ async function readInput(path: string, what: string): Promise<Uint8Array> {
 export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
   const file = await readInput(o.file, 'certificate');
   const document = o.document ? await readInput(o.document, 'document') : undefined;
-  let keys: PublicKeyInfo[];
-  let keySource: string;
-  if (o.key) {
-    keys = await readKeyOption(o.key);
-    keySource = `--key ${o.key}`;
-  } else if (o.keyUrl) {
-    keys = await fetchKeyUrl(o.keyUrl);
-    keySource = o.keyUrl;
-  } else {
-    const pinned = await pinnedKeys(o.globals);
-    keys = pinned.keys;
-    keySource = `pinned for ${pinned.url}`;
-    if (pinned.fresh) info(`Pinned the certificate key of ${pinned.url} (first use).`);
-  }
   // MuPDF reports repairs of a damaged file on stderr; keep them for --verbose only.
   const engineLog: string[] = [];
   mupdf.setLog((message: string) => engineLog.push(message));
   let result: OfflineVerification;
+  let trust: Trust;
   try {
-    result = verifyCertificateOffline(file, keys, document ? { document } : {});
+    const claim = readKeyClaim(file);
+    trust = await chooseTrust(o, claim, o.file);
+    if (trust.kind === 'none') {
+      if (o.globals.json) {
+        printJson({
+          valid: false,
+          reason: trust.reason,
+          certificate_id: null,
+          key_id: claim.key_id,
+          key_fingerprint: claim.fingerprint,
+          key_source: null,
+        });
+      }
+      throw new CliExit(EXIT.auth, trust.reason);
+    }
+    result = verifyCertificateOffline(file, trust.keys, {
+      ...(document ? { document } : {}),
+      ...(trust.names ? { trustedNames: trust.names } : {}),
+    });
   } finally {
     mupdf.setLog(null);
   }
   if (o.globals.verbose) for (const line of engineLog) info(c.dim(`mupdf: ${line}`));
-  if (o.globals.json) printJson({ ...result, key_source: keySource });
-  else printVerification(result, keySource);
+  const used = trust.keys.find((k) => k.key_id === result.key_id);
+  const fingerprint = used ? keyFingerprint(used.public_key) : null;
+  if (o.globals.json) printJson({ ...result, key_source: trust.source, key_fingerprint: fingerprint });
+  else printVerification(result, trust.source);
   if (!result.valid) throw new CliExit(EXIT.verification);
 }
 

@@ -1,7 +1,7 @@
 // `docfix config …`: profiles for remote deployments (url, api key file) and which one is in use.
 // A key is never printed: `list` and `show` say only where it comes from.
 import type { Command } from 'commander';
-import { access, chmod } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { configDir, openLocalConfig, type ProfileConfig } from '../../src/local-config.ts';
 import {
@@ -87,8 +87,8 @@ Examples:
 
   config
     .command('rm')
-    .description('Remove a profile')
-    .argument('<name>', 'profile name')
+    .description('Remove a profile; "local" forgets the local daemon\'s saved address and API key')
+    .argument('<name>', 'profile name, or "local"')
     .action(async (name: string, _o: unknown, cmd: Command) => {
       await dispatch(
         'config rm',
@@ -154,8 +154,6 @@ export async function runConfigSet(o: ConfigSetOptions): Promise<void> {
   const conf = openLocalConfig();
   conf.set('profiles', { ...(conf.get('profiles') ?? {}), [o.name]: profile });
   if (o.use) conf.set('profile', o.name);
-  // The file holds keys (the local daemon's, and this one with --api-key-stdin): owner only.
-  await chmod(conf.path, 0o600).catch(() => undefined);
   if (o.globals.json) return printJson({ name: o.name, url: o.url, key: keySource(profile), in_use: o.use });
   success(`Profile ${o.name} → ${o.url}${o.use ? ' (in use)' : ''}`);
 }
@@ -174,6 +172,14 @@ export async function runConfigUse(o: ConfigNameOptions): Promise<void> {
 
 export async function runConfigRemove(o: ConfigNameOptions): Promise<void> {
   const conf = openLocalConfig();
+  if (o.name === 'local') {
+    // The way to start afresh once the local daemon's data folder is gone (cli/fresh-start.ts).
+    if (!conf.get('local')) return info('No local daemon is saved.');
+    conf.delete('local');
+    return success(
+      "Forgot the local daemon's address and API key: the next command starts one afresh, with a new key if its data folder is new",
+    );
+  }
   const profiles = { ...(conf.get('profiles') ?? {}) };
   if (!profiles[o.name!]) throw new UsageError(`no profile named ${o.name}`);
   delete profiles[o.name!];

@@ -301,6 +301,8 @@ export const certificateHandlers: Handlers = {
       },
       audit: { head_hash: chain.head_hash, entries: chain.entries },
       key_id: keys.current.key_id,
+      // The key itself travels in the statement, so a fingerprint alone can check it offline.
+      public_key: toBase64Url(keys.current.public_key),
     });
     const signed = signStatement(statement, keys.current.secret_key);
     const rendered = await services.engine.run('certificates.render', {

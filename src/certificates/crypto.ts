@@ -36,6 +36,20 @@ export function keyIdOf(publicKey: Uint8Array): string {
   return sha256Hex(publicKey).slice(0, 16);
 }
 
+/**
+ * Key fingerprint: the whole SHA-256 (64 hex digits) of the raw 32-byte public key, what a person
+ * compares with the issuer's before trusting a key; the key id is its first 16 digits.
+ */
+export function keyFingerprint(publicKey: Uint8Array): string {
+  return sha256Hex(publicKey);
+}
+
+/** A fingerprint as typed (any case, with or without `:` or spaces); null unless it is 64 hex digits. */
+export function parseFingerprint(text: string): string | null {
+  const hex = text.replace(/[\s:]/g, '').toLowerCase();
+  return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
+}
+
 export function generateKeyPair(): { secretKey: Uint8Array; publicKey: Uint8Array } {
   const secretKey = new Uint8Array(randomBytes(32));
   return { secretKey, publicKey: ed.getPublicKey(secretKey) };

@@ -4,7 +4,7 @@
 // (`statement.json`, the exact signed bytes; `statement.sig`, the raw 64-byte Ed25519 signature).
 // Rendering needs no key: the daemon signs, an engine task renders, the daemon seals the result.
 import { mupdf } from '../pdf/mupdf-adapter.ts';
-import { toBase64Url, sha256Hex } from './crypto.ts';
+import { fromBase64Url, keyFingerprint, sha256Hex, toBase64Url } from './crypto.ts';
 import { SIGNATURE_FILENAME, STATEMENT_FILENAME, type CertificateStatement } from './statement.ts';
 
 export interface RenderCertificateInput {
@@ -244,6 +244,10 @@ export function renderCertificatePdf(input: RenderCertificateInput): Uint8Array 
   layout.heading('Signature');
   layout.field('Algorithm', s.algorithm);
   layout.field('Key id', s.key_id, { mono: true });
+  // The whole fingerprint (64 hex digits) is what a person compares with the issuer's; it is printed
+  // only when the statement carries the key it is computed from.
+  const key = s.public_key ? fromBase64Url(s.public_key) : null;
+  if (key) layout.field('Key fingerprint', keyFingerprint(key), { mono: true });
   layout.field('Statement SHA-256', sha256Hex(input.statement_bytes), { mono: true });
   layout.field('Signature', toBase64Url(input.signature), { mono: true });
   layout.field(
@@ -256,8 +260,9 @@ export function renderCertificatePdf(input: RenderCertificateInput): Uint8Array 
     input.key_url ?? 'the /.well-known/docfix-certificate-key address of the service that issued it';
   const steps = [
     `1. Get the public key once from ${keyWhere} and keep it; its key id must be ${s.key_id}.`,
-    '2. Run: docfix cert verify THIS_FILE.pdf --key KEY_FILE   (add --document CORRECTED.pdf to check that a ' +
-      'corrected file is the one certified). It needs no network and no account.',
+    '2. Run: docfix cert verify THIS_FILE.pdf --key KEY_FILE   (or --key-fingerprint HEX once you have checked ' +
+      'the fingerprint with the issuer; add --document CORRECTED.pdf to check that a corrected file is the one ' +
+      'certified). It needs no network and no account.',
     `3. By hand: extract ${STATEMENT_FILENAME} and ${SIGNATURE_FILENAME} (pdfdetach -saveall) and check the ` +
       `Ed25519 signature (openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in ${STATEMENT_FILENAME} ` +
       `-sigfile ${SIGNATURE_FILENAME}); the file's last line is a seal over every byte before it.`,

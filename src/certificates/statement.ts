@@ -3,7 +3,7 @@
 // exactly those bytes. And the seal: a second signature over the certificate file's own bytes, kept
 // as the file's last line, so a single changed byte anywhere in the file is found without the service.
 import { canonicalBytes, canonicalize } from '../canonical-json.ts';
-import { ALGORITHM, fromBase64Url, sha256Hex, sign, toBase64Url, verify } from './crypto.ts';
+import { ALGORITHM, fromBase64Url, keyIdOf, sha256Hex, sign, toBase64Url, verify } from './crypto.ts';
 
 export const STATEMENT_VERSION = 'docfix.certificate/1';
 export const SEAL_VERSION = 'docfix.certificate-seal/1';
@@ -54,6 +54,12 @@ export interface CertificateStatement {
   audit: { head_hash: string; entries: number };
   algorithm: typeof ALGORITHM;
   key_id: string;
+  /**
+   * The signing public key (raw 32 bytes, base64url), so a person holding only its fingerprint can
+   * check the certificate (`docfix cert verify --key-fingerprint`). Absent from certificates issued
+   * before it was added. Never trusted by itself: it names the key, the person's fingerprint trusts it.
+   */
+  public_key?: string;
   scope: string;
 }
 
@@ -86,6 +92,7 @@ export function buildStatement(input: StatementInput): CertificateStatement {
     audit: { ...input.audit },
     algorithm: ALGORITHM,
     key_id: input.key_id,
+    ...(input.public_key !== undefined ? { public_key: input.public_key } : {}),
     scope: SCOPE,
   };
   const problems = statementProblems(statement);
@@ -114,6 +121,11 @@ export function statementProblems(data: unknown): string[] {
   for (const key of ['certificate_id', 'issued_at', 'issuer', 'document_id', 'key_id', 'scope']) str(key);
   hash('original_sha256');
   hash('corrected_sha256');
+  if (s.public_key !== undefined) {
+    const key = typeof s.public_key === 'string' ? fromBase64Url(s.public_key) : null;
+    if (!key || key.length !== 32) problems.push('public_key must be 32 bytes in base64url');
+    else if (keyIdOf(key) !== s.key_id) problems.push('public_key is not the key key_id names');
+  }
   if (!Array.isArray(s.corrections)) problems.push('corrections must be an array');
   else {
     s.corrections.forEach((c: unknown, i) => {

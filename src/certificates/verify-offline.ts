@@ -4,7 +4,14 @@
 // bytes it also checks that they are the file certified. Every check is run and reported, so a person
 // sees all that is wrong, not only the first thing.
 import { isCanonical } from '../canonical-json.ts';
-import { ALGORITHM, sha256Hex, type PublicKeyInfo } from './crypto.ts';
+import {
+  ALGORITHM,
+  fromBase64Url,
+  keyFingerprint,
+  keyIdOf,
+  sha256Hex,
+  type PublicKeyInfo,
+} from './crypto.ts';
 import { extractCertificateParts } from './extract.ts';
 import {
   readSealLine,
@@ -51,6 +58,45 @@ export interface OfflineVerification {
 export interface OfflineOptions {
   /** Bytes of a corrected PDF to compare with the certified corrected_sha256. */
   document?: Uint8Array;
+  /** How to name the trusted keys in a failed check (default: their key ids). */
+  trustedNames?: string;
+}
+
+/**
+ * What a certificate file says about the key that signed it, before anything is checked: the key id
+ * of its seal line (else of its statement) and, when the statement carries it, the public key and
+ * its fingerprint. Nothing here is trusted; it tells a person which key to look for.
+ */
+export interface KeyClaim {
+  key_id: string | null;
+  /** The public key the statement carries, when it is the key key_id names. */
+  public_key: Uint8Array | null;
+  /** SHA-256 of that public key (64 hex digits); null when the file carries no key. */
+  fingerprint: string | null;
+}
+
+export function readKeyClaim(file: Uint8Array): KeyClaim {
+  const parts = extractCertificateParts(file);
+  const line = parts.seal;
+  const statement = parts.statement_bytes ? parseObject(parts.statement_bytes) : null;
+  const statementKeyId = typeof statement?.key_id === 'string' ? statement.key_id : null;
+  const keyId = line?.key_id ?? statementKeyId;
+  const carried = typeof statement?.public_key === 'string' ? fromBase64Url(statement.public_key) : null;
+  const publicKey = carried && carried.length === 32 && keyIdOf(carried) === keyId ? carried : null;
+  return {
+    key_id: keyId,
+    public_key: publicKey,
+    fingerprint: publicKey ? keyFingerprint(publicKey) : null,
+  };
+}
+
+function parseObject(bytes: Uint8Array): Record<string, unknown> | null {
+  try {
+    const data: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function verifyCertificateOffline(
@@ -62,7 +108,7 @@ export function verifyCertificateOffline(
   const check = (name: OfflineCheck['name'], passed: boolean, detail: string) =>
     checks.push({ name, passed, detail });
   const keyById = new Map(trusted.map((k) => [k.key_id, k.public_key]));
-  const trustedIds = trusted.map((k) => k.key_id).join(', ') || 'none';
+  const trustedIds = options.trustedNames ?? (trusted.map((k) => k.key_id).join(', ') || 'none');
 
   const line = readSealLine(file);
   check(

@@ -5,7 +5,10 @@ import * as assert from 'uvu/assert';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { extractCertificateParts } from '../../../src/certificates/extract.ts';
 import { sealFile, readSealLine, verifySeal } from '../../../src/certificates/statement.ts';
-import { verifyCertificateOffline } from '../../../src/certificates/verify-offline.ts';
+import { readKeyClaim, verifyCertificateOffline } from '../../../src/certificates/verify-offline.ts';
+import { keyFingerprint, parseFingerprint, toBase64Url } from '../../../src/certificates/crypto.ts';
+import { buildStatement, statementProblems } from '../../../src/certificates/statement.ts';
+import { statementInput } from './make-certificate.ts';
 import { certificateTasks } from '../../../src/certificates/tasks.ts';
 import { CORRECTED, ORIGINAL, makeCertificate, makeKey, sha, type TestKey } from './make-certificate.ts';
 
@@ -220,6 +223,49 @@ test('seal line: verifies for its body only', () => {
   assert.ok(verifySeal(line, key.public_key));
   assert.not.ok(verifySeal({ ...line, certificate_id: 'cert_other' }, key.public_key));
   assert.not.ok(verifySeal(line, makeKey().public_key));
+});
+
+test('a certificate carrying its public key: it verifies, and names the key and its fingerprint', () => {
+  const carrying = makeCertificate(key, { public_key: toBase64Url(key.public_key) });
+  assert.is(carrying.statement.public_key, toBase64Url(key.public_key));
+  assert.ok(verifyCertificateOffline(carrying.file, [key]).valid);
+  const claim = readKeyClaim(carrying.file);
+  assert.is(claim.key_id, key.key_id);
+  assert.equal(claim.public_key, key.public_key);
+  assert.is(claim.fingerprint, sha(key.public_key));
+  assert.is(claim.fingerprint?.slice(0, 16), key.key_id, 'the key id is the fingerprint cut short');
+  assert.match(
+    pdfText(carrying.file).replace(/\s+/g, ' '),
+    new RegExp(`Key fingerprint ${claim.fingerprint}`),
+  );
+  // A certificate issued before keys were carried names its key id only.
+  assert.equal(readKeyClaim(cert.file), { key_id: key.key_id, public_key: null, fingerprint: null });
+  assert.not.match(pdfText(cert.file), /Key fingerprint/);
+  // Not a certificate at all: nothing is claimed.
+  assert.equal(readKeyClaim(ORIGINAL), { key_id: null, public_key: null, fingerprint: null });
+});
+
+test('a carried key must be the one key_id names; the claim of a file that lies about it is empty', () => {
+  const stranger = makeKey();
+  const lying = { ...statementInput(key), public_key: toBase64Url(stranger.public_key) };
+  assert.throws(() => buildStatement(lying), /public_key is not the key key_id names/);
+  assert.equal(statementProblems({ ...buildStatement(statementInput(key)), public_key: 'short' }), [
+    'public_key must be 32 bytes in base64url',
+  ]);
+  // A forger's own key, carried honestly, gives the forger's fingerprint: never the genuine one.
+  const forged = makeCertificate(stranger, { public_key: toBase64Url(stranger.public_key) });
+  assert.is(readKeyClaim(forged.file).fingerprint, keyFingerprint(stranger.public_key));
+  assert.is.not(readKeyClaim(forged.file).fingerprint, keyFingerprint(key.public_key));
+});
+
+test('fingerprints are read as people type them', () => {
+  const fp = keyFingerprint(key.public_key);
+  assert.is(parseFingerprint(fp.toUpperCase()), fp);
+  assert.is(parseFingerprint(fp.match(/../g)!.join(':')), fp);
+  assert.is(parseFingerprint(` ${fp.slice(0, 32)} ${fp.slice(32)} `), fp);
+  assert.is(parseFingerprint(fp.slice(1)), null);
+  assert.is(parseFingerprint(key.key_id), null, 'a key id alone is too short to trust a key by');
+  assert.is(parseFingerprint(`${fp.slice(1)}g`), null);
 });
 
 test('engine tasks render and inspect with plain data', () => {
