@@ -43,6 +43,7 @@ export interface ReviewOptions {
 
 /** What to use instead when there is no terminal. */
 export const NON_INTERACTIVE = [
+  'docfix upload FILE.pdf (prints DOC)',
   'docfix search DOC TEXT',
   'docfix ocr DOC --page N --find TEXT',
   'docfix crop DOC --page N --box x,y,w,h --dpi 600',
