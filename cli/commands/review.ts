@@ -158,8 +158,7 @@ export function isFileArgument(given: string): boolean {
 /** `dir/memo.pdf` → `dir/memo-fixed.pdf`: the corrected file goes beside the one reviewed. */
 export function exportBeside(file: string): string {
   const stem = basename(file).replace(/\.pdf$/i, '') || 'document';
-  const dir = dirname(file);
-  return dir === '.' && !file.startsWith('./') ? `${stem}-fixed.pdf` : join(dir, `${stem}-fixed.pdf`);
+  return join(dirname(file), `${stem}-fixed.pdf`);
 }
 
 /**

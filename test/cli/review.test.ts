@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { exportBeside, isFileArgument } from '../../cli/commands/review.ts';
 import { CORPUS, DOCFIX, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -81,6 +82,18 @@ function openTerminal(name: string, args: string[], logFile: string, size = { co
     },
   };
 }
+
+test('a file or an id; the export path beside the file', () => {
+  assert.is(isFileArgument('memo.pdf'), true);
+  assert.is(isFileArgument('scans/memo'), true);
+  assert.is(isFileArgument(join(CORPUS, 'libreoffice-writer.pdf')), true);
+  assert.is(isFileArgument('doc_3f2a9xk'), false);
+  assert.is(isFileArgument('3f2a'), false);
+  assert.is(exportBeside('memo.pdf'), 'memo-fixed.pdf');
+  assert.is(exportBeside('./memo.PDF'), 'memo-fixed.pdf');
+  assert.is(exportBeside('/data/in/Q3 report.pdf'), '/data/in/Q3 report-fixed.pdf');
+  assert.is(exportBeside('scans/memo'), 'scans/memo-fixed.pdf');
+});
 
 test('without a terminal, review exits 2 and names the commands to use', async () => {
   const r = await daemon.cli(['review', 'doc_whatever']);
