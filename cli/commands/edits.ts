@@ -95,7 +95,7 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Exits 5 when the engine refuses (the advice says what would make it work).
+Exits 5 when the engine refuses (a headline and a try: line say what would help; --verbose adds the advice).
 
 Examples:
   $ docfix propose 3f2a --find Jonh --replace John

@@ -243,9 +243,9 @@ test('a scanned page: recognised matches, the crop fetched before confirmed: tru
   assert.match(screen, /^ {2}try: \S/m, 'the refusal says what to try');
   assert.not.match(screen, /why:|do: /, "the engine's advice only with --verbose");
   assert.match(screen, /▸ ✔ p0/, 'the reading is marked confirmed');
-  assert.match(screen, /! Refused: the advice says what would make it work/);
+  assert.match(screen, /! Refused: the try: line says what would help/);
   t.keys('y');
-  await t.waitFor(/The engine refused this correction: see the advice\./);
+  await t.waitFor(/This correction was refused: the try: line says what would help\./);
   t.keys('C-c'); // Ctrl-C quits too, and gives the terminal back
   screen = await t.waitFor(/EXIT=0/);
   assert.not.match(screen, /docfix review ·/);

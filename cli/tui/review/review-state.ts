@@ -595,7 +595,8 @@ function onBrowseKey(state: ReviewState, input: string, key: KeyPress): ReviewSt
     const p = proposal?.proposal;
     if (proposal?.status === 'proposing') return say(state, 'The proposal is on its way.');
     if (!p) return say(state, 'Nothing to apply: press Enter to propose a correction.', 'warn');
-    if (p.refusal) return say(state, 'The engine refused this correction: see the advice.', 'warn');
+    if (p.refusal)
+      return say(state, 'This correction was refused: the try: line says what would help.', 'warn');
     if (state.applied[m.id]?.status === 'applying') return state;
     const next: ReviewState = {
       ...state,
@@ -729,7 +730,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
       return say(
         { ...state, proposals: { ...state.proposals, [action.matchId]: p } },
         refused
-          ? 'Refused: the advice says what would make it work. n skips.'
+          ? 'Refused: the try: line says what would help. n skips.'
           : 'y applies this correction, n skips it.',
         refused ? 'warn' : 'info',
       );

@@ -234,7 +234,7 @@ test('a scanned page: an uncertain reading, its confirmation, and a refusal with
   assert.match(refused, /^ {2}try: a replacement made of letters the page shows$/m);
   assert.not.match(refused, /why:|do:|Tier 5/, "the engine's advice only with --verbose");
   assert.match(refused, /▸ ✔ p1/);
-  assert.match(refused, /! Refused: the advice says what would make it work\. n skips\./);
+  assert.match(refused, /! Refused: the try: line says what would help\. n skips\./);
   const verbose = frameOf({ ...s, verbose: true });
   assert.match(verbose, /try: a replacement made of letters the page shows/);
   assert.match(verbose, /why: {2}Tier 5 builds the new word from letters of the same page\./);
