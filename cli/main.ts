@@ -4,8 +4,10 @@ import { Command, CommanderError } from 'commander';
 import { ERRORS, EXIT } from '../src/errors.ts';
 import { ConnectionError } from '../src/api-client.ts';
 import { DocfixError } from '../src/errors.ts';
+import type { RefusalAdvice, TierRejection } from '../src/schemas.ts';
 import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info, setRawArgs } from './context.ts';
 import { exitCodesText } from './exit-codes.ts';
+import { refusalLines } from './refusal-text.ts';
 import { register as account } from './commands/account.ts';
 import { register as auditExport } from './commands/audit-export.ts';
 import { register as cert } from './commands/cert.ts';
@@ -146,16 +148,22 @@ export function reportError(error: unknown, verbose = false): number {
     return EXIT.auth;
   }
   if (error instanceof DocfixError) {
-    // One line names the problem (and what to do when the CLI knows); refusal advice follows it.
-    const todo = WHAT_TO_DO[error.code];
-    info(`${c.red('error:')} ${error.message} ${c.dim(`(${error.code})`)}${todo ? `; ${todo}` : ''}`);
-    const { advice, hint, problems } = error.extra as {
-      advice?: { what?: string; why?: string; do?: string[] } | null;
+    const { advice, rejected, hint, problems } = error.extra as {
+      advice?: RefusalAdvice | null;
+      rejected?: TierRejection[];
       hint?: string;
       problems?: { field: string; problem: string }[];
     };
-    if (advice?.why) info(`  why: ${advice.why}`);
-    for (const step of advice?.do ?? []) info(`  do:  ${step}`);
+    if (advice) {
+      // A refusal: its headline, what to try, and with --verbose the engine's advice (cli/refusal-text.ts).
+      const label = `${c.red(error.code === 'edit_refused' ? 'Refused' : 'error')} ${c.dim(`(${error.code})`)}`;
+      for (const line of refusalLines(label, { advice, refusal: error.message, rejected }, { verbose }))
+        info(line);
+      return ERRORS[error.code].exit;
+    }
+    // One line names the problem (and what to do when the CLI knows).
+    const todo = WHAT_TO_DO[error.code];
+    info(`${c.red('error:')} ${error.message} ${c.dim(`(${error.code})`)}${todo ? `; ${todo}` : ''}`);
     if (hint) info(`  hint: ${hint}`);
     if (problems?.length && verbose) for (const p of problems) info(`  ${p.field}: ${p.problem}`);
     return ERRORS[error.code].exit;

@@ -1,7 +1,8 @@
 // How API objects read for people: proposals (tier, cost, explanation, warnings, refusals with advice),
 // verifications and corrections. Pure functions from data to lines; commands decide where they go.
-import type { CorrectionOut, ProposalOut, RefusalAdvice, VerificationOut } from '../src/schemas.ts';
+import type { CorrectionOut, ProposalOut, VerificationOut } from '../src/schemas.ts';
 import { c } from './context.ts';
+import { refusalLines, type RefusalContext } from './refusal-text.ts';
 
 export const COSTS = ['none', 'low', 'visible'] as const;
 export type Cost = (typeof COSTS)[number];
@@ -12,35 +13,57 @@ export function withinCost(cost: string, max: Cost): boolean {
   return rank >= 0 && rank <= COSTS.indexOf(max);
 }
 
-export function adviceLines(advice: RefusalAdvice | null | undefined, indent = '  '): string[] {
-  if (!advice) return [];
-  const lines: string[] = [];
-  if (advice.what) lines.push(`${indent}${c.bold('what:')} ${advice.what}`);
-  if (advice.why) lines.push(`${indent}${c.bold('why:')}  ${advice.why}`);
-  for (const step of advice.do ?? []) lines.push(`${indent}${c.bold('do:')}   ${step}`);
-  if (advice.worth_reporting)
-    lines.push(`${indent}${c.dim('This refusal looks like a gap in docfix: worth reporting.')}`);
-  return lines;
-}
-
 const costColour = (cost: string) =>
   cost === 'none' ? c.green(cost) : cost === 'low' ? c.yellow(cost) : c.red(cost);
 
-/** A proposal for people: what would happen, or why it would not. */
+/** How a proposal is printed: with --verbose, the engine's details too. */
+export interface ProposalPrinting {
+  verbose?: boolean;
+  /** The document as the person named it (for commands in a refusal's try-line). */
+  document?: string;
+  ocr?: boolean;
+}
+
+/** What the CLI knows of a refused proposal, for its headline and try-line (cli/refusal-text.ts). */
+export function proposalRefusal(
+  p: ProposalOut,
+  edit?: { find?: string; replacement?: string | null },
+  o: ProposalPrinting = {},
+): RefusalContext {
+  return {
+    advice: p.advice,
+    refusal: p.refusal,
+    page: p.page_index,
+    rejected: p.rejected,
+    measurements: p.measurements,
+    fontAlternatives: p.font_alternatives,
+    fontAttempt: p.font_attempt,
+    ...(edit?.find !== undefined ? { find: edit.find } : {}),
+    ...(edit?.replacement !== undefined && edit.replacement !== null
+      ? { replacement: edit.replacement }
+      : {}),
+    ...(o.document ? { document: o.document } : {}),
+    ...(o.ocr ? { ocr: true } : {}),
+  };
+}
+
+/** A proposal for people: what would happen, or why it would not and what to try. */
 export function proposalLines(
   p: ProposalOut,
   edit?: { find?: string; replacement?: string | null },
+  o: ProposalPrinting = {},
 ): string[] {
   const lines: string[] = [];
   const what = edit?.find !== undefined ? `"${edit.find}" → "${edit.replacement ?? ''}" ` : '';
   if (p.refusal) {
-    lines.push(`${c.red('Refused')} ${what}on page ${p.page_index}: ${p.refusal}`);
-    lines.push(...adviceLines(p.advice));
-  } else {
-    lines.push(`${c.bold('Proposal')} ${what}on page ${p.page_index}`);
-    lines.push(`  tier ${p.tier} ${c.bold(p.tier_name)} · visibility cost ${costColour(p.visibility_cost)}`);
-    if (p.explanation) lines.push(`  ${p.explanation}`);
+    const label = `${c.red('Refused')} ${what}on page ${p.page_index}`;
+    lines.push(...refusalLines(label, proposalRefusal(p, edit, o), { verbose: o.verbose }));
+    for (const w of p.warnings ?? []) lines.push(`  ${c.yellow('!')} ${w}`);
+    return lines;
   }
+  lines.push(`${c.bold('Proposal')} ${what}on page ${p.page_index}`);
+  lines.push(`  tier ${p.tier} ${c.bold(p.tier_name)} · visibility cost ${costColour(p.visibility_cost)}`);
+  if (p.explanation) lines.push(`  ${p.explanation}`);
   for (const w of p.warnings ?? []) lines.push(`  ${c.yellow('!')} ${w}`);
   const predicted = (p.predicted_diff ?? []).filter((d) => !d.identical);
   for (const d of predicted) {
@@ -50,13 +73,12 @@ export function proposalLines(
       ),
     );
   }
-  if ((p.font_alternatives ?? 0) > 0) {
-    const next = (p.font_attempt ?? 0) + 1;
-    lines.push(
-      c.dim(`  ${p.font_alternatives} font alternative(s); try another with --font-attempt ${next}`),
-    );
+  // font_alternatives counts the matched fonts; font_attempt numbers them from 0.
+  const next = (p.font_attempt ?? 0) + 1;
+  if ((p.font_alternatives ?? 0) > next) {
+    lines.push(c.dim(`  ${p.font_alternatives} matched fonts; try another with --font-attempt ${next}`));
   }
-  if (p.rejected?.length) {
+  if (o.verbose && p.rejected?.length) {
     lines.push(c.dim('  tiers passed over:'));
     for (const r of p.rejected) lines.push(c.dim(`    ${r.tier} ${r.tier_name}: ${r.reason} (${r.code})`));
   }

@@ -149,6 +149,8 @@ complete -c docfix -n '__docfix_in preflight' -l turn -r -a '0 90 180 270' -d 'r
 complete -c docfix -n '__docfix_in preflight' -l help -s h -d 'show help'
 complete -c docfix -n '__docfix_in review' -l page -s p -r -d 'only this page (0 for the first page)'
 complete -c docfix -n '__docfix_in review' -l find -r -d 'search for this text at once'
+complete -c docfix -n '__docfix_in review' -l password -r -d 'the PDF file needs a password: prompt for it, or read it from stdin with "-"'
+complete -c docfix -n '__docfix_in review' -l password-file -r -d 'read the PDF password from a file'
 complete -c docfix -n '__docfix_in review' -l help -s h -d 'show help'
 complete -c docfix -n '__docfix_in fix' -l replace -s r -r -d 'replace every occurrence of OLD with NEW (repeatable)'
 complete -c docfix -n '__docfix_in fix' -l edits -r -d 'a JSON edits file (docs/edits-file.md)'

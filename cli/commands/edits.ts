@@ -4,6 +4,7 @@ import type { ApiClient } from '../../src/api-client.ts';
 import { EXIT } from '../../src/errors.ts';
 import type { EditRequest, ProposalOut, VerificationOut } from '../../src/schemas.ts';
 import {
+  c,
   CliExit,
   dispatch,
   getClient,
@@ -16,6 +17,7 @@ import {
   withSpinner,
   type GlobalOptions,
 } from '../context.ts';
+import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, proposalLines, verificationLines, withinCost, type Cost } from '../render.ts';
 import { confirm, resolveDocumentId } from '../shared.ts';
 
@@ -93,7 +95,7 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Exits 5 when the engine refuses (the advice says what would make it work).
+Exits 5 when the engine refuses (a headline and a try: line say what would help; --verbose adds the advice).
 
 Examples:
   $ docfix propose 3f2a --find Jonh --replace John
@@ -164,11 +166,14 @@ async function propose(client: ApiClient, id: string, request: EditRequest): Pro
   );
 }
 
+const edit = (o: EditOptions) => ({ find: o.find, replacement: o.replace });
+const printing = (o: EditOptions) => ({ verbose: o.globals.verbose, document: o.document, ocr: o.ocr });
+
 export async function runPropose(o: EditOptions): Promise<void> {
   const { client, id, request } = await prepare(o);
   const proposal = await propose(client, id, request);
   if (o.globals.json) printJson(proposal);
-  else for (const line of proposalLines(proposal, { find: o.find, replacement: o.replace })) info(line);
+  else for (const line of proposalLines(proposal, edit(o), printing(o))) info(line);
   if (proposal.refusal) throw new CliExit(EXIT.refused);
 }
 
@@ -227,27 +232,35 @@ export async function runApply(o: ApplyOptions): Promise<void> {
   await confirmOcrMatch(client, id, o, request);
   const proposal = await propose(client, id, request);
   const show = () => {
-    if (!o.globals.json)
-      for (const line of proposalLines(proposal, { find: o.find, replacement: o.replace })) info(line);
+    if (!o.globals.json) for (const line of proposalLines(proposal, edit(o), printing(o))) info(line);
   };
-  const refuse = (message: string) => {
+  const refuse = () => {
     if (o.globals.json) printJson({ proposal, verification: null });
-    throw new CliExit(EXIT.refused, message, o.globals.json || message === '');
+    throw new CliExit(EXIT.refused);
   };
   if (proposal.refusal) {
     show();
-    refuse('');
+    refuse();
   }
   if (!withinCost(proposal.visibility_cost, o.maxCost)) {
     show();
-    refuse(`the proposal's visibility cost is ${proposal.visibility_cost}, over --max-cost ${o.maxCost}`);
+    if (!o.globals.json) {
+      const label = `${c.red('Not applied')} "${o.find}" → "${o.replace}" on page ${proposal.page_index}`;
+      const context = {
+        advice: maxCostAdvice(proposal, o.maxCost),
+        cost: proposal.visibility_cost,
+        maxCost: o.maxCost,
+      };
+      for (const line of refusalLines(label, context, { verbose: o.globals.verbose })) info(line);
+    }
+    refuse();
   }
   const tty = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   if (!o.yes && tty && !o.globals.json) {
     let ok: boolean;
     if (o.interactive) {
       const { confirmWithView } = await import('../tui/apply-view.ts');
-      ok = await confirmWithView(proposal, { find: o.find, replacement: o.replace });
+      ok = await confirmWithView(proposal, edit(o));
     } else {
       show();
       ok = await confirm('Apply this correction?');

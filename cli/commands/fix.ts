@@ -24,7 +24,8 @@ import {
   type GlobalOptions,
 } from '../context.ts';
 import { parseReplace, readEditsFile, type BatchEdit, type EditsPlan } from '../edits-file.ts';
-import { adviceLines, COSTS, withinCost, type Cost } from '../render.ts';
+import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
+import { COSTS, withinCost, type Cost } from '../render.ts';
 import { checkInputFile, checkUploadSize, readPassword, uploadLimit } from '../shared.ts';
 import { sha256File } from './corrections.ts';
 
@@ -340,14 +341,8 @@ async function fixOne(
         });
         if (p.refusal) continue;
         if (!withinCost(p.visibility_cost, o.maxCost)) {
-          r.refusal = `visibility cost ${p.visibility_cost} is over --max-cost ${o.maxCost}`;
-          r.advice = {
-            code: 'max_cost',
-            what: r.refusal,
-            why: `the best tier (${p.tier_name}) would show`,
-            do: [`allow it with --max-cost ${p.visibility_cost}`],
-            worth_reporting: false,
-          };
+          r.advice = maxCostAdvice(p, o.maxCost);
+          r.refusal = r.advice.what;
           continue;
         }
         if (o.dryRun) {
@@ -531,7 +526,7 @@ async function fixAll(
     },
   };
   if (o.globals.json) printJson(report);
-  else printReport(report);
+  else printReport(report, o.globals.verbose);
   if (report.exit_code !== EXIT.ok) throw new CliExit(report.exit_code);
 }
 
@@ -550,7 +545,23 @@ function occurrenceLine(r: OccurrenceReport): string {
   }
 }
 
-function printReport(report: FixReport): void {
+/** A refused occurrence: the headline and try-line (cli/refusal-text.ts); --verbose adds the engine's advice. */
+function refusedLines(e: EditReport, r: OccurrenceReport, maxCost: Cost, verbose: boolean): string[] {
+  const label = `${c.red('X')} page ${r.page_index} #${r.match_index} refused`;
+  const context = {
+    advice: r.advice,
+    refusal: r.refusal,
+    find: e.find,
+    replacement: e.replace,
+    page: r.page_index,
+    ocr: e.method === 'ocr',
+    ...(r.visibility_cost ? { cost: r.visibility_cost } : {}),
+    maxCost,
+  };
+  return refusalLines(label, context, { verbose, indent: '      ' });
+}
+
+function printReport(report: FixReport, verbose: boolean): void {
   for (const f of report.files) {
     const head =
       f.status === 'written'
@@ -570,9 +581,11 @@ function printReport(report: FixReport): void {
       }
       print(`  ${label}: found ${e.found}`);
       for (const r of e.occurrences) {
-        print(`    ${occurrenceLine(r)}`);
+        if (r.status === 'refused')
+          for (const [i, line] of refusedLines(e, r, report.max_cost, verbose).entries())
+            print(i ? line : `    ${line}`);
+        else print(`    ${occurrenceLine(r)}`);
         for (const w of r.warnings) print(`      ${c.yellow('!')} ${w}`);
-        if (r.status === 'refused') for (const line of adviceLines(r.advice, '      ')) print(line);
       }
     }
     if (f.output_sha256) print(c.dim(`  sha256 ${f.output_sha256}`));

@@ -180,8 +180,8 @@ test('corrections workflow: every route of a document through its command', asyn
   // No font of the document nor any bundled one draws a CJK ideograph: refused with advice.
   const refused = await run(['propose', id, '--find', 'nonumy', '--replace', 'non漢my']);
   assert.is(refused.code, 5);
-  assert.match(refused.stderr, /Refused/);
-  assert.match(refused.stderr, /do: /);
+  assert.match(refused.stderr, /Refused "nonumy" → "non漢my" on page 0: .*can draw "漢"/);
+  assert.match(refused.stderr, /try: /);
   // "ü" needs a matched font (tier 4, cost low): over --max-cost none, so nothing is applied.
   const over = await run([
     'apply',

@@ -7,10 +7,11 @@
 // before it is confirmed, and the engine's refusal of a letter the page does not show is shown.
 // tmux and poppler are required: the test fails without them (CI installs them).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { exportBeside, isFileArgument } from '../../cli/commands/review.ts';
 import { CORPUS, DOCFIX, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -52,7 +53,7 @@ async function upload(file: string, password?: string): Promise<string> {
 }
 
 /** A terminal running `docfix review ARGS`; the shell says EXIT=n when it ends. */
-function openTerminal(name: string, args: string[], logFile: string) {
+function openTerminal(name: string, args: string[], logFile: string, size = { columns: 80, rows: 24 }) {
   const env = {
     ...daemon.env,
     NO_COLOR: '1',
@@ -61,10 +62,12 @@ function openTerminal(name: string, args: string[], logFile: string) {
   };
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   const command = `cd ${JSON.stringify(ROOT)} && env ${assignments.join(' ')} ${JSON.stringify(process.execPath)} ${JSON.stringify(DOCFIX)} review ${args.map((a) => JSON.stringify(a)).join(' ')}; echo EXIT=$?; sleep 600`;
-  tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', command);
+  tmux('new-session', '-d', '-s', name, '-x', String(size.columns), '-y', String(size.rows), command);
   const screen = () => tmux('capture-pane', '-p', '-t', name);
   return {
     screen,
+    resize: (columns: number, rows: number) =>
+      tmux('resize-window', '-t', name, '-x', String(columns), '-y', String(rows)),
     keys: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
     text: (text: string) => tmux('send-keys', '-t', name, '-l', text),
     async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
@@ -79,6 +82,18 @@ function openTerminal(name: string, args: string[], logFile: string) {
     },
   };
 }
+
+test('a file or an id; the export path beside the file', () => {
+  assert.is(isFileArgument('memo.pdf'), true);
+  assert.is(isFileArgument('scans/memo'), true);
+  assert.is(isFileArgument(join(CORPUS, 'libreoffice-writer.pdf')), true);
+  assert.is(isFileArgument('doc_3f2a9xk'), false);
+  assert.is(isFileArgument('3f2a'), false);
+  assert.is(exportBeside('memo.pdf'), 'memo-fixed.pdf');
+  assert.is(exportBeside('./memo.PDF'), 'memo-fixed.pdf');
+  assert.is(exportBeside('/data/in/Q3 report.pdf'), '/data/in/Q3 report-fixed.pdf');
+  assert.is(exportBeside('scans/memo'), 'scans/memo-fixed.pdf');
+});
 
 test('without a terminal, review exits 2 and names the commands to use', async () => {
   const r = await daemon.cli(['review', 'doc_whatever']);
@@ -118,8 +133,8 @@ test('a text page: find, look, propose, apply with verification, undo, redo, exp
   t.keys('y');
   screen = await t.waitFor(/✓ Verified at 300 dpi/);
   assert.match(screen, /0 pixels outside the edit/);
-  assert.match(screen, /✓ #1 p0 nonumy→nonmuy 0 out/);
-  assert.match(screen, /Corrections standing: 1/);
+  assert.match(screen, /^ {2}✓ #1 page 0: "nonumy" → "nonmuy" · verified, 0 pixels outside/m);
+  assert.match(screen, /^Corrections standing: 1/m);
   assert.match(screen, /▸ ✓ p0/);
   t.keys('u');
   screen = await t.waitFor(/Undone: "nonumy" → "nonmuy"/);
@@ -133,7 +148,8 @@ test('a text page: find, look, propose, apply with verification, undo, redo, exp
   t.keys('x');
   await t.waitFor(/\? keys · q/);
   t.keys('e');
-  await t.waitFor(/Export to: .*\.pdf█/);
+  // A document given by id: its name with -fixed, in the current folder.
+  await t.waitFor(/Export to: libreoffice-writer-fixed\.pdf█/);
   t.keys('C-u');
   t.text(out);
   t.keys('Enter');
@@ -179,7 +195,7 @@ test('a scanned page with a text layer: the pixel patch applied, verified and ex
   t.keys('y');
   screen = await t.waitFor(/✓ Verified at 300 dpi/, 120_000);
   assert.match(screen, /0 pixels outside the edit/);
-  assert.match(screen, /✓ #1 p0 tempor→temopr 0 out/);
+  assert.match(screen, /✓ #1 page 0: "tempor" → "temopr" · verified, 0 pixels outside/);
   t.keys('e');
   await t.waitFor(/Export to: .*\.pdf█/);
   t.keys('C-u');
@@ -224,11 +240,12 @@ test('a scanned page: recognised matches, the crop fetched before confirmed: tru
   t.text('T his'); // a patch replaces one word with one word: refused, whatever recognition reads
   t.keys('Enter');
   screen = await t.waitFor(/✗ Refused "This" → "T his" on page 0/, 60_000);
-  assert.match(screen, /do: {3}\S/, 'the advice says what to do');
+  assert.match(screen, /^ {2}try: \S/m, 'the refusal says what to try');
+  assert.not.match(screen, /why:|do: /, "the engine's advice only with --verbose");
   assert.match(screen, /▸ ✔ p0/, 'the reading is marked confirmed');
-  assert.match(screen, /! Refused: the advice says what would make it work/);
+  assert.match(screen, /! Refused: the try: line says what would help/);
   t.keys('y');
-  await t.waitFor(/The engine refused this correction: see the advice\./);
+  await t.waitFor(/This correction was refused: the try: line says what would help\./);
   t.keys('C-c'); // Ctrl-C quits too, and gives the terminal back
   screen = await t.waitFor(/EXIT=0/);
   assert.not.match(screen, /docfix review ·/);
@@ -242,6 +259,73 @@ test('a scanned page: recognised matches, the crop fetched before confirmed: tru
   );
   assert.ok(calls.indexOf(`ocrPage 0 find This`) < crop, calls.join(', '));
   assert.ok(!calls.includes('applyEdit ocr confirmed'), 'nothing refused is applied');
+});
+
+/** The rows of a captured screen, each no wider than the terminal. */
+function rows(screen: string, columns: number): string[] {
+  const lines = screen.replace(/\n$/, '').split('\n');
+  for (const line of lines) assert.ok([...line].length <= columns, `wider than ${columns}: ${line}`);
+  return lines;
+}
+
+/** The corrections' heading stands on a row of its own, the corrections right under it, then the rule. */
+function assertCorrectionRows(screen: string, columns: number, height: number): void {
+  const lines = rows(screen, columns);
+  assert.is(lines.length, height, 'the screen fills the terminal and no more');
+  const heading = lines.findIndex((l) => /^Corrections standing: 1\s*$/.test(l));
+  assert.ok(heading > 1, `the heading on its own row:\n${screen}`);
+  assert.match(lines[heading + 1], /^ {2}✓ #1 page 0: "nonumy" → "nonmuy" · verified, 0 pixels outside\s*$/);
+  assert.match(lines[heading + 2], /^─{20,}\s*$/);
+  for (const line of lines.slice(0, heading)) assert.not.match(line, /Corrections|#1 page/);
+}
+
+test('review FILE.pdf: uploads and opens it; the caption reads the new word; the corrections have their own rows; export beside the file', async () => {
+  const folder = join(daemon.dir, 'memos');
+  mkdirSync(folder);
+  const file = join(folder, 'memo.pdf');
+  copyFileSync(join(CORPUS, 'libreoffice-writer.pdf'), file);
+  const t = openTerminal('file', [file, '--find', 'nonumy'], join(daemon.dir, 'file.log'));
+  let screen = await t.waitFor(/Crop of page 0 at 600 dpi \(2×\): "nonumy" at/);
+  assert.match(screen, /docfix review · memo\.pdf · 1 page/, 'the uploaded file is open');
+  assert.match(screen, /^Corrections standing: 0 · none yet/m);
+  t.keys('Enter');
+  await t.waitFor(/Replace "nonumy" with: nonumy█/);
+  t.keys('C-u');
+  t.text('nonmuy');
+  t.keys('Enter');
+  await t.waitFor(/● Proposal "nonumy" → "nonmuy" on page 0/);
+  t.keys('y');
+  screen = await t.waitFor(/Crop of page 0 at 600 dpi \(2×\): "nonmuy" \(corrected from "nonumy"\)/);
+  assert.match(screen, /▸ ✓ p0 {3}text {2}100 {2}0 {2}.*\[nonmuy\]/, 'the list reads the new word');
+  assertCorrectionRows(screen, 80, 24);
+  t.resize(120, 40);
+  screen = await t.waitFor(/q quit/);
+  assertCorrectionRows(screen, 120, 40);
+  t.resize(80, 24);
+  await t.waitFor(/· \? keys · q\s*$/m);
+  t.keys('e');
+  screen = await t.waitFor(/Export to: .*\/memos\/memo-fixed\.pdf█/);
+  assert.ok(screen.includes(`Export to: ${folder}/memo-fixed.pdf█`), 'beside the file reviewed');
+  t.keys('Enter');
+  await t.waitFor(/✓ Exported .*memo-fixed\.pdf/);
+  t.keys('q');
+  screen = await t.waitFor(/EXIT=0/);
+  assert.match(screen, /✓ Uploaded memo\.pdf as doc_/);
+  assert.match(screen, /1 correction standing on doc_/);
+  const text = execFileSync('pdftotext', [join(folder, 'memo-fixed.pdf'), '-'], { encoding: 'utf8' });
+  assert.match(text, /sed diam nonmuy eirmod tempor/);
+});
+
+test('review with an id that names no document: one line and exit 4, before any screen', async () => {
+  const t = openTerminal('missing', ['doc_nosuchdocument0000'], join(daemon.dir, 'missing.log'));
+  const screen = await t.waitFor(/EXIT=\d+/);
+  assert.match(screen, /EXIT=4/);
+  assert.match(screen, /^error: no document "doc_nosuchdocument0000": give a PDF file, or a document id/m);
+  assert.not.match(screen, /docfix review ·|corrections standing/);
+  const missingFile = openTerminal('nofile', ['nowhere/memo.pdf'], join(daemon.dir, 'nofile.log'));
+  const noFile = await missingFile.waitFor(/EXIT=\d+/);
+  assert.match(noFile, /EXIT=2/);
+  assert.match(noFile, /error: nowhere\/memo\.pdf: no such file/);
 });
 
 test.run();

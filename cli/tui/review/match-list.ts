@@ -3,7 +3,7 @@
 // selection is marked with a glyph (▸) as well as colour; so is each match's state.
 import { Box, Text } from 'ink';
 import React from 'react';
-import type { ReviewMatch } from './review-state.ts';
+import { currentLine, currentText, type ReviewMatch } from './review-state.ts';
 
 const h = React.createElement;
 
@@ -31,11 +31,12 @@ export function textAround(line: string, at: number, length: number, width: numb
   return `${head}[${word}]${tail}`;
 }
 
-/** The line's words around the match, the match in [brackets], cut to `width` around it. */
+/** The line's words around the match (as it now reads), the match in [brackets], cut to `width` around it. */
 export function lineContext(m: ReviewMatch, width: number): string {
-  const line = m.line?.text ?? m.text;
-  const at = line.indexOf(m.text);
-  return at < 0 ? textAround(m.text, 0, m.text.length, width) : textAround(line, at, m.text.length, width);
+  const text = currentText(m);
+  const line = currentLine(m) ?? text;
+  const at = line.indexOf(text);
+  return at < 0 ? textAround(text, 0, text.length, width) : textAround(line, at, text.length, width);
 }
 
 export interface MatchListProps {

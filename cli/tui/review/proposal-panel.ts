@@ -3,8 +3,9 @@
 // place); then, once applied, the verification in the same place.
 import { Box, Text } from 'ink';
 import React from 'react';
-import type { VerificationOut } from '../../../src/schemas.ts';
-import { verificationLines } from '../../render.ts';
+import type { ProposalOut, VerificationOut } from '../../../src/schemas.ts';
+import { refusalText as refusalWords, sentence } from '../../refusal-text.ts';
+import { proposalRefusal, verificationLines } from '../../render.ts';
 import { CropImage } from './crop-image.ts';
 import { textAround } from './match-list.ts';
 import type { ApplyState, ProposalState, ReviewMatch } from './review-state.ts';
@@ -32,7 +33,32 @@ export function lineAfter(
   };
 }
 
-export function proposalText(m: ReviewMatch, p: ProposalState, width = 80): Line[] {
+/** A refusal in the panel: its headline and try-line; with --verbose the engine's advice under them. */
+function refusalText(m: ReviewMatch, p: ProposalState, q: ProposalOut, verbose: boolean): Line[] {
+  const context = {
+    ...proposalRefusal(q, { find: m.text, replacement: p.replacement }),
+    ...(m.source === 'recognised' ? { ocr: true } : {}),
+    inReview: true,
+  };
+  const words = refusalWords(context);
+  const lines: Line[] = [
+    { label: '  ', text: sentence(words.headline) },
+    { label: '  try: ', text: words.tryLine, color: 'cyan' },
+  ];
+  if (verbose) {
+    if (q.advice?.what) lines.push({ label: '  what: ', text: q.advice.what, dim: true });
+    if (q.advice?.why) lines.push({ label: '  why:  ', text: q.advice.why, dim: true });
+    for (const step of q.advice?.do ?? []) lines.push({ label: '  do:   ', text: step, dim: true });
+    if (q.advice?.worth_reporting)
+      lines.push({
+        text: '  The engine marks this refusal as worth reporting (a gap in docfix).',
+        dim: true,
+      });
+  }
+  return lines;
+}
+
+export function proposalText(m: ReviewMatch, p: ProposalState, width = 80, verbose = false): Line[] {
   const lines: Line[] = [];
   const what = `"${m.text}" → "${p.replacement}" on page ${m.page}`;
   if (p.status === 'proposing') return [{ text: `… Proposing ${what}`, dim: true }];
@@ -41,18 +67,14 @@ export function proposalText(m: ReviewMatch, p: ProposalState, width = 80): Line
       text: `✗ Could not propose ${what}: ${p.problem?.message ?? 'unknown error'}`,
       color: 'red',
     });
-    for (const a of p.problem?.advice ?? []) lines.push({ text: `  ${a}` });
+    for (const a of p.problem?.advice ?? [])
+      lines.push({ text: `  ${a}`, ...(a.startsWith('try:') ? { color: 'cyan' } : {}) });
     return lines;
   }
   const q = p.proposal;
   if (q.refusal) {
     lines.push({ text: `✗ Refused ${what}`, color: 'red', bold: true });
-    lines.push({ label: '  ', text: q.refusal });
-    if (q.advice?.what && q.advice.what !== q.refusal) lines.push({ label: '  what: ', text: q.advice.what });
-    if (q.advice?.why) lines.push({ label: '  why:  ', text: q.advice.why });
-    for (const step of q.advice?.do ?? []) lines.push({ label: '  do:   ', text: step, color: 'cyan' });
-    if (q.advice?.worth_reporting)
-      lines.push({ text: '  This refusal looks like a gap in docfix: worth reporting.', dim: true });
+    lines.push(...refusalText(m, p, q, verbose));
   } else {
     lines.push({ text: `● Proposal ${what}`, bold: true });
     const costColour =
@@ -86,6 +108,7 @@ export interface ProposalPanelProps {
   colour: boolean;
   graphics: GraphicsKind;
   textOnly: boolean;
+  verbose?: boolean;
 }
 
 function lineNodes(lines: Line[], colour: boolean, keyPrefix: string) {
@@ -104,7 +127,7 @@ function lineNodes(lines: Line[], colour: boolean, keyPrefix: string) {
 
 export function ProposalPanel(props: ProposalPanelProps) {
   const { match: m, proposal: p } = props;
-  const text = proposalText(m, p, props.width);
+  const text = proposalText(m, p, props.width, props.verbose);
   const prompt: Line = p.proposal?.refusal
     ? { text: 'n skip · ⏎ another replacement · / search', dim: true }
     : p.status === 'ready'

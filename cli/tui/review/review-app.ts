@@ -86,7 +86,7 @@ export function overlayFor(state: ReviewState): string {
   const m = selectedMatch(state);
   const crop = currentCrop(state);
   if (state.mode === 'help' || !m || !crop?.png || state.proposals[m.id] || state.applied[m.id]) return '';
-  const layout = screenLayout(state.columns, state.rows);
+  const layout = screenLayout(state.columns, state.rows, state.corrections.length);
   const request = lookImage(state, layout.columns, layout.panelRows);
   if (!request) return '';
   const drawn = imageCells(request);
@@ -107,6 +107,8 @@ export interface StartReviewOptions {
   cwd?: string;
   /** Told each API call the screen makes, in order (DOCFIX_REVIEW_LOG). */
   log?: (line: string) => void;
+  /** --verbose: refusals show the engine's advice. */
+  verbose?: boolean;
 }
 
 /** Runs the screen until the person quits; answers the last state (for a summary on the way out). */
@@ -120,6 +122,7 @@ export async function startReview(o: StartReviewOptions): Promise<ReviewState> {
     dispatch: (action) => store.dispatch(action),
     cwd: o.cwd,
     onLog: o.log,
+    verbose: o.verbose,
   });
   const store = createReviewStore(o.initial, (request) => void effects.run(request));
   const app = render(h(ReviewApp, { store, graphicsOut: stdout }), {

@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../../src/api-client.ts';
 import { DocfixError } from '../../../src/errors.ts';
-import type { OcrPageOut } from '../../../src/schemas.ts';
+import type { OcrPageOut, RefusalAdvice, TierRejection } from '../../../src/schemas.ts';
+import { refusalDetails, refusalText, sentence } from '../../refusal-text.ts';
 import type {
   Box,
   DocumentSummary,
@@ -23,17 +24,32 @@ export type ReviewClient = Pick<ApiClient, 'call' | 'download'>;
 type OcrWord = NonNullable<OcrPageOut['words']>[number];
 type FoundMatch = Omit<ReviewMatch, 'id' | 'confirmed' | 'status'>;
 
-/** An error as the screen shows it: the message, its code, and a refusal's advice. */
-export function problemOf(error: unknown): ProblemText {
+/**
+ * An error as the screen shows it: the message and its code; a refusal (an error carrying advice)
+ * as its headline and try-line, with the engine's advice under them when `verbose`.
+ */
+export function problemOf(error: unknown, verbose = false): ProblemText {
   if (error instanceof DocfixError) {
-    const advice = error.extra.advice as { what?: string; why?: string; do?: string[] } | null | undefined;
-    const lines: string[] = [];
-    if (advice?.why) lines.push(`why: ${advice.why}`);
-    for (const step of advice?.do ?? []) lines.push(`do:  ${step}`);
-    return { message: `${error.message} (${error.code})`, code: error.code, advice: lines };
+    const advice = error.extra.advice as RefusalAdvice | null | undefined;
+    if (!advice) return { message: `${error.message} (${error.code})`, code: error.code };
+    const context = {
+      advice,
+      inReview: true,
+      refusal: error.message,
+      rejected: error.extra.rejected as TierRejection[] | undefined,
+    };
+    const words = refusalText(context);
+    const details = verbose ? refusalDetails(context, '').map(plain) : [];
+    return {
+      message: `${sentence(words.headline)} (${error.code})`,
+      code: error.code,
+      advice: [`try: ${words.tryLine}`, ...details],
+    };
   }
   return { message: error instanceof Error ? error.message : String(error) };
 }
+
+const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '');
 
 const union = (boxes: number[][]): Box => [
   Math.min(...boxes.map((b) => b[0])),
@@ -68,6 +84,8 @@ export interface ReviewEffectsOptions {
   cwd?: string;
   /** Told each API call, in order. */
   onLog?: (line: string) => void;
+  /** --verbose: a refused apply shows the engine's advice too. */
+  verbose?: boolean;
 }
 
 export class ReviewEffects {
@@ -113,7 +131,7 @@ export class ReviewEffects {
           return await this.#export(request.path);
       }
     } catch (error) {
-      const problem = problemOf(error);
+      const problem = problemOf(error, this.#o.verbose);
       switch (request.kind) {
         case 'load':
           return dispatch({ type: 'load-failed', problem });
@@ -323,7 +341,13 @@ export class ReviewEffects {
       body: { request, apply: { proposal_id: r.proposalId, confirm_token: r.confirmToken } },
     });
     const corrections = await client.call('listCorrections', { params: { document_id: this.#id } });
-    dispatch({ type: 'applied', matchId: r.matchId, verification, corrections });
+    dispatch({
+      type: 'applied',
+      matchId: r.matchId,
+      verification,
+      corrections,
+      replacement: r.request.replacement ?? undefined,
+    });
   }
 
   async #step(direction: 'undo' | 'redo'): Promise<void> {

@@ -3,12 +3,14 @@
 // line that is always there. It renders the state it is given and nothing else.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { CorrectionsPanel } from './corrections-panel.ts';
+import { correctionRows, CorrectionsPanel } from './corrections-panel.ts';
 import { CropImage, type ImageRequest } from './crop-image.ts';
 import { MatchList } from './match-list.ts';
 import { ProposalPanel, VerificationPanel } from './proposal-panel.ts';
 import {
   currentCrop,
+  currentLine,
+  currentText,
   DEFAULT_ZOOM,
   RENDER_DPI,
   selectedMatch,
@@ -19,32 +21,30 @@ import {
 
 const h = React.createElement;
 
-/** Where things go on a screen of this size. */
+/** Where things go on a screen of this size, top to bottom, each on rows of its own. */
 export interface ScreenLayout {
   columns: number;
   /** Rows of the match list (without its heading). */
   listRows: number;
-  listWidth: number;
-  sideWidth: number;
+  /** Corrections listed under their heading (the newest; 0 when none stand). */
+  correctionRows: number;
   /** Rows of the panel under the list. */
   panelRows: number;
   /** Row (0-based) where the Look image starts, for terminals drawing images over the cells. */
   imageTop: number;
 }
 
-export function screenLayout(columns: number, rows: number): ScreenLayout {
+/**
+ * Header 1 row, matches 1 + listRows, corrections 1 + correctionRows, a rule, the panel, the status
+ * line and the help line.
+ */
+export function screenLayout(columns: number, rows: number, corrections = 0): ScreenLayout {
   const cols = Math.max(40, columns);
   const listRows = Math.max(3, Math.min(12, rows - 20));
-  const sideWidth = cols >= 100 ? 36 : cols >= 70 ? 28 : 0;
-  const panelRows = Math.max(6, rows - 1 - (listRows + 1) - 2 - 1);
-  return {
-    columns: cols,
-    listRows,
-    listWidth: cols - sideWidth,
-    sideWidth,
-    panelRows,
-    imageTop: 1 + listRows + 1 + 1 + 1,
-  };
+  const shown = Math.min(corrections, correctionRows(rows));
+  const above = 1 + (listRows + 1) + (1 + shown) + 1;
+  const panelRows = Math.max(6, rows - above - 2);
+  return { columns: cols, listRows, correctionRows: shown, panelRows, imageTop: above + 1 };
 }
 
 /** Every key, for `?` (and the README). */
@@ -112,11 +112,15 @@ function Header(props: { state: ReviewState; width: number }) {
   );
 }
 
-function matchAlt(m: ReviewMatch, dpi: number, zoom: number): string {
+/** The words above the crop: what it shows, as the page now reads (the new word once corrected). */
+export function matchAlt(m: ReviewMatch, dpi: number, zoom: number): string {
   const source =
     m.source === 'text_layer' ? 'text layer' : `recognised, confidence ${Math.round(m.confidence)}`;
-  const line = m.line ? `, line "${m.line.text}"` : '';
-  return `Crop of page ${m.page} at ${dpi} dpi (${zoom}×): "${m.text}" at [${m.box.join(', ')}] (${source}${m.competing ? `, ${m.competing} competing` : ''})${line}`;
+  const now = currentText(m);
+  const word = now === m.text ? `"${m.text}"` : `"${now}" (corrected from "${m.text}")`;
+  const lineText = currentLine(m);
+  const line = lineText ? `, line "${lineText}"` : '';
+  return `Crop of page ${m.page} at ${dpi} dpi (${zoom}×): ${word} at [${m.box.join(', ')}] (${source}${m.competing ? `, ${m.competing} competing` : ''})${line}`;
 }
 
 /** The image the Look panel shows for the selected match (null until its crop is there). */
@@ -226,7 +230,7 @@ export interface ReviewScreenProps {
 }
 
 export function ReviewScreen({ state, textOnly = false }: ReviewScreenProps) {
-  const layout = screenLayout(state.columns, state.rows);
+  const layout = screenLayout(state.columns, state.rows, state.corrections.length);
   const m = selectedMatch(state);
   let panel: React.ReactNode;
   if (state.mode === 'help') panel = h(HelpPanel, { width: layout.columns, rows: layout.panelRows });
@@ -257,6 +261,7 @@ export function ReviewScreen({ state, textOnly = false }: ReviewScreenProps) {
       colour: state.colour,
       graphics: state.graphics,
       textOnly,
+      verbose: state.verbose,
     });
   } else if (state.applied[m.id]) {
     const verification = h(VerificationPanel, {
@@ -280,30 +285,24 @@ export function ReviewScreen({ state, textOnly = false }: ReviewScreenProps) {
     Box,
     { flexDirection: 'column', width: layout.columns, height: Math.max(state.rows, 12) },
     h(Header, { state, width: layout.columns }),
-    h(
-      Box,
-      { flexDirection: 'row', height: layout.listRows + 1 },
-      h(MatchList, {
-        matches: state.matches,
-        selected: state.selected,
-        width: layout.listWidth,
-        rows: layout.listRows,
-        colour: state.colour,
-        searching: state.searching,
-        note: state.searchNote,
-        query: state.query,
-      }),
-      layout.sideWidth > 0
-        ? h(CorrectionsPanel, {
-            corrections: state.corrections,
-            undone: state.undone,
-            stepping: state.stepping,
-            width: layout.sideWidth,
-            rows: layout.listRows,
-            colour: state.colour,
-          })
-        : null,
-    ),
+    h(MatchList, {
+      matches: state.matches,
+      selected: state.selected,
+      width: layout.columns,
+      rows: layout.listRows,
+      colour: state.colour,
+      searching: state.searching,
+      note: state.searchNote,
+      query: state.query,
+    }),
+    h(CorrectionsPanel, {
+      corrections: state.corrections,
+      undone: state.undone,
+      stepping: state.stepping,
+      width: layout.columns,
+      rows: layout.correctionRows,
+      colour: state.colour,
+    }),
     h(Text, { dimColor: true }, '─'.repeat(layout.columns)),
     h(Box, { flexDirection: 'column', height: layout.panelRows }, panel),
     h(

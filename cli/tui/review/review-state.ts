@@ -38,6 +38,8 @@ export interface ReviewMatch {
   /** The person said the crop reads as the match text. */
   confirmed: boolean;
   status: 'open' | 'skipped' | 'applied';
+  /** What the match reads since it was corrected (status 'applied'). */
+  correctedTo?: string;
 }
 
 export interface CropState {
@@ -126,6 +128,10 @@ type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id'> 
 export interface ReviewState {
   documentRef: string;
   doc: DocumentSummary | null;
+  /** Where export writes by default: beside the file reviewed; null: the document's name in the cwd. */
+  exportPath: string | null;
+  /** --verbose: refusals show the engine's advice (what, why, do) under the headline and try-line. */
+  verbose: boolean;
   columns: number;
   rows: number;
   colour: boolean;
@@ -167,6 +173,8 @@ const CROP_PIXELS = 3_500_000;
 
 export interface InitialOptions {
   documentRef: string;
+  exportPath?: string;
+  verbose?: boolean;
   page?: number;
   find?: string;
   columns?: number;
@@ -179,6 +187,8 @@ export function initialState(o: InitialOptions): ReviewState {
   let state: ReviewState = {
     documentRef: o.documentRef,
     doc: null,
+    exportPath: o.exportPath ?? null,
+    verbose: o.verbose ?? false,
     columns: o.columns ?? 80,
     rows: o.rows ?? 24,
     colour: o.colour ?? true,
@@ -247,7 +257,14 @@ export type ReviewAction =
       lineMatchBox?: Box;
     }
   | { type: 'propose-failed'; matchId: string; problem: ProblemText }
-  | { type: 'applied'; matchId: string; verification: VerificationOut; corrections: CorrectionOut[] }
+  | {
+      type: 'applied';
+      matchId: string;
+      verification: VerificationOut;
+      corrections: CorrectionOut[];
+      /** The text applied (default: the match's proposal's replacement). */
+      replacement?: string;
+    }
   | { type: 'apply-failed'; matchId: string; problem: ProblemText }
   | { type: 'stepped'; direction: 'undo' | 'redo'; correction: CorrectionOut; corrections: CorrectionOut[] }
   | { type: 'step-failed'; direction: 'undo' | 'redo'; problem: ProblemText }
@@ -270,6 +287,20 @@ const say = (
   ...state,
   message: { text, tone },
 });
+
+/** The match's text as the page now reads it: once corrected, the text applied. */
+export function currentText(m: Pick<ReviewMatch, 'text' | 'status' | 'correctedTo'>): string {
+  return m.status === 'applied' && m.correctedTo !== undefined ? m.correctedTo : m.text;
+}
+
+/** The match's line as the page now reads it (null when the page's words did not say). */
+export function currentLine(m: Pick<ReviewMatch, 'text' | 'status' | 'correctedTo' | 'line'>): string | null {
+  if (!m.line) return null;
+  const now = currentText(m);
+  const at = m.line.text.indexOf(m.text);
+  if (now === m.text || at < 0) return m.line.text;
+  return m.line.text.slice(0, at) + now + m.line.text.slice(at + m.text.length);
+}
 
 export function selectedMatch(state: ReviewState): ReviewMatch | undefined {
   return state.matches[state.selected];
@@ -398,10 +429,17 @@ function updateMatch(state: ReviewState, id: string, change: Partial<ReviewMatch
   return { ...state, matches: state.matches.map((m) => (m.id === id ? { ...m, ...change } : m)) };
 }
 
-function defaultExportPath(state: ReviewState): string {
+/** Beside the file reviewed (review FILE.pdf), else the document's name with -fixed, in the cwd. */
+export function defaultExportPath(state: Pick<ReviewState, 'exportPath' | 'doc' | 'documentRef'>): string {
+  if (state.exportPath) return state.exportPath;
   const name = state.doc?.name || state.documentRef;
+  return fixedName(name);
+}
+
+/** `memo.pdf` → `memo-fixed.pdf` (characters a file name should not hold become dashes). */
+export function fixedName(name: string): string {
   const stem = name.replace(/\.pdf$/i, '').replace(/[^\w.-]+/g, '-') || 'document';
-  return `${stem}-corrected.pdf`;
+  return `${stem}-fixed.pdf`;
 }
 
 /**
@@ -557,7 +595,8 @@ function onBrowseKey(state: ReviewState, input: string, key: KeyPress): ReviewSt
     const p = proposal?.proposal;
     if (proposal?.status === 'proposing') return say(state, 'The proposal is on its way.');
     if (!p) return say(state, 'Nothing to apply: press Enter to propose a correction.', 'warn');
-    if (p.refusal) return say(state, 'The engine refused this correction: see the advice.', 'warn');
+    if (p.refusal)
+      return say(state, 'This correction was refused: the try: line says what would help.', 'warn');
     if (state.applied[m.id]?.status === 'applying') return state;
     const next: ReviewState = {
       ...state,
@@ -691,7 +730,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
       return say(
         { ...state, proposals: { ...state.proposals, [action.matchId]: p } },
         refused
-          ? 'Refused: the advice says what would make it work. n skips.'
+          ? 'Refused: the try: line says what would help. n skips.'
           : 'y applies this correction, n skips it.',
         refused ? 'warn' : 'info',
       );
@@ -713,6 +752,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
     }
     case 'applied': {
       const ok = action.verification.passed;
+      const replacement = action.replacement ?? state.proposals[action.matchId]?.replacement;
       let next: ReviewState = {
         ...state,
         applied: {
@@ -723,7 +763,7 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
         undone: [],
         ...newRevision(state),
       };
-      next = updateMatch(next, action.matchId, { status: 'applied' });
+      next = updateMatch(next, action.matchId, { status: 'applied', correctedTo: replacement });
       next = look(next);
       return say(
         next,
@@ -757,7 +797,10 @@ export function review(state: ReviewState, action: ReviewAction): ReviewState {
         (m) => m.page === action.correction.page_index && m.text === action.correction.text_before,
       );
       if (fixed) {
-        next = updateMatch(next, fixed.id, { status: undo ? 'open' : 'applied' });
+        next = updateMatch(next, fixed.id, {
+          status: undo ? 'open' : 'applied',
+          correctedTo: undo ? undefined : (action.correction.text_after ?? undefined),
+        });
         if (undo) next = { ...next, applied: withoutKey(next.applied, fixed.id) };
       }
       next = look(next);

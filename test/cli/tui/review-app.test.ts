@@ -111,12 +111,12 @@ function fakeClient(options: { corrections?: () => any[] } = {}): ReviewClient &
             return proposal({
               tier: 0,
               tier_name: '',
-              refusal: 'Target method “ocr” is not available in this engine.',
+              refusal: 'The word cannot be patched: the page draws 1 other thing(s) over the scan.',
               advice: {
-                code: 'x',
-                what: '',
-                why: 'No pixel patch (tier 5) yet.',
-                do: ['Use text_layer.'],
+                code: 'drawn_over_scan',
+                what: 'The word cannot be patched: the page draws 1 other thing(s) over the scan.',
+                why: 'Tier 5 only patches scan pixels that nothing else covers.',
+                do: ['Correct another occurrence.'],
                 worth_reporting: false,
               },
             });
@@ -204,17 +204,18 @@ test('keyboard path on a text page: search → select → zoom → propose → a
     assert.match(f, /after: {2}Dear Mr \[John\] Smith,/);
     type('y');
     f = await until(frame, /✓ Verified at 300 dpi/);
-    assert.match(f, /✓ #1 p0 Jonh→John 0 out/);
+    assert.match(f, /✓ #1 page 0: "Jonh" → "John" · verified, 0 pixels outside/);
+    assert.match(f, /Crop of page 0 at 600 dpi \(2×\): "John" \(corrected from "Jonh"\)/);
     type('u');
     f = await until(frame, /Undone: "Jonh" → "John"/);
     assert.match(f, /Corrections standing: 0/);
     type('r');
     await until(frame, /Redone: "Jonh" → "John"/);
     type('e');
-    await until(frame, /Export to: letter-corrected\.pdf█/);
+    await until(frame, /Export to: letter-fixed\.pdf█/);
     type('\r');
-    await until(frame, /✓ Exported letter-corrected\.pdf \(18 bytes, verification ver_1\)/);
-    assert.is(await readFile(join(dir, 'letter-corrected.pdf'), 'utf8'), '%PDF-1.7 corrected');
+    await until(frame, /✓ Exported letter-fixed\.pdf \(18 bytes, verification ver_1\)/);
+    assert.is(await readFile(join(dir, 'letter-fixed.pdf'), 'utf8'), '%PDF-1.7 corrected');
     type('q');
     await tick();
     assert.is(store.getState().quit, true);
@@ -259,8 +260,9 @@ test('a scanned page: the crop is fetched before confirmed: true is sent, and th
   type('\x15');
   type('Tihs\r');
   const f = await until(frame, /✗ Refused "This" → "Tihs" on page 1/);
-  assert.match(f, /why: {2}No pixel patch \(tier 5\) yet\./);
-  assert.match(f, /do: {3}Use text_layer\./);
+  assert.match(f, /Something drawn over the scan at "This" \(a stamp, a line\) would be hidden by a patch/);
+  assert.match(f, /try: another match of it \(j\/k\)/);
+  assert.not.match(f, /why:|Tier 5/, "the engine's advice only with --verbose");
   const routes = client.calls.map((c) => c.route);
   const crop = client.calls.findIndex((c) => c.route === 'pageCrop' && c.input.params.page_index === 1);
   const propose = client.calls.findIndex((c) => c.route === 'proposeEdit');
@@ -284,22 +286,43 @@ test('effects: lines from words, errors as the screen shows them, the iTerm2/six
   ];
   assert.equal(lineOf(words, [300, 12, 340, 38]), { text: 'a b', box: [200, 10, 340, 40] });
   assert.is(lineOf(words, [0, 500, 10, 510]), null);
-  const p = problemOf(
-    new DocfixError('edit_refused', 'Refused.', { advice: { why: 'no glyph', do: ['pick another font'] } }),
-  );
-  assert.equal(p, {
-    message: 'Refused. (edit_refused)',
+  const refused = new DocfixError('edit_refused', 'The font F has no “ǆ”.', {
+    advice: {
+      code: 'glyph_not_available',
+      what: 'The font F has no “ǆ”.',
+      why: 'no glyph',
+      do: ['pick another font'],
+    },
+  });
+  assert.equal(problemOf(refused), {
+    message: 'Neither the document\'s font nor a bundled font can draw "ǆ" (edit_refused)',
     code: 'edit_refused',
-    advice: ['why: no glyph', 'do:  pick another font'],
+    advice: ['try: a replacement made of characters the document already shows'],
+  });
+  assert.equal(problemOf(refused, true).advice?.slice(1), [
+    'code:  glyph_not_available',
+    'what:  The font F has no “ǆ”.',
+    'why:   no glyph',
+    'do:    pick another font',
+  ]);
+  const unknown = new DocfixError('edit_refused', 'Refused.', {
+    advice: { code: 'new_code', why: 'x', do: [] },
+  });
+  assert.match(problemOf(unknown).message, /^This correction cannot be made safely \(edit_refused\)$/);
+  assert.equal(problemOf(new DocfixError('not_found', 'No such document.')), {
+    message: 'No such document. (not_found)',
+    code: 'not_found',
   });
   let s = initialState({ documentRef: 'd', find: 'Jonh', graphics: 'iterm2', colour: true });
   s = review(s, { type: 'matches', generation: 1, matches: [textMatch()] });
   const m = selectedMatch(s)!;
   s = review(s, { type: 'crop', matchId: m.id, dpi: 600, png: linePng(m, lineRegion(m, 600), 600) });
   const overlay = overlayFor(s);
+  // At 80×24: the header, the matches' heading and 4 rows, the corrections' heading, the rule and
+  // the crop's words above it: the image starts on row 10.
   assert.match(
     overlay,
-    /^\x1b7\x1b\[9;1H\x1b\]1337;File=inline=1;size=\d+;width=\d+;height=\d+;preserveAspectRatio=1:/,
+    /^\x1b7\x1b\[10;1H\x1b\]1337;File=inline=1;size=\d+;width=\d+;height=\d+;preserveAspectRatio=1:/,
   );
   assert.is(overlayFor({ ...s, graphics: 'sixel' }).includes('\x1bPq'), true);
   assert.is(overlayFor({ ...s, graphics: 'blocks' }), '');

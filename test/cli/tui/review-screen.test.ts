@@ -111,7 +111,7 @@ test('look: the match list and the magnified line', () => {
   const frame = checkFrame('look', looking());
   assert.match(frame, /▸ · p0 {3}text {2}100 {2}0 {2}Dear Mr \[Jonh\] Smith,/);
   assert.match(frame, /Crop of page 0 at 600 dpi \(2×\): "Jonh" at \[400, 300, 520, 350\] \(text layer\)/);
-  assert.match(frame, /@@/, 'the match is drawn dark');
+  assert.match(frame, /[#%@]{2}/, 'the match is drawn dark');
   assert.match(frame, /Corrections standing: 0/);
 });
 
@@ -150,7 +150,23 @@ test('propose: tier, cost, explanation, and the line before and after', () => {
   assert.match(frame, /y apply · n skip/);
 });
 
-test('apply: applying, then the verification in place and the side panel', () => {
+/** The first match applied ("Jonh" → "John"), its new crop shown; `more` corrections stand before it. */
+function appliedState(over: { columns?: number; rows?: number } = {}, more = 0): ReviewState {
+  let s = run(looking(over), enter, key('u', { ctrl: true }), ...type('John'), enter);
+  [s] = take(s);
+  const m = selectedMatch(s)!;
+  s = run(s, { type: 'proposed', matchId: m.id, proposal: proposal() }, key('y'));
+  [s] = take(s);
+  const earlier = Array.from({ length: more }, (_, i) =>
+    correction({ seq: i + 1, page_index: 1, text_before: `old${i}`, text_after: `new${i}` }),
+  );
+  const corrections = [...earlier, correction({ seq: more + 1 })];
+  s = run(s, { type: 'applied', matchId: m.id, verification: verification(), corrections });
+  [s] = take(s);
+  return run(s, { type: 'crop', matchId: m.id, dpi: 600, png: linePng(m, lineRegion(m, 600), 600) });
+}
+
+test('apply: applying, then the verification in place and the corrections on their own rows', () => {
   let s = run(looking(), enter, key('u', { ctrl: true }), ...type('John'), enter);
   [s] = take(s);
   const m = selectedMatch(s)!;
@@ -162,14 +178,17 @@ test('apply: applying, then the verification in place and the side panel', () =>
   const frame = checkFrame('applied', s);
   assert.match(frame, /✓ Verified at 300 dpi: 1 page\(s\) compared, 1 changed, 0 pixels outside the edit/);
   assert.match(frame, /page 0: 640 pixels changed in \[420, 305, 510, 345\], 0 outside \(render\)/);
-  assert.match(frame, /✓ #1 p0 Jonh→John 0 out/);
-  assert.match(frame, /▸ ✓ p0/);
+  assert.match(frame, /^Corrections standing: 1$/m);
+  assert.match(frame, /^ {2}✓ #1 page 0: "Jonh" → "John" · verified, 0 pixels outside$/m);
+  assert.match(frame, /▸ ✓ p0 {3}text {2}100 {2}0 {2}Dear Mr \[John\] Smith,/, 'the list reads the new word');
+  assert.match(frame, /Crop of page 0 at 600 dpi \(2×\): "John" \(corrected from "Jonh"\)/);
   assert.match(frame, /✓ Applied and verified\./);
   s = run(s, key('u'));
   [s] = take(s);
   s = run(s, { type: 'stepped', direction: 'undo', correction: correction(), corrections: [] });
   const undone = checkFrame('undone', s);
-  assert.match(undone, /1 stepped back \(r redo\)/);
+  assert.match(undone, /^Corrections standing: 0 · none yet · 1 stepped back \(r redoes\)$/m);
+  assert.match(undone, /Crop of page 0 at 600 dpi \(2×\): "Jonh" at/, 'the caption reads the old word again');
   assert.match(undone, /✓ Undone: "Jonh" → "John" \(r redoes it\)\./);
 });
 
@@ -198,12 +217,12 @@ test('a scanned page: an uncertain reading, its confirmation, and a refusal with
     proposal: proposal({
       tier: 0,
       tier_name: '',
-      refusal: 'Target method “ocr” is not available in this engine.',
+      refusal: 'The word could not be patched: the scan never shows “k”.',
       advice: {
-        code: 'ocr_not_available',
-        what: 'Target method “ocr” is not available in this engine.',
-        why: 'Corrections on scanned pages need a pixel patch (tier 5), which is not built yet.',
-        do: ['Use method "text_layer" with the exact text the page extracts.'],
+        code: 'letter_not_on_page',
+        what: 'The word could not be patched: the scan never shows “k”.',
+        why: 'Tier 5 builds the new word from letters of the same page.',
+        do: ['Choose a replacement made of letters the page shows.'],
         worth_reporting: false,
       },
       predicted_diff: [],
@@ -211,21 +230,26 @@ test('a scanned page: an uncertain reading, its confirmation, and a refusal with
   });
   const refused = checkFrame('ocr-refused', s);
   assert.match(refused, /✗ Refused "This" → "Tihs" on page 1/);
-  assert.match(refused, /why: {2}Corrections on scanned pages need a pixel patch \(tier 5\)/);
-  assert.match(refused, /do: {3}Use method "text_layer"/);
+  assert.match(refused, /^ {2}The scan never shows a letter that "Tihs" needs$/m);
+  assert.match(refused, /^ {2}try: a replacement made of letters the page shows$/m);
+  assert.not.match(refused, /why:|do:|Tier 5/, "the engine's advice only with --verbose");
   assert.match(refused, /▸ ✔ p1/);
-  assert.match(refused, /! Refused: the advice says what would make it work\. n skips\./);
+  assert.match(refused, /! Refused: the try: line says what would help\. n skips\./);
+  const verbose = frameOf({ ...s, verbose: true });
+  assert.match(verbose, /try: a replacement made of letters the page shows/);
+  assert.match(verbose, /why: {2}Tier 5 builds the new word from letters of the same page\./);
+  assert.match(verbose, /do: {3}Choose a replacement made of letters the page shows\./);
 });
 
 test('export: the path, a progress bar, the result', () => {
   let s = run(looking(), key('e'));
-  assert.match(checkFrame('export-input', s), /Export to: letter-corrected\.pdf█/);
+  assert.match(checkFrame('export-input', s), /Export to: letter-fixed\.pdf█/);
   s = run(s, enter, { type: 'export-progress', stage: 'downloading', fraction: 0.4 });
   [s] = take(s);
   assert.match(checkFrame('exporting', s), /Exporting ████████░░░░░░░░░░░░ 40% downloading/);
   s = run(s, {
     type: 'exported',
-    path: 'letter-corrected.pdf',
+    path: 'letter-fixed.pdf',
     bytes: 12609,
     result: {
       revision_id: 'r',
@@ -237,17 +261,44 @@ test('export: the path, a progress bar, the result', () => {
   });
   assert.match(
     checkFrame('exported', s),
-    /✓ Exported letter-corrected\.pdf \(12609 bytes, verification ver_1\)\./,
+    /✓ Exported letter-fixed\.pdf \(12609 bytes, verification ver_1\)\./,
   );
 });
 
-test('a wider terminal: more of the line, a wider side panel; a narrow one still fits', () => {
+test('a wider terminal: more of the line; a narrow one still fits', () => {
   const wide = checkFrame('look-120x32', run(looking(), { type: 'resize', columns: 120, rows: 32 }));
   assert.match(wide, /q quit/);
   const narrow = frameOf(run(looking(), { type: 'resize', columns: 60, rows: 20 }));
   assert.ok(Math.max(...narrow.split('\n').map((l) => [...l].length)) <= 60);
-  assert.is(screenLayout(60, 20).sideWidth, 0, 'no side panel under 70 columns');
   assert.ok(helpLine(looking()).length <= 80, 'the help line fits 80 columns');
+});
+
+test('the corrections stand on rows of their own, under the matches, at 80×24, 120×40 and 60×20', () => {
+  for (const [columns, rows] of [
+    [80, 24],
+    [120, 40],
+    [60, 20],
+  ]) {
+    const s = appliedState({ columns, rows }, 4);
+    const lines = frameOf(s).split('\n');
+    const size = `${columns}×${rows}`;
+    assert.ok(lines.length <= rows, `${size}: ${lines.length} rows`);
+    assert.ok(Math.max(...lines.map((l) => [...l].length)) <= columns, `${size}: too wide`);
+    const shown = screenLayout(columns, rows, 5).correctionRows;
+    const heading = lines.findIndex((l) => l.startsWith('Corrections standing: 5'));
+    assert.ok(heading > 2, `${size}: the heading has a row of its own:\n${lines.join('\n')}`);
+    assert.match(lines[heading], new RegExp(`· the latest ${shown} shown`));
+    // The newest corrections, oldest first, each on its own row right under the heading.
+    const listed = lines.slice(heading + 1, heading + 1 + shown);
+    assert.is(listed.length, shown);
+    for (const [i, line] of listed.entries())
+      assert.match(line, new RegExp(`^ {2}✓ #${5 - shown + i + 1} page `));
+    // The matches above do not share their rows with a correction.
+    for (const line of lines.slice(0, heading)) assert.not.match(line, /#\d+ page|Corrections/);
+    assert.match(lines[heading + 1 + shown], /^─+$/, `${size}: the rule follows the corrections`);
+  }
+  assert.is(screenLayout(80, 24, 5).correctionRows, 1);
+  assert.is(screenLayout(120, 40, 5).correctionRows, 3);
 });
 
 test('kitty: the crop is drawn as placeholder cells inside the layout, and its image is queued to send', () => {

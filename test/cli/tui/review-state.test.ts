@@ -142,7 +142,7 @@ test('propose → apply → undo → redo → export, as the keys drive it', () 
   });
   s = run(s, key('e'));
   assert.is(s.mode, 'export');
-  assert.is(s.input, 'letter-corrected.pdf');
+  assert.is(s.input, 'letter-fixed.pdf');
   [s, requests] = take(run(s, key('u', { ctrl: true }), ...type('out.pdf'), enter));
   assert.equal(
     requests.map((r) => [r.kind, (r as { path?: string }).path]),
