@@ -29,6 +29,7 @@ import {
   warn,
   type GlobalOptions,
 } from '../context.ts';
+import { printRederivation, rederiveFiles } from '../rederive-report.ts';
 import { resolveDocumentId } from '../shared.ts';
 
 export interface CertIssueOptions {
@@ -58,6 +59,8 @@ export interface CertVerifyOptions {
   key?: string;
   keyUrl?: string;
   document?: string;
+  /** The original PDF: also re-derive the proof of the document's corrections (cli/rederive-report.ts). */
+  original?: string;
 }
 
 export function register(program: Command): void {
@@ -151,6 +154,10 @@ export function register(program: Command): void {
     )
     .option('--key-url <url>', 'fetch the public key from this address (the only network use)')
     .option('--document <pdf>', 'also check that this corrected PDF is the one certified (by SHA-256)')
+    .option(
+      '--original <pdf>',
+      'with --document: also re-derive the proof of its corrections from this original (no key needed for that part)',
+    )
     .addHelpText(
       'after',
       `
@@ -160,16 +167,19 @@ fetched from that daemon (GET /.well-known/docfix-certificate-key) and pinned in
 Examples:
   $ docfix cert verify certificate.pdf
   $ docfix cert verify certificate.pdf --key docfix-key.pem --document corrected.pdf
+  $ docfix cert verify certificate.pdf --document corrected.pdf --original original.pdf
   $ docfix cert verify certificate.pdf --key-url https://docfix.example/.well-known/docfix-certificate-key`,
     )
-    .action(async (file: string, o: { key?: string; keyUrl?: string; document?: string }, cmd: Command) => {
+    .action(async (file: string, o: Omit<CertVerifyOptions, 'globals' | 'file'>, cmd: Command) => {
       if (o.key && o.keyUrl) throw new UsageError('give --key or --key-url, not both');
+      if (o.original && !o.document) throw new UsageError('--original needs --document (the corrected PDF)');
       const options: CertVerifyOptions = {
         globals: globalOptions(cmd),
         file,
         ...(o.key ? { key: o.key } : {}),
         ...(o.keyUrl ? { keyUrl: o.keyUrl } : {}),
         ...(o.document ? { document: o.document } : {}),
+        ...(o.original ? { original: o.original } : {}),
       };
       await dispatch('cert verify', options, runCertVerify);
     });
@@ -402,9 +412,15 @@ export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
     mupdf.setLog(null);
   }
   if (o.globals.verbose) for (const line of engineLog) info(c.dim(`mupdf: ${line}`));
-  if (o.globals.json) printJson({ ...result, key_source: keySource });
-  else printVerification(result, keySource);
-  if (!result.valid) throw new CliExit(EXIT.verification);
+  // After the signature: the proof of the certified document re-derived from the files themselves.
+  const rederivation = o.original && o.document ? await rederiveFiles(o.original, o.document) : undefined;
+  if (o.globals.json)
+    printJson({ ...result, key_source: keySource, ...(rederivation ? { rederivation } : {}) });
+  else {
+    printVerification(result, keySource);
+    if (rederivation) printRederivation(rederivation, o.document!);
+  }
+  if (!result.valid || (rederivation && !rederivation.passed)) throw new CliExit(EXIT.verification);
 }
 
 function printVerification(result: OfflineVerification, keySource: string): void {

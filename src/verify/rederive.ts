@@ -17,7 +17,7 @@ import { engineIdentity, parseManifest, readManifestFrom, type Manifest } from '
 import { objectsUntouched } from '../corrections/object-guard.ts';
 import { diffRenders, type Box } from '../corrections/render-diff.ts';
 import { PDFIUM_MARGIN_PX } from '../corrections/second-renderer.ts';
-import { streamDecoder } from '../corrections/verify.ts';
+import { DECLARED_PAD_PX, streamDecoder } from '../corrections/verify.ts';
 import { loadPage, openPdf, renderPageRgb, type OpenedPdf } from '../pdf/mupdf-adapter.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { checkBoxText } from './box-text.ts';
@@ -27,6 +27,14 @@ import { openWithPdfium, PDFIUM_RENDERER, type PdfiumDocument } from './pdfium-r
 import { PDFIUM_ROUNDING_NOISE, scaleBox } from './second-opinion.ts';
 
 export const REDERIVE_DPI = 300;
+
+/**
+ * A manifest's box is the box of the glyphs a correction redrew; the region the engine declares and
+ * verifies is that box with its antialiasing margin (corrections/verify.ts, DECLARED_PAD_PX: 2 px at
+ * 300 dpi), since a glyph's edge pixels are shaded a pixel or two beyond its box. The re-derivation
+ * declares the same region, and says so in its output.
+ */
+export const DECLARED_MARGIN_PX = DECLARED_PAD_PX;
 
 /**
  * What PDFium may differ by outside a declared box, as the engine's own PDFium guard allows
@@ -67,6 +75,7 @@ export interface PageRederivation {
   page_index: number;
   /** The page exists in only one of the files. */
   only_in: 'original' | 'corrected' | null;
+  /** The manifest's boxes on this page with the declared margin (300 dpi render pixels). */
   declared_boxes: Box[];
   mupdf: RenderComparison | null;
   /** Null when PDFium could not open a file (the check `pixels_pdfium` says why). */
@@ -116,6 +125,8 @@ export interface Rederivation {
   failures: string[];
   dpi: number;
   renderers: { mupdf: string; pdfium: string };
+  /** Pixels added on every side of a manifest box (at 300 dpi) to make the declared region. */
+  declared_margin_px: number;
   pdfium_allowance: typeof PDFIUM_ALLOWANCE;
   original: FileFacts;
   corrected: FileFacts;
@@ -462,10 +473,12 @@ function rederivePage(
 
 function boxesByPage(manifest: Manifest | null): Map<number, Box[]> {
   const out = new Map<number, Box[]>();
+  const m = DECLARED_MARGIN_PX;
   for (const c of manifest?.corrections ?? []) {
     if (!c.box_render || c.box_render.length !== 4) continue;
+    const b = scaleBox(c.box_render as Box, c.box_dpi, REDERIVE_DPI);
     const list = out.get(c.page) ?? [];
-    list.push(scaleBox(c.box_render as Box, c.box_dpi, REDERIVE_DPI));
+    list.push([b[0] - m, b[1] - m, b[2] + m, b[3] + m]);
     out.set(c.page, list);
   }
   return out;
@@ -550,6 +563,7 @@ export async function rederiveProof(
       failures,
       dpi: REDERIVE_DPI,
       renderers: { mupdf: ctx.mupdfRenderer, pdfium: PDFIUM_RENDERER },
+      declared_margin_px: DECLARED_MARGIN_PX,
       pdfium_allowance: PDFIUM_ALLOWANCE,
       original: originalFacts,
       corrected: facts(corrected, b),
