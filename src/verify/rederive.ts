@@ -13,7 +13,13 @@
 // and the verdict is `not_docfix`.
 import { createHash } from 'node:crypto';
 import { DocfixError } from '../errors.ts';
-import { engineIdentity, parseManifest, readManifestFrom, type Manifest } from '../corrections/manifest.ts';
+import {
+  engineIdentity,
+  parseManifest,
+  readManifestFrom,
+  type Manifest,
+  type ManifestCorrection,
+} from '../corrections/manifest.ts';
 import { objectsUntouched } from '../corrections/object-guard.ts';
 import { diffRenders, type Box } from '../corrections/render-diff.ts';
 import { PDFIUM_MARGIN_PX } from '../corrections/second-renderer.ts';
@@ -341,6 +347,10 @@ interface PairContext {
   mupdfRenderer: string;
 }
 
+/** The manifest box of a correction at 300 dpi, or null when it records none. */
+const boxOf = (c: ManifestCorrection): Box | null =>
+  c.box_render && c.box_render.length === 4 ? scaleBox(c.box_render as Box, c.box_dpi, REDERIVE_DPI) : null;
+
 /** The text checks of the corrections on one page, with that page of the corrected file loaded. */
 function correctionsOnPage(
   ctx: PairContext,
@@ -351,51 +361,32 @@ function correctionsOnPage(
   const out: CorrectionRederivation[] = [];
   all.forEach((c, index) => {
     if (c.page !== pageIndex) return;
-    const box =
-      c.box_render && c.box_render.length === 4
-        ? scaleBox(c.box_render as Box, c.box_dpi, REDERIVE_DPI)
-        : null;
-    const later = all.findIndex(
-      (l, j) =>
-        j > index &&
-        l.page === c.page &&
-        (box === null ||
-          l.box_render === null ||
-          overlaps(box, scaleBox(l.box_render as Box, l.box_dpi, REDERIVE_DPI))),
-    );
-    const base = { index, page: c.page, box, text_before: c.text_before, text_after: c.text_after };
-    if (later >= 0) {
+    const box = boxOf(c);
+    // Corrected again: a later correction on the page whose box overlaps this one's.
+    const later = all.findIndex((l, j) => {
+      const other = j > index && l.page === c.page ? boxOf(l) : null;
+      return box !== null && other !== null && overlaps(box, other);
+    });
+    const report = (passed: boolean, detail: string, read = '') =>
       out.push({
-        ...base,
-        read: '',
-        superseded_by: later,
-        passed: true,
-        detail: `corrected again by correction ${later}, whose box overlaps this one`,
+        index,
+        page: c.page,
+        box,
+        text_before: c.text_before,
+        text_after: c.text_after,
+        read,
+        superseded_by: later >= 0 ? later : null,
+        passed,
+        detail,
       });
-      return;
+    if (later >= 0) report(true, `corrected again by correction ${later}, whose box overlaps this one`);
+    else if (!page) report(false, `page ${c.page} is not in the corrected file`);
+    else if (c.text_after === null && c.text_before === null)
+      report(true, 'no text recorded for this correction');
+    else {
+      const text = checkBoxText(page, box, REDERIVE_DPI, c.text_before, c.text_after ?? '');
+      report(text.passed, text.detail, text.read);
     }
-    if (!page) {
-      out.push({
-        ...base,
-        read: '',
-        superseded_by: null,
-        passed: false,
-        detail: `page ${c.page} is not in the corrected file`,
-      });
-      return;
-    }
-    if (c.text_after === null && c.text_before === null) {
-      out.push({
-        ...base,
-        read: '',
-        superseded_by: null,
-        passed: true,
-        detail: 'no text recorded for this correction',
-      });
-      return;
-    }
-    const text = checkBoxText(page, box, REDERIVE_DPI, c.text_before, c.text_after ?? '');
-    out.push({ ...base, read: text.read, superseded_by: null, passed: text.passed, detail: text.detail });
   });
   return out;
 }
