@@ -78,7 +78,9 @@ export function printRederivation(r: Rederivation, correctedName: string): void 
   for (const check of r.checks)
     info(`  ${check.passed ? c.green('✓') : c.red('X')} ${check.name.padEnd(14)} ${check.detail}`);
   info(
-    c.dim(`  ${r.renderers.mupdf} and ${r.renderers.pdfium} at ${r.dpi} dpi; original ${r.original.sha256}`),
+    c.dim(
+      `  ${r.renderers.mupdf} and ${r.renderers.pdfium} at ${r.dpi} dpi; a declared region is a manifest box and ${r.declared_margin_px} px around it`,
+    ),
   );
   printPages(r);
   printCorrections(r);

@@ -282,13 +282,17 @@ function compareObjects(
     changed_as_declared: [...asDeclared.values()],
     changed_undeclared: [...undeclared.values()],
   };
-  const how = findings.incremental ? 'after the unchanged original bytes' : 'in a full rewrite';
+  // Incremental: the original's bytes are kept, and each object an update writes is compared (an
+  // object rewritten by two updates twice); a full rewrite: every object of the original.
+  const how = findings.incremental
+    ? `${plural(guard.compared, 'object')} written after the unchanged original bytes compared token for token with the original`
+    : `${plural(guard.compared, 'object')} of the original compared token for token in a full rewrite`;
   const rewritten = findings.changed_as_declared.map(
     (r) => `${r.num} (${r.kind}) ${r.changed.slice(0, 4).join(' ')}`,
   );
   const detail = !guard.passed
     ? `${plural(undeclared.size, 'object')} changed where ${manifest ? 'the manifest declares nothing' : 'nothing declares any change'}: ${describeUndeclared(findings)}`
-    : `${plural(guard.compared, 'object')} compared token for token ${how}; ${
+    : `${how}; ${
         rewritten.length
           ? `changed only where the manifest's corrections may: ${rewritten.join('; ')}`
           : 'none changed'
@@ -618,7 +622,7 @@ function textCheck(corrections: CorrectionRederivation[]): RederiveCheck {
     passed: failing.length === 0,
     detail: failing.length
       ? failing.map((c) => `correction ${c.index} (page ${c.page}): ${c.detail}`).join('; ')
-      : `each of the ${plural(checked.length, 'correction')} standing reads its new text inside its box${
+      : `${checked.length === 1 ? 'the correction' : `each of the ${checked.length} corrections`} standing reads its new text at its box${
           checked.length < corrections.length
             ? ` (${corrections.length - checked.length} corrected again later)`
             : ''
