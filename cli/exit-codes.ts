@@ -11,7 +11,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   refused:
     'a correction was refused, or the text to replace was not found; `docfix fix`: some edits refused or not found',
   verification:
-    'a verification failed, or the export gate would not release the document, or a certificate does not verify with the key trusted',
+    'a verification failed, or the export gate would not release the document, or a certificate does not verify with the key trusted; `docfix verify ORIGINAL CORRECTED`: the proof does not re-derive from the files, or the corrected file is not a docfix correction (no manifest)',
   limit:
     'a plan or rate limit: too large, too many pages, busy or rate-limited after retries, payment required',
   badFile: 'the file is not a usable PDF (not a PDF, unreadable, no pages, password problems)',

@@ -25,7 +25,7 @@ _docfix_flags() {
     'attest') echo '--help -h' ;;
     'propose') echo '--find --replace --page --match --font-attempt --ocr --attestation --help -h' ;;
     'apply') echo '--find --replace --page --match --font-attempt --ocr --attestation --yes -y --max-cost --no-interactive --help -h' ;;
-    'verify') echo '--diff-png --help -h' ;;
+    'verify') echo '--diff-png --password --password-file --help -h' ;;
     'corrections') echo '--help -h' ;;
     'undo') echo '--help -h' ;;
     'redo') echo '--help -h' ;;
@@ -43,7 +43,7 @@ _docfix_flags() {
     'cert get') echo '--help -h' ;;
     'cert pdf') echo '--output -o --force -f --help -h' ;;
     'cert key') echo '--refresh --help -h' ;;
-    'cert verify') echo '--key --key-fingerprint --key-url --pin --document --help -h' ;;
+    'cert verify') echo '--key --key-fingerprint --key-url --pin --document --original --help -h' ;;
     'cert check') echo '--help -h' ;;
     'plans') echo '--help -h' ;;
     'usage') echo '--help -h' ;;

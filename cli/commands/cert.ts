@@ -31,6 +31,7 @@ import {
   warn,
   type GlobalOptions,
 } from '../context.ts';
+import { printRederivation, rederiveFiles } from '../rederive-report.ts';
 import { resolveDocumentId } from '../shared.ts';
 import {
   chooseTrust,
@@ -67,6 +68,8 @@ export interface CertVerifyOptions extends KeyChoice {
   globals: GlobalOptions;
   file: string;
   document?: string;
+  /** The original PDF: also re-derive the proof of the document's corrections (cli/rederive-report.ts). */
+  original?: string;
 }
 
 export function register(program: Command): void {
@@ -165,6 +168,10 @@ export function register(program: Command): void {
     .option('--key-url <url>', 'fetch the public key from this address (the only network use)')
     .option('--pin', "with --key-url: pin the keys it answers, for that address's deployment")
     .option('--document <pdf>', 'also check that this corrected PDF is the one certified (by SHA-256)')
+    .option(
+      '--original <pdf>',
+      'with --document: also re-derive the proof of its corrections from this original (no key needed for that part)',
+    )
     .addHelpText(
       'after',
       `
@@ -176,6 +183,7 @@ Exit 6: the certificate does not verify with the key trusted (a wrong --key-fing
 Examples:
   $ docfix cert verify certificate.pdf --document corrected.pdf
   $ docfix cert verify certificate.pdf --key docfix-key.pem
+  $ docfix cert verify certificate.pdf --document corrected.pdf --original original.pdf
   $ docfix cert verify certificate.pdf --key-fingerprint 3f9c…e1 (all 64 hex digits)
   $ docfix cert verify certificate.pdf --key-url https://docfix.example/.well-known/docfix-certificate-key --pin`,
     )
@@ -183,6 +191,7 @@ Examples:
       const given = [o.key, o.keyUrl, o.keyFingerprint].filter(Boolean).length;
       if (given > 1) throw new UsageError('give one of --key, --key-fingerprint and --key-url, not several');
       if (o.pin && !o.keyUrl) throw new UsageError('--pin pins what --key-url answers: give --key-url');
+      if (o.original && !o.document) throw new UsageError('--original needs --document (the corrected PDF)');
       let fingerprint: string | null = null;
       if (typeof o.keyFingerprint === 'string') {
         fingerprint = parseFingerprint(o.keyFingerprint);
@@ -196,6 +205,7 @@ Examples:
         ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
         ...(o.pin ? { pin: true } : {}),
         ...(typeof o.document === 'string' ? { document: o.document } : {}),
+        ...(typeof o.original === 'string' ? { original: o.original } : {}),
       };
       await dispatch('cert verify', options, runCertVerify);
     });
@@ -356,9 +366,20 @@ export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
   if (o.globals.verbose) for (const line of engineLog) info(c.dim(`mupdf: ${line}`));
   const used = trust.keys.find((k) => k.key_id === result.key_id);
   const fingerprint = used ? keyFingerprint(used.public_key) : null;
-  if (o.globals.json) printJson({ ...result, key_source: trust.source, key_fingerprint: fingerprint });
-  else printVerification(result, trust.source);
-  if (!result.valid) throw new CliExit(EXIT.verification);
+  // After the signature: the proof of the certified document re-derived from the files themselves.
+  const rederivation = o.original && o.document ? await rederiveFiles(o.original, o.document) : undefined;
+  if (o.globals.json)
+    printJson({
+      ...result,
+      key_source: trust.source,
+      key_fingerprint: fingerprint,
+      ...(rederivation ? { rederivation } : {}),
+    });
+  else {
+    printVerification(result, trust.source);
+    if (rederivation) printRederivation(rederivation, o.document!);
+  }
+  if (!result.valid || (rederivation && !rederivation.passed)) throw new CliExit(EXIT.verification);
 }
 
 function printVerification(result: OfflineVerification, keySource: string): void {

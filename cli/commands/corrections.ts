@@ -20,13 +20,15 @@ import {
   printJson,
   success,
   table,
+  UsageError,
   withSpinner,
   warn,
   type GlobalOptions,
 } from '../context.ts';
 import { writeDiffPictures } from '../diff-picture.ts';
 import { CORRECTION_HEADERS, correctionRow, verificationLines } from '../render.ts';
-import { resolveDocumentId } from '../shared.ts';
+import { runVerifyFiles, type VerifyFilesOptions } from '../rederive-report.ts';
+import { passwordSource, resolveDocumentId } from '../shared.ts';
 
 export interface DocOptions {
   globals: GlobalOptions;
@@ -60,31 +62,75 @@ export function register(program: Command): void {
 
   program
     .command('verify')
-    .description('Show the verification of the document as it now stands (exit 6 if it did not pass)')
-    .argument(...docArg)
+    .description(
+      'Show the verification of a document on the service, or re-derive the proof of ORIGINAL.pdf CORRECTED.pdf offline (exit 6 if it does not verify)',
+    )
+    .argument(
+      '<document>',
+      'document id (or a unique prefix of it); or the original PDF, with the corrected PDF next',
+    )
+    .argument(
+      '[corrected]',
+      'the corrected PDF: re-derive its proof from the two files alone (no daemon, no key)',
+    )
     .option(
       '--diff-png <file>',
       'also write a picture of the latest correction: changed pixels in red over the page, the declared box in blue',
     )
+    .option(
+      '--password [-]',
+      'with two PDFs: they need a password: prompt for it, or read it from stdin with "-"',
+    )
+    .option('--password-file <file>', 'with two PDFs: read their password from a file')
     .addHelpText(
       'after',
       `
-The picture is made from the page previews (low resolution) of the revision before and after the
+With a document id, the verification the service stored for the document as it now stands. The
+picture is made from the page previews (low resolution) of the revision before and after the
 latest correction; pixels changed outside the declared box show in magenta. With several changed
 pages, FILE-pN.png for each. The verification itself compares every pixel at 300 dpi.
 
+With two PDF files, nothing is asked of a service: the manifest embedded in CORRECTED.pdf says what
+each correction changed, and every claim is checked again from the two files: the objects compared
+token for token, every page rendered by MuPDF and by PDFium at 300 dpi with no pixel changed outside
+the declared boxes, and the text layer reading each new text in its box. Exit 0 only when all hold;
+6 when one does not, and when CORRECTED.pdf carries no docfix manifest (every change undeclared).
+
 Examples:
   $ docfix verify 3f2a
-  $ docfix verify 3f2a --diff-png change.png`,
+  $ docfix verify 3f2a --diff-png change.png
+  $ docfix verify invoice.pdf invoice-fixed.pdf
+  $ docfix verify invoice.pdf invoice-fixed.pdf --json > proof.json`,
     )
-    .action(async (document: string, o: { diffPng?: string }, cmd: Command) => {
-      const options: VerifyOptions = {
-        globals: globalOptions(cmd),
-        document,
-        ...(o.diffPng ? { diffPng: o.diffPng } : {}),
-      };
-      await dispatch('verify', options, runVerify);
-    });
+    .action(
+      async (
+        document: string,
+        corrected: string | undefined,
+        o: { diffPng?: string; password?: string | boolean; passwordFile?: string },
+        cmd: Command,
+      ) => {
+        const password = passwordSource(o.password, o.passwordFile);
+        if (corrected !== undefined) {
+          if (o.diffPng) throw new UsageError('--diff-png is for a document on the service, not two files');
+          const options: VerifyFilesOptions = {
+            globals: globalOptions(cmd),
+            original: document,
+            corrected,
+            ...(password ? { password } : {}),
+          };
+          await dispatch('verify files', options, runVerifyFiles);
+          return;
+        }
+        if (password)
+          throw new UsageError('--password is for two PDF files (docfix verify ORIGINAL CORRECTED)');
+        const options: VerifyOptions = {
+          globals: globalOptions(cmd),
+          document,
+          ...(o.diffPng ? { diffPng: o.diffPng } : {}),
+        };
+        await dispatch('verify', options, runVerify);
+      },
+    );
   simple(
     'corrections',
     'List the corrections standing, oldest first',
