@@ -10,11 +10,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { BlockList, isIPv6 } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiClient, ConnectionError } from '../src/api-client.ts';
+import type { BlockList } from 'node:net';
+import type * as ApiClientModule from '../src/api-client.ts';
+import type { ApiClient } from '../src/api-client.ts';
+import { ConnectionError } from '../src/connection-error.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
 import { DocfixError } from '../src/errors.ts';
 
@@ -169,7 +171,16 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
   };
 }
 
+/**
+ * The API client's module (undici, the route table and its schemas), loaded by the first command that
+ * talks to a daemon: `docfix help` and `--version` never load it (issue 30: start-up).
+ */
+function apiClientModule(): Promise<typeof ApiClientModule> {
+  return import('../src/api-client.ts');
+}
+
 async function answers(url: string): Promise<boolean> {
+  const { ApiClient } = await apiClientModule();
   try {
     const client = new ApiClient({ baseUrl: url, timeoutMs: 2000 });
     await client.call('health');
@@ -215,9 +226,17 @@ export function runDaemonCommand(
   });
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+let loopback: BlockList | undefined;
+/** 127.0.0.0/8 and ::1 (node:net is loaded on first use, not by `docfix help`). */
+function loopbackList(): BlockList {
+  if (!loopback) {
+    const { BlockList } = process.getBuiltinModule('node:net');
+    loopback = new BlockList();
+    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+    loopback.addAddress('::1', 'ipv6');
+  }
+  return loopback;
+}
 
 /** Whether a URL's host is this machine (a key sent there over plain HTTP never crosses a network). */
 export function isLoopbackHost(hostname: string): boolean {
@@ -229,7 +248,8 @@ export function isLoopbackHost(hostname: string): boolean {
   // "Any address": a client connecting to it reaches this machine.
   if (host === '0.0.0.0' || host === '::') return true;
   try {
-    return LOOPBACK.check(host, isIPv6(host) ? 'ipv6' : 'ipv4');
+    const { isIPv6 } = process.getBuiltinModule('node:net');
+    return loopbackList().check(host, isIPv6(host) ? 'ipv6' : 'ipv4');
   } catch {
     return false; // a name: it may resolve anywhere
   }
@@ -308,6 +328,7 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
     checkTransport(target, globals);
     if (globals.verbose) info(`Using ${target.url} (${target.source})`);
     const timeoutS = Number(process.env.DOCFIX_TIMEOUT);
+    const { ApiClient } = await apiClientModule();
     return new ApiClient({
       baseUrl: target.url,
       apiKey: target.apiKey,

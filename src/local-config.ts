@@ -1,9 +1,15 @@
 // Where the CLI keeps its configuration (conf): the local daemon's address and default key, written
 // by the daemon on first start, and named profiles for remote deployments, managed by `docfix config`.
 // It lives in src/ because both the daemon (writer of `local`) and the CLI (reader) use it.
-import Conf from 'conf';
+import type Conf from 'conf';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+
+// conf (with ajv and its schema compiler) takes longer to load than Node takes to start: it is
+// loaded on the first use, synchronously (require of an ES module, Node >= 22.12), so commands that
+// never read the configuration (`docfix help`, `--version`) never pay for it.
+const require = createRequire(import.meta.url);
 
 export interface ProfileConfig {
   url: string;
@@ -48,5 +54,10 @@ export const DEFAULT_PORT = 7341;
 export const DEFAULT_HOST = '127.0.0.1';
 
 export function openLocalConfig(env: NodeJS.ProcessEnv = process.env): Conf<LocalConfigShape> {
-  return new Conf<LocalConfigShape>({ cwd: configDir(env), configName: 'config', projectName: 'docfix' });
+  const { default: ConfClass } = require('conf') as { default: typeof Conf };
+  return new ConfClass<LocalConfigShape>({
+    cwd: configDir(env),
+    configName: 'config',
+    projectName: 'docfix',
+  });
 }

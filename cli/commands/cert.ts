@@ -5,11 +5,10 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { EXIT } from '../../src/errors.ts';
-import { parsePublicKeys, toBase64Url, type PublicKeyInfo } from '../../src/certificates/crypto.ts';
-import { verifyCertificateOffline, type OfflineVerification } from '../../src/certificates/verify-offline.ts';
+import type { PublicKeyInfo } from '../../src/certificates/crypto.ts';
+import type { OfflineVerification } from '../../src/certificates/verify-offline.ts';
 import type { CertificateStatement } from '../../src/certificates/statement.ts';
 import { openLocalConfig, type PinnedCertificateKeys } from '../../src/local-config.ts';
-import { mupdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { CertificateCheckOut, CertificateOut } from '../../src/schemas.ts';
 import {
   c,
@@ -256,8 +255,11 @@ export async function runCertPdf(o: CertPdfOptions): Promise<void> {
 
 type PinnedKeys = PinnedCertificateKeys;
 
+/** Ed25519 and node:crypto, loaded by the commands that use them rather than by `docfix help`. */
+const certificateCrypto = () => import('../../src/certificates/crypto.ts');
+
 /** Pins are kept in the CLI's config under `certificate_keys`, per daemon address. */
-function pinStore() {
+function pinStore(toBase64Url: (bytes: Uint8Array) => string) {
   const config = openLocalConfig();
   return {
     get(url: string): PinnedKeys | undefined {
@@ -274,11 +276,13 @@ function pinStore() {
   };
 }
 
-function pinnedToKeys(pinned: PinnedKeys): PublicKeyInfo[] {
+async function pinnedToKeys(pinned: PinnedKeys): Promise<PublicKeyInfo[]> {
+  const { parsePublicKeys } = await certificateCrypto();
   return pinned.keys.flatMap((k) => parsePublicKeys(k.public_key));
 }
 
 async function fetchDaemonKeys(globals: GlobalOptions): Promise<{ url: string; keys: PublicKeyInfo[] }> {
+  const { parsePublicKeys } = await certificateCrypto();
   const client = await getClient(globals);
   const published = await client.call('certificateKey');
   return { url: client.baseUrl, keys: parsePublicKeys(JSON.stringify(published)) };
@@ -289,10 +293,10 @@ async function pinnedKeys(
   globals: GlobalOptions,
   refresh = false,
 ): Promise<{ url: string; keys: PublicKeyInfo[]; fresh: boolean }> {
-  const store = pinStore();
+  const store = pinStore((await certificateCrypto()).toBase64Url);
   const url = resolveTarget(globals).url.replace(/\/+$/, '');
   const pinned = refresh ? undefined : store.get(url);
-  if (pinned) return { url, keys: pinnedToKeys(pinned), fresh: false };
+  if (pinned) return { url, keys: await pinnedToKeys(pinned), fresh: false };
   let fetched: { url: string; keys: PublicKeyInfo[] };
   try {
     fetched = await fetchDaemonKeys(globals);
@@ -313,6 +317,7 @@ async function pinnedKeys(
 
 export async function runCertKey(o: CertKeyOptions): Promise<void> {
   const { url, keys, fresh } = await pinnedKeys(o.globals, o.refresh);
+  const { toBase64Url } = await certificateCrypto();
   if (o.globals.json) {
     return printJson({
       url,
@@ -327,6 +332,7 @@ export async function runCertKey(o: CertKeyOptions): Promise<void> {
 }
 
 async function readKeyOption(value: string): Promise<PublicKeyInfo[]> {
+  const { parsePublicKeys } = await certificateCrypto();
   let text = value;
   if (existsSync(value)) {
     try {
@@ -345,6 +351,7 @@ async function readKeyOption(value: string): Promise<PublicKeyInfo[]> {
 }
 
 async function fetchKeyUrl(url: string): Promise<PublicKeyInfo[]> {
+  const { parsePublicKeys } = await certificateCrypto();
   let response: Response;
   try {
     response = await fetch(url, {
@@ -392,6 +399,9 @@ export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
     keySource = `pinned for ${pinned.url}`;
     if (pinned.fresh) info(`Pinned the certificate key of ${pinned.url} (first use).`);
   }
+  // MuPDF (WASM) is loaded here, not with the command tree: `docfix help` must not pay for it.
+  const { mupdf } = await import('../../src/pdf/mupdf-adapter.ts');
+  const { verifyCertificateOffline } = await import('../../src/certificates/verify-offline.ts');
   // MuPDF reports repairs of a damaged file on stderr; keep them for --verbose only.
   const engineLog: string[] = [];
   mupdf.setLog((message: string) => engineLog.push(message));

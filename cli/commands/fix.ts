@@ -5,7 +5,8 @@
 import { Option, type Command } from 'commander';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { ConnectionError, type ApiClient } from '../../src/api-client.ts';
+import type { ApiClient } from '../../src/api-client.ts';
+import { ConnectionError } from '../../src/connection-error.ts';
 import { DocfixError, ERRORS, EXIT } from '../../src/errors.ts';
 import type { EditRequest, RefusalAdvice } from '../../src/schemas.ts';
 import {
