@@ -165,10 +165,22 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
     return { url: profile.url, apiKey, source: 'profile' };
   }
   return {
-    url: local?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
+    url: localAddressFromEnv(env) ?? local?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
     apiKey: globals.apiKey ?? local?.api_key,
     source: 'local',
   };
+}
+
+/**
+ * The local daemon's address when DOCFIX_HOST or DOCFIX_PORT is set: the same variables the daemon
+ * listens by (daemon/config.ts), so `DOCFIX_PORT=7400 docfix …` talks to, and autostarts, 7400.
+ */
+export function localAddressFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const host = env.DOCFIX_HOST || undefined;
+  const port = env.DOCFIX_PORT || undefined;
+  if (!host && !port) return undefined;
+  const name = host ?? DEFAULT_HOST;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port ?? DEFAULT_PORT}`;
 }
 
 /**
@@ -284,11 +296,12 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
       target.url,
     );
   }
-  info(`Starting the local docfix daemon…`);
-  // Where it ran before (the config's `local`), else the defaults.
+  info(`Starting the local docfix daemon on ${target.url}…`);
+  // DOCFIX_HOST/DOCFIX_PORT reach the daemon through the environment; else where it ran before (the
+  // config's `local`), else the defaults.
   const local = openLocalConfig().get('local');
   const args = ['start', '--json'];
-  if (local?.url) {
+  if (local?.url && !localAddressFromEnv()) {
     try {
       const at = new URL(local.url);
       if (at.port) args.push('--port', at.port);
