@@ -16,9 +16,11 @@ import { fileURLToPath } from 'node:url';
 import type { BlockList } from 'node:net';
 import type * as ApiClientModule from '../src/api-client.ts';
 import type { ApiClient } from '../src/api-client.ts';
+import type { RouteId } from '../src/api-routes.ts';
 import { ConnectionError } from '../src/connection-error.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
 import { DocfixError } from '../src/errors.ts';
+import { configureLiveLine, withSpinner } from './spinner.ts';
 
 // ───────────────────────────── global options ─────────────────────────────
 
@@ -327,6 +329,39 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
   return fresh;
 }
 
+/** What the CLI says while it waits more than a second for a route's answer (else "Waiting for …"). */
+const WAITING_FOR: Partial<Record<RouteId, string>> = {
+  uploadDocument: 'Reading the PDF',
+  classifyDocument: 'Classifying',
+  proposeEdit: 'Proposing',
+  applyEdit: 'Applying and verifying',
+  getVerification: 'Verifying',
+  undo: 'Undoing',
+  redo: 'Redoing',
+  exportDocument: 'Exporting',
+  downloadDocument: 'Downloading',
+  issueCertificate: 'Issuing the certificate',
+  certificatePdf: 'Drawing the certificate',
+  ocrPage: 'Recognising',
+  preflightPage: 'Checking the page',
+  searchDocument: 'Searching',
+  pagePreview: 'Rendering',
+  pageCrop: 'Rendering',
+  exportAudit: 'Exporting the audit record',
+  verifyAuditChain: 'Recomputing the audit chain',
+};
+
+/**
+ * Every request of `client` shows a spinner on stderr while the CLI waits on it (after a second, on
+ * a terminal, never with --json: cli/spinner.ts). Commands may still wrap a wait with their own label.
+ */
+function spinWhileWaiting(client: ApiClient, host: string): ApiClient {
+  const call = client.call.bind(client);
+  client.call = ((route: RouteId, ...rest: never[]) =>
+    withSpinner(WAITING_FOR[route] ?? `Waiting for ${host}`, call(route, ...rest))) as ApiClient['call'];
+  return client;
+}
+
 const clients = new WeakMap<object, Promise<ApiClient>>();
 
 /** The API client for a command (or its global options); starts the local daemon if needed. */
@@ -342,7 +377,7 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
     if (globals.verbose) info(`Using ${target.url} (${target.source})`);
     const timeoutS = Number(process.env.DOCFIX_TIMEOUT);
     const { ApiClient } = await apiClientModule();
-    return new ApiClient({
+    const client = new ApiClient({
       baseUrl: target.url,
       apiKey: target.apiKey,
       timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
@@ -350,6 +385,7 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
       // 429 and 503 answers did nothing: resend after their Retry-After, a few times.
       defaultRetry: { retries: 4, maxWaitS: 30 },
     });
+    return spinWhileWaiting(client, new URL(target.url).host);
   })();
   clients.set(from, made);
   return made;
@@ -404,14 +440,14 @@ export function removeOwnTemporaries(dir: string): () => void {
 // ───────────────────────────── output ─────────────────────────────
 
 let colorOn = false;
-let quietProgress = false;
 
 /** Decides colour and progress for this run from the global options and the terminals. */
 export function configureOutput(globals?: GlobalOptions): void {
   const env = process.env;
   const noColor = ('NO_COLOR' in env && env.NO_COLOR !== '') || globals?.color === false;
   colorOn = Boolean(process.stderr.isTTY) && !noColor && env.TERM !== 'dumb';
-  quietProgress = !process.stderr.isTTY || Boolean(globals?.json && !process.stderr.isTTY);
+  // Spinners and progress bars: on a terminal only, and never with --json (cli/spinner.ts).
+  configureLiveLine({ enabled: Boolean(process.stderr.isTTY) && !globals?.json, colour: colorOn });
 }
 configureOutput();
 
@@ -479,50 +515,7 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export interface ProgressBar {
-  update(done: number, total: number): void;
-  stop(): void;
-}
-
-/** A progress bar on stderr (TTY only; silent elsewhere). */
-export function progressBar(label: string): ProgressBar {
-  if (quietProgress) return { update() {}, stop() {} };
-  let drawn = false;
-  return {
-    update(done, total) {
-      const fraction = total > 0 ? Math.min(1, done / total) : 0;
-      const cells = 24;
-      const full = Math.round(fraction * cells);
-      const bar = '█'.repeat(full) + '░'.repeat(cells - full);
-      process.stderr.write(`\r${label} ${bar} ${Math.round(fraction * 100)}% ${formatBytes(done)}`);
-      drawn = true;
-    },
-    stop() {
-      if (drawn) process.stderr.write('\r\x1b[2K');
-    },
-  };
-}
-
-/** Shows a spinner on stderr while `work` runs longer than a second (TTY only). */
-export async function withSpinner<T>(label: string, work: Promise<T>): Promise<T> {
-  if (quietProgress) return work;
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  let i = 0;
-  let shown = false;
-  const started = Date.now();
-  const timer = setInterval(() => {
-    if (Date.now() - started < 1000) return;
-    shown = true;
-    const s = Math.round((Date.now() - started) / 1000);
-    process.stderr.write(`\r${c.cyan(frames[i++ % frames.length])} ${label} ${c.dim(`${s}s`)}`);
-  }, 100);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
-    if (shown) process.stderr.write('\r\x1b[2K');
-  }
-}
+export { progressBar, withSpinner, type ProgressBar } from './spinner.ts';
 
 // ───────────────────────────── small parsers ─────────────────────────────
 

@@ -79,6 +79,7 @@ test('a Business key on the same daemon still meets too_many_pages (exit 7)', as
 test('the local account uploads it, and a correction on its last page verifies', async () => {
   const up = await daemon.cli(['upload', longPdf, '--json'], { env: asLocal });
   assert.is(up.code, 0, up.stderr);
+  assert.not.match(up.stderr, /\r|█|\x1b\[/, 'no progress bar or spinner off a terminal');
   const doc = JSON.parse(up.stdout) as { document_id: string; page_count: number };
   assert.is(doc.page_count, LAST_PAGE_INDEX + 1);
 
