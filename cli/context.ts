@@ -313,7 +313,7 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
     }
   }
   if (local?.data_dir && !process.env.DOCFIX_DATA_DIR) args.push('--data-dir', local.data_dir);
-  const result = await runDaemonCommand(args, { stdio: 'pipe' });
+  const result = await withSpinner('Starting the daemon', runDaemonCommand(args, { stdio: 'pipe' }));
   if (result.code !== 0) {
     const why = (result.stderr || result.stdout).trim().split('\n').pop() ?? '';
     throw new ConnectionError(`could not start the local daemon${why ? `: ${why}` : ''}`, target.url);
