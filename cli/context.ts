@@ -18,7 +18,7 @@ import type * as ApiClientModule from '../src/api-client.ts';
 import type { ApiClient } from '../src/api-client.ts';
 import type { RouteId } from '../src/api-routes.ts';
 import { ConnectionError } from '../src/connection-error.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, readLocalConfig } from '../src/local-config.ts';
 import { DocfixError } from '../src/errors.ts';
 import { configureLiveLine, withSpinner } from './spinner.ts';
 
@@ -146,9 +146,10 @@ function readKeyFile(path: string): string {
 
 /** Where to send requests: --url/DOCFIX_URL, else a profile, else the local daemon. */
 export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Target {
-  const config = openLocalConfig(env);
-  const profileName = globals.profile ?? (globals.url ? undefined : config.get('profile'));
-  const local = config.get('local');
+  // Read as a plain file: loading conf would cost more than the request (issue 30: start-up).
+  const config = readLocalConfig(env);
+  const profileName = globals.profile ?? (globals.url ? undefined : config.profile);
+  const local = config.local;
   if (globals.url) {
     const sameAsLocal = local && local.url.replace(/\/+$/, '') === globals.url.replace(/\/+$/, '');
     return {
@@ -158,7 +159,7 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
     };
   }
   if (profileName) {
-    const profile = config.get('profiles')?.[profileName];
+    const profile = config.profiles?.[profileName];
     if (!profile) throw new UsageError(`no profile named ${profileName} (see: docfix config list)`);
     const apiKey =
       globals.apiKey ??
@@ -301,7 +302,7 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
   info(`Starting the local docfix daemon on ${target.url}…`);
   // DOCFIX_HOST/DOCFIX_PORT reach the daemon through the environment; else where it ran before (the
   // config's `local`), else the defaults.
-  const local = openLocalConfig().get('local');
+  const local = readLocalConfig().local;
   const args = ['start', '--json'];
   if (local?.url && !localAddressFromEnv()) {
     try {

@@ -2,6 +2,7 @@
 // by the daemon on first start, and named profiles for remote deployments, managed by `docfix config`.
 // It lives in src/ because both the daemon (writer of `local`) and the CLI (reader) use it.
 import type Conf from 'conf';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -60,4 +61,25 @@ export function openLocalConfig(env: NodeJS.ProcessEnv = process.env): Conf<Loca
     configName: 'config',
     projectName: 'docfix',
   });
+}
+
+/**
+ * The configuration as it is on disk, read without conf (a plain JSON file, no schema or defaults):
+ * what a command that only needs to know where to send its request reads, cheaper than loading conf.
+ * A missing file is an empty configuration; writes go through openLocalConfig.
+ */
+export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalConfigShape {
+  const path = join(configDir(env), 'config.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as LocalConfigShape;
+  } catch (error) {
+    throw new Error(`the docfix configuration ${path} is not valid JSON: ${(error as Error).message}`);
+  }
 }
