@@ -8,6 +8,8 @@ import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+/** The package's version (`docfix --version` answers it without loading the CLI). */
+export const version = manifest.version;
 const [need, major, minor] = /(\d+)\.(\d+)/.exec(manifest.engines.node) ?? ['22.19', '22', '19'];
 
 /** Exits with a clear message when this Node.js is older than package.json's `engines.node`. */

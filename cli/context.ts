@@ -10,13 +10,17 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { BlockList, isIPv6 } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiClient, ConnectionError } from '../src/api-client.ts';
-import { DEFAULT_HOST, DEFAULT_PORT, openLocalConfig } from '../src/local-config.ts';
+import type { BlockList } from 'node:net';
+import type * as ApiClientModule from '../src/api-client.ts';
+import type { ApiClient } from '../src/api-client.ts';
+import type { RouteId } from '../src/api-routes.ts';
+import { ConnectionError } from '../src/connection-error.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, readLocalConfig } from '../src/local-config.ts';
 import { DocfixError } from '../src/errors.ts';
+import { configureLiveLine, withSpinner } from './spinner.ts';
 
 // ───────────────────────────── global options ─────────────────────────────
 
@@ -142,9 +146,10 @@ function readKeyFile(path: string): string {
 
 /** Where to send requests: --url/DOCFIX_URL, else a profile, else the local daemon. */
 export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Target {
-  const config = openLocalConfig(env);
-  const profileName = globals.profile ?? (globals.url ? undefined : config.get('profile'));
-  const local = config.get('local');
+  // Read as a plain file: loading conf would cost more than the request (issue 30: start-up).
+  const config = readLocalConfig(env);
+  const profileName = globals.profile ?? (globals.url ? undefined : config.profile);
+  const local = config.local;
   if (globals.url) {
     const sameAsLocal = local && local.url.replace(/\/+$/, '') === globals.url.replace(/\/+$/, '');
     return {
@@ -154,7 +159,7 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
     };
   }
   if (profileName) {
-    const profile = config.get('profiles')?.[profileName];
+    const profile = config.profiles?.[profileName];
     if (!profile) throw new UsageError(`no profile named ${profileName} (see: docfix config list)`);
     const apiKey =
       globals.apiKey ??
@@ -163,13 +168,34 @@ export function resolveTarget(globals: GlobalOptions, env: NodeJS.ProcessEnv = p
     return { url: profile.url, apiKey, source: 'profile' };
   }
   return {
-    url: local?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
+    url: localAddressFromEnv(env) ?? local?.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`,
     apiKey: globals.apiKey ?? local?.api_key,
     source: 'local',
   };
 }
 
+/**
+ * The local daemon's address when DOCFIX_HOST or DOCFIX_PORT is set: the same variables the daemon
+ * listens by (daemon/config.ts), so `DOCFIX_PORT=7400 docfix …` talks to, and autostarts, 7400.
+ */
+export function localAddressFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const host = env.DOCFIX_HOST || undefined;
+  const port = env.DOCFIX_PORT || undefined;
+  if (!host && !port) return undefined;
+  const name = host ?? DEFAULT_HOST;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port ?? DEFAULT_PORT}`;
+}
+
+/**
+ * The API client's module (undici, the route table and its schemas), loaded by the first command that
+ * talks to a daemon: `docfix help` and `--version` never load it (issue 30: start-up).
+ */
+function apiClientModule(): Promise<typeof ApiClientModule> {
+  return import('../src/api-client.ts');
+}
+
 async function answers(url: string): Promise<boolean> {
+  const { ApiClient } = await apiClientModule();
   try {
     const client = new ApiClient({ baseUrl: url, timeoutMs: 2000 });
     await client.call('health');
@@ -215,9 +241,17 @@ export function runDaemonCommand(
   });
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+let loopback: BlockList | undefined;
+/** 127.0.0.0/8 and ::1 (node:net is loaded on first use, not by `docfix help`). */
+function loopbackList(): BlockList {
+  if (!loopback) {
+    const { BlockList } = process.getBuiltinModule('node:net');
+    loopback = new BlockList();
+    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+    loopback.addAddress('::1', 'ipv6');
+  }
+  return loopback;
+}
 
 /** Whether a URL's host is this machine (a key sent there over plain HTTP never crosses a network). */
 export function isLoopbackHost(hostname: string): boolean {
@@ -229,7 +263,8 @@ export function isLoopbackHost(hostname: string): boolean {
   // "Any address": a client connecting to it reaches this machine.
   if (host === '0.0.0.0' || host === '::') return true;
   try {
-    return LOOPBACK.check(host, isIPv6(host) ? 'ipv6' : 'ipv4');
+    const { isIPv6 } = process.getBuiltinModule('node:net');
+    return loopbackList().check(host, isIPv6(host) ? 'ipv6' : 'ipv4');
   } catch {
     return false; // a name: it may resolve anywhere
   }
@@ -266,11 +301,12 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
   }
   // A saved key is never replaced unasked (a fresh data folder means a new account and key).
   await (await import('./fresh-start.ts')).confirmFreshStart(target.url);
-  info(`Starting the local docfix daemon…`);
-  // Where it ran before (the config's `local`), else the defaults.
-  const local = openLocalConfig().get('local');
+  info(`Starting the local docfix daemon on ${target.url}…`);
+  // DOCFIX_HOST/DOCFIX_PORT reach the daemon through the environment; else where it ran before (the
+  // config's `local`), else the defaults.
+  const local = readLocalConfig().local;
   const args = ['start', '--json'];
-  if (local?.url) {
+  if (local?.url && !localAddressFromEnv()) {
     try {
       const at = new URL(local.url);
       if (at.port) args.push('--port', at.port);
@@ -280,7 +316,7 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
     }
   }
   if (local?.data_dir && !process.env.DOCFIX_DATA_DIR) args.push('--data-dir', local.data_dir);
-  const result = await runDaemonCommand(args, { stdio: 'pipe' });
+  const result = await withSpinner('Starting the daemon', runDaemonCommand(args, { stdio: 'pipe' }));
   if (result.code !== 0) {
     const why = (result.stderr || result.stdout).trim().split('\n').pop() ?? '';
     throw new ConnectionError(`could not start the local daemon${why ? `: ${why}` : ''}`, target.url);
@@ -294,6 +330,39 @@ async function ensureLocalDaemon(target: Target, globals: GlobalOptions): Promis
     // not JSON: the configuration's address
   }
   return fresh;
+}
+
+/** What the CLI says while it waits more than a second for a route's answer (else "Waiting for …"). */
+const WAITING_FOR: Partial<Record<RouteId, string>> = {
+  uploadDocument: 'Reading the PDF',
+  classifyDocument: 'Classifying',
+  proposeEdit: 'Proposing',
+  applyEdit: 'Applying and verifying',
+  getVerification: 'Verifying',
+  undo: 'Undoing',
+  redo: 'Redoing',
+  exportDocument: 'Exporting',
+  downloadDocument: 'Downloading',
+  issueCertificate: 'Issuing the certificate',
+  certificatePdf: 'Drawing the certificate',
+  ocrPage: 'Recognising',
+  preflightPage: 'Checking the page',
+  searchDocument: 'Searching',
+  pagePreview: 'Rendering',
+  pageCrop: 'Rendering',
+  exportAudit: 'Exporting the audit record',
+  verifyAuditChain: 'Recomputing the audit chain',
+};
+
+/**
+ * Every request of `client` shows a spinner on stderr while the CLI waits on it (after a second, on
+ * a terminal, never with --json: cli/spinner.ts). Commands may still wrap a wait with their own label.
+ */
+function spinWhileWaiting(client: ApiClient, host: string): ApiClient {
+  const call = client.call.bind(client);
+  client.call = ((route: RouteId, ...rest: never[]) =>
+    withSpinner(WAITING_FOR[route] ?? `Waiting for ${host}`, call(route, ...rest))) as ApiClient['call'];
+  return client;
 }
 
 const clients = new WeakMap<object, Promise<ApiClient>>();
@@ -310,7 +379,8 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
     checkTransport(target, globals);
     if (globals.verbose) info(`Using ${target.url} (${target.source})`);
     const timeoutS = Number(process.env.DOCFIX_TIMEOUT);
-    return new ApiClient({
+    const { ApiClient } = await apiClientModule();
+    const client = new ApiClient({
       baseUrl: target.url,
       apiKey: target.apiKey,
       timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
@@ -318,6 +388,7 @@ export function getClient(from: Command | GlobalOptions): Promise<ApiClient> {
       // 429 and 503 answers did nothing: resend after their Retry-After, a few times.
       defaultRetry: { retries: 4, maxWaitS: 30 },
     });
+    return spinWhileWaiting(client, new URL(target.url).host);
   })();
   clients.set(from, made);
   return made;
@@ -372,14 +443,14 @@ export function removeOwnTemporaries(dir: string): () => void {
 // ───────────────────────────── output ─────────────────────────────
 
 let colorOn = false;
-let quietProgress = false;
 
 /** Decides colour and progress for this run from the global options and the terminals. */
 export function configureOutput(globals?: GlobalOptions): void {
   const env = process.env;
   const noColor = ('NO_COLOR' in env && env.NO_COLOR !== '') || globals?.color === false;
   colorOn = Boolean(process.stderr.isTTY) && !noColor && env.TERM !== 'dumb';
-  quietProgress = !process.stderr.isTTY || Boolean(globals?.json && !process.stderr.isTTY);
+  // Spinners and progress bars: on a terminal only, and never with --json (cli/spinner.ts).
+  configureLiveLine({ enabled: Boolean(process.stderr.isTTY) && !globals?.json, colour: colorOn });
 }
 configureOutput();
 
@@ -447,50 +518,7 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-export interface ProgressBar {
-  update(done: number, total: number): void;
-  stop(): void;
-}
-
-/** A progress bar on stderr (TTY only; silent elsewhere). */
-export function progressBar(label: string): ProgressBar {
-  if (quietProgress) return { update() {}, stop() {} };
-  let drawn = false;
-  return {
-    update(done, total) {
-      const fraction = total > 0 ? Math.min(1, done / total) : 0;
-      const cells = 24;
-      const full = Math.round(fraction * cells);
-      const bar = '█'.repeat(full) + '░'.repeat(cells - full);
-      process.stderr.write(`\r${label} ${bar} ${Math.round(fraction * 100)}% ${formatBytes(done)}`);
-      drawn = true;
-    },
-    stop() {
-      if (drawn) process.stderr.write('\r\x1b[2K');
-    },
-  };
-}
-
-/** Shows a spinner on stderr while `work` runs longer than a second (TTY only). */
-export async function withSpinner<T>(label: string, work: Promise<T>): Promise<T> {
-  if (quietProgress) return work;
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  let i = 0;
-  let shown = false;
-  const started = Date.now();
-  const timer = setInterval(() => {
-    if (Date.now() - started < 1000) return;
-    shown = true;
-    const s = Math.round((Date.now() - started) / 1000);
-    process.stderr.write(`\r${c.cyan(frames[i++ % frames.length])} ${label} ${c.dim(`${s}s`)}`);
-  }, 100);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
-    if (shown) process.stderr.write('\r\x1b[2K');
-  }
-}
+export { progressBar, withSpinner, type ProgressBar } from './spinner.ts';
 
 // ───────────────────────────── small parsers ─────────────────────────────
 

@@ -39,6 +39,21 @@ export function exitCodesMarkdown(): string {
   return ['| exit | name | meaning | API error codes |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * Help lines for the exit codes a command can end with, in order, each with its meaning from the
+ * table above (a command's --help; `fix --help` lists every code it can return).
+ */
+export function exitCodesHelp(codes: readonly number[]): string {
+  const names = Object.keys(EXIT) as (keyof typeof EXIT)[];
+  return [...new Set(codes)]
+    .sort((a, b) => a - b)
+    .map((code) => {
+      const name = names.find((n) => EXIT[n] === code);
+      return `  ${String(code).padStart(2)}  ${name ? EXIT_MEANINGS[name] : ''}`;
+    })
+    .join('\n');
+}
+
 /** The exit-code table for a terminal. */
 export function exitCodesText(): string {
   const by = codesByExit();

@@ -2,7 +2,7 @@
 // DocfixError → ERRORS[code].exit, ConnectionError → 3, commander usage errors → 2.
 import { Command, CommanderError } from 'commander';
 import { ERRORS, EXIT } from '../src/errors.ts';
-import { ConnectionError } from '../src/api-client.ts';
+import { ConnectionError } from '../src/connection-error.ts';
 import { DocfixError } from '../src/errors.ts';
 import type { RefusalAdvice, TierRejection } from '../src/schemas.ts';
 import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info, setRawArgs } from './context.ts';

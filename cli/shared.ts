@@ -73,7 +73,10 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 export async function uploadLimit(client: ApiClient): Promise<number | undefined> {
   try {
     const usage = await client.call('usage');
-    return usage.upload_limit_mb ? usage.upload_limit_mb * 1024 * 1024 : undefined;
+    // -1: no limit (the local plan).
+    return usage.upload_limit_mb && usage.upload_limit_mb > 0
+      ? usage.upload_limit_mb * 1024 * 1024
+      : undefined;
   } catch (error) {
     if (
       error instanceof DocfixError &&

@@ -5,7 +5,7 @@
 // schema up to date without serving.
 import { daemonEnvironment } from '../src/daemon-environment.ts';
 import { Command, CommanderError, Option } from 'commander';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -143,9 +143,13 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-export async function daemonStatus(
-  dataDir: string,
-): Promise<{ running: boolean; pid: number | null; url: string | null }> {
+interface RunStatus {
+  running: boolean;
+  pid: number | null;
+  url: string | null;
+}
+
+export async function daemonStatus(dataDir: string): Promise<RunStatus> {
   const info = await readRunInfo(dataDir);
   if (!info || !alive(info.pid)) return { running: false, pid: null, url: null };
   return { running: await healthy(info.url), pid: info.pid, url: info.url };
@@ -153,9 +157,20 @@ export async function daemonStatus(
 
 export function program(): Command {
   const root = new Command('docfix-daemon').exitOverride().showHelpAfterError();
-  const daemon = root;
+  addServe(root);
+  addMigrate(root);
+  addStart(root);
+  addStop(root);
+  addStatus(root);
+  addKeys(root.command('keys').description('API keys (stored hashed; shown once)'));
+  addSigningKey(root.command('signing-key').description('the Ed25519 key certificates are signed with'));
+  addTenants(root.command('tenants').description('tenants (accounts) and their plans'));
+  return root;
+}
 
-  daemon
+/** `serve`: the daemon in the foreground. */
+function addServe(root: Command): void {
+  root
     .command('serve')
     .description('run the daemon in the foreground until SIGINT/SIGTERM')
     // No commander defaults: an unset flag leaves the DOCFIX_* variable (a service's environment
@@ -189,8 +204,11 @@ export function program(): Command {
         });
       },
     );
+}
 
-  daemon
+/** `migrate`: a database schema brought up to date. */
+function addMigrate(root: Command): void {
+  root
     .command('migrate')
     .description("bring a PostgreSQL database up to this version's schema, then exit")
     .addOption(databaseOption())
@@ -215,83 +233,103 @@ export function program(): Command {
         await db.close();
       }
     });
+}
 
-  daemon
+/** `start`: a background daemon; without --host/--port, DOCFIX_HOST/DOCFIX_PORT or the defaults. */
+function addStart(root: Command): void {
+  root
     .command('start')
     .description('start a background daemon and wait until it answers')
-    .option('--host <host>', 'address to listen on', DEFAULT_HOST)
-    .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_PORT)
+    // No commander defaults: an unset flag leaves DOCFIX_HOST/DOCFIX_PORT, then the default, to the
+    // daemon (daemon/config.ts), and `start` prints the address it really listens on.
+    .option('--host <host>', `address to listen on ($DOCFIX_HOST, default ${DEFAULT_HOST})`)
+    .option('--port <port>', `port, 0 picks a free one ($DOCFIX_PORT, default ${DEFAULT_PORT})`, port)
     .addOption(dataDirOption())
     .addOption(databaseOption())
     .option('--blobs <url>', 'revision files in an S3 bucket ($DOCFIX_BLOBS)')
     .option('--json', 'machine output')
-    .action(
-      async (opts: {
-        host: string;
-        port: number;
-        dataDir?: string;
-        database?: string;
-        blobs?: string;
-        json?: boolean;
-      }) => {
-        const dataDir = opts.dataDir ?? defaultDataDir();
-        const before = await daemonStatus(dataDir);
-        if (before.running) {
-          print(
-            !!opts.json,
-            { ...before, started: false },
-            `docfix daemon already running on ${before.url} (pid ${before.pid})`,
-          );
-          return;
-        }
-        await mkdir(dataDir, { recursive: true, mode: 0o700 });
-        const log = openSync(join(dataDir, 'daemon.log'), 'a');
-        const child = spawn(
-          process.execPath,
-          [
-            DAEMON_BIN,
-            'serve',
-            '--host',
-            opts.host,
-            '--port',
-            String(opts.port),
-            '--data-dir',
-            dataDir,
-            ...(opts.database ? ['--database', opts.database] : []),
-            ...(opts.blobs ? ['--blobs', opts.blobs] : []),
-          ],
-          { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
-        );
-        child.unref();
-        closeSync(log);
-        const deadline = Date.now() + 20_000;
-        while (Date.now() < deadline) {
-          const status = await daemonStatus(dataDir);
-          if (status.running && status.pid === child.pid) {
-            print(
-              !!opts.json,
-              { ...status, started: true },
-              `docfix daemon started on ${status.url} (pid ${status.pid})`,
-            );
-            return;
-          }
-          if (child.exitCode !== null) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        // Say why when it said so (e.g. another daemon holds the data directory).
-        const logFile = join(dataDir, 'daemon.log');
-        const last = (await readFile(logFile, 'utf8').catch(() => ''))
-          .trim()
-          .split('\n')
-          .pop()
-          ?.replace(/^docfix: /, '');
-        throw new Error(
-          `the daemon did not start${child.exitCode !== null && last ? `: ${last}` : ''} (see ${logFile})`,
-        );
-      },
-    );
+    .action(startInBackground);
+}
 
-  daemon
+interface StartOptions {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  database?: string;
+  blobs?: string;
+  json?: boolean;
+}
+
+async function startInBackground(opts: StartOptions): Promise<void> {
+  const dataDir = opts.dataDir ?? defaultDataDir();
+  const before = await daemonStatus(dataDir);
+  if (before.running) {
+    print(
+      !!opts.json,
+      { ...before, started: false },
+      `docfix daemon already running on ${before.url} (pid ${before.pid})`,
+    );
+    return;
+  }
+  const child = await spawnServe(dataDir, opts);
+  const status = await waitUntilAnswering(dataDir, child);
+  if (!status) throw new Error(await whyNotStarted(dataDir, child));
+  print(
+    !!opts.json,
+    { ...status, started: true },
+    `docfix daemon started on ${status.url} (pid ${status.pid})`,
+  );
+}
+
+/** `serve` as a detached process logging to DATA/daemon.log; unset flags are left to its environment. */
+async function spawnServe(dataDir: string, opts: StartOptions): Promise<ChildProcess> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const log = openSync(join(dataDir, 'daemon.log'), 'a');
+  const child = spawn(
+    process.execPath,
+    [
+      DAEMON_BIN,
+      'serve',
+      ...(opts.host !== undefined ? ['--host', opts.host] : []),
+      ...(opts.port !== undefined ? ['--port', String(opts.port)] : []),
+      '--data-dir',
+      dataDir,
+      ...(opts.database ? ['--database', opts.database] : []),
+      ...(opts.blobs ? ['--blobs', opts.blobs] : []),
+    ],
+    { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
+  );
+  child.unref();
+  closeSync(log);
+  return child;
+}
+
+/** The started daemon's status once it answers (20 s at most); null if it exits or never answers. */
+async function waitUntilAnswering(dataDir: string, child: ChildProcess): Promise<RunStatus | null> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const status = await daemonStatus(dataDir);
+    if (status.running && status.pid === child.pid) return status;
+    if (child.exitCode !== null) return null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
+/** Says why, when the daemon said so (e.g. another daemon holds the data directory). */
+async function whyNotStarted(dataDir: string, child: ChildProcess): Promise<string> {
+  const logFile = join(dataDir, 'daemon.log');
+  const last = (await readFile(logFile, 'utf8').catch(() => ''))
+    .trim()
+    .split('\n')
+    .pop()
+    ?.replace(/^docfix: /, '');
+  return `the daemon did not start${child.exitCode !== null && last ? `: ${last}` : ''} (see ${logFile})`;
+}
+
+/** `stop`: the background daemon, after its in-flight work. */
+function addStop(root: Command): void {
+  root
     .command('stop')
     .description('stop the background daemon (it finishes in-flight work first)')
     .addOption(dataDirOption())
@@ -309,8 +347,11 @@ export function program(): Command {
       if (alive(info.pid)) throw new Error(`the daemon (pid ${info.pid}) did not stop within 20 s`);
       print(!!opts.json, { stopped: true, pid: info.pid }, `docfix daemon stopped (pid ${info.pid})`);
     });
+}
 
-  daemon
+/** `status`: whether a daemon runs on the data directory. */
+function addStatus(root: Command): void {
+  root
     .command('status')
     .description('say whether a daemon runs on the data directory')
     .addOption(dataDirOption())
@@ -326,8 +367,10 @@ export function program(): Command {
       );
       if (!status.running) process.exitCode = 1;
     });
+}
 
-  const keys = root.command('keys').description('API keys (stored hashed; shown once)');
+/** `keys create|list|revoke`. */
+function addKeys(keys: Command): void {
   keys
     .command('create')
     .description('create a key for a tenant (the tenant is made when new)')
@@ -386,8 +429,10 @@ export function program(): Command {
       const { secret_sha256: _secret, ...shown } = record;
       print(!!opts.json, shown, `revoked ${keyId}`);
     });
+}
 
-  const signing = root.command('signing-key').description('the Ed25519 key certificates are signed with');
+/** `signing-key show|rotate`. */
+function addSigningKey(signing: Command): void {
   signing
     .command('show')
     .description('show the current key id and the earlier keys still published')
@@ -419,8 +464,10 @@ export function program(): Command {
         `new signing key ${doc.key_id}; ${doc.previous.length} earlier key(s) still published`,
       );
     });
+}
 
-  const tenants = root.command('tenants').description('tenants (accounts) and their plans');
+/** `tenants set|list`. */
+function addTenants(tenants: Command): void {
   tenants
     .command('set')
     .description('create or change a tenant')
@@ -458,7 +505,6 @@ export function program(): Command {
           .join('\n') || 'no tenants',
       );
     });
-  return root;
 }
 
 export async function main(argv: string[]): Promise<void> {

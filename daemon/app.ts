@@ -12,7 +12,7 @@ import { buildOpenApi, plainSchema } from '../src/openapi.ts';
 import { readTls, resolveConfig, type DaemonConfig } from './config.ts';
 import { EngineSlots } from './engine-slots.ts';
 import { handleError, sendDocfixError } from './http-errors.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { PlanRateLimits } from './rate-limit.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers } from './routes/documents.ts';
@@ -139,7 +139,7 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
   });
   await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 4096, parts: 12 } });
 
-  const limiter = new RateLimiter(config.rateLimit);
+  const limiter = new PlanRateLimits(config);
   const handlers: Handlers = { ...ALL_HANDLERS, ...options.handlers };
   const served = (Object.keys(ROUTES) as RouteId[]).filter((id) => handlers[id] || id === 'openapi');
   const openapi = buildOpenApi(served, config.version);
@@ -305,7 +305,7 @@ async function authenticate(
   reply: FastifyReply,
   route: RouteDef,
   services: Services,
-  limiter: RateLimiter,
+  limiter: PlanRateLimits,
 ): Promise<void> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -317,11 +317,14 @@ async function authenticate(
       'The API key is not valid. Send Authorization: Bearer <API_KEY> with a current key.',
     );
   }
-  const decision = limiter.take(key.key_id);
-  reply.header('X-RateLimit-Limit', String(decision.limit));
-  reply.header('X-RateLimit-Remaining', String(decision.remaining));
-  reply.header('X-RateLimit-Reset', String(decision.reset));
-  if (!decision.allowed) {
+  // The local plan has no rate limit unless configured: no allowance to count, no headers.
+  const decision = limiter.take(key.key_id, tenant.plan);
+  if (decision) {
+    reply.header('X-RateLimit-Limit', String(decision.limit));
+    reply.header('X-RateLimit-Remaining', String(decision.remaining));
+    reply.header('X-RateLimit-Reset', String(decision.reset));
+  }
+  if (decision && !decision.allowed) {
     throw new DocfixError(
       'too_many_requests',
       `This key sent more than ${decision.limit} requests a minute; wait ${decision.retryAfter} s.`,

@@ -2,6 +2,7 @@
 // defaults. Tests build apps with their own values.
 import { readFileSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
+import type { LocalPlanLimits } from '../src/plans.ts';
 import { defaultSlotCount } from './engine-slots.ts';
 
 export interface DaemonConfig {
@@ -11,8 +12,13 @@ export interface DaemonConfig {
   engineSlots: number;
   engineQueue: number;
   engineTimeoutMs: number;
-  /** Per key: steady requests a minute and the burst allowed at once (spec Part 8). */
+  /** Per key of a hosted plan: steady requests a minute and the burst allowed at once (spec Part 8). */
   rateLimit: { perMinute: number; burst: number };
+  /**
+   * The limits of the `local` plan (the default account of a daemon on one's own machine): none
+   * unless set (DOCFIX_LOCAL_UPLOAD_MB, _PAGES, _CORRECTIONS_PER_DAY, _RATE_PER_MINUTE, _RATE_BURST).
+   */
+  localPlan: LocalPlanLimits;
   /** Largest JSON body accepted (uploads are limited by plan instead). */
   jsonBodyLimit: number;
   version: string;
@@ -57,10 +63,33 @@ export function resolveConfig(
       perMinute: intFromEnv(env, 'DOCFIX_RATE_PER_MINUTE') ?? 120,
       burst: intFromEnv(env, 'DOCFIX_RATE_BURST') ?? 30,
     },
+    localPlan: overrides.localPlan ?? localPlanFromEnv(env),
     jsonBodyLimit: overrides.jsonBodyLimit ?? 1024 * 1024,
     version: VERSION,
     tls: overrides.tls !== undefined ? overrides.tls : tlsFromEnv(env),
     ...storageFrom(overrides, env),
+  };
+}
+
+/** A limit of the local plan: unset or empty is no limit; otherwise a whole number of at least 1. */
+function limitFromEnv(env: NodeJS.ProcessEnv, name: string): number | null {
+  const n = intFromEnv(env, name);
+  if (n === undefined) return null;
+  if (n < 1) throw new Error(`${name} must be at least 1 (leave it unset for no limit)`);
+  return n;
+}
+
+function localPlanFromEnv(env: NodeJS.ProcessEnv): LocalPlanLimits {
+  const perMinute = limitFromEnv(env, 'DOCFIX_LOCAL_RATE_PER_MINUTE');
+  const burst = limitFromEnv(env, 'DOCFIX_LOCAL_RATE_BURST');
+  if (burst !== null && perMinute === null)
+    throw new Error('DOCFIX_LOCAL_RATE_BURST needs DOCFIX_LOCAL_RATE_PER_MINUTE');
+  return {
+    upload_mb: limitFromEnv(env, 'DOCFIX_LOCAL_UPLOAD_MB'),
+    pages: limitFromEnv(env, 'DOCFIX_LOCAL_PAGES'),
+    corrections_per_day: limitFromEnv(env, 'DOCFIX_LOCAL_CORRECTIONS_PER_DAY'),
+    // Without a burst, up to a quarter of the minute's allowance at once (the spec's 120/30 ratio).
+    rate: perMinute === null ? null : { perMinute, burst: burst ?? Math.max(1, Math.ceil(perMinute / 4)) },
   };
 }
 

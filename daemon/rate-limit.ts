@@ -1,6 +1,8 @@
 // Per-key token buckets (spec Part 8): `burst` requests at once, refilled at `perMinute` a minute.
-// Every answer to a key carries X-RateLimit-Limit / -Remaining / -Reset; past the limit, 429
-// too_many_requests with Retry-After.
+// Every answer to a key of a limited plan carries X-RateLimit-Limit / -Remaining / -Reset; past the
+// limit, 429 too_many_requests with Retry-After. Hosted plans have the spec's limit; the local plan
+// has none unless the daemon's configuration sets one (then its answers carry the headers too).
+import { rateLimitOf, type LocalPlanLimits, type PlanId } from '../src/plans.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -51,5 +53,25 @@ export class RateLimiter {
     for (const [key, bucket] of this.buckets) {
       if (bucket.tokens + (now - bucket.at) * rate >= this.burst) this.buckets.delete(key);
     }
+  }
+}
+
+/** The rate limit of each key by its tenant's plan: the hosted one, or the local plan's (if any). */
+export class PlanRateLimits {
+  private hosted: RateLimiter;
+  private local: RateLimiter | null;
+  private config: { rateLimit: { perMinute: number; burst: number }; localPlan: LocalPlanLimits };
+
+  constructor(config: { rateLimit: { perMinute: number; burst: number }; localPlan: LocalPlanLimits }) {
+    this.config = config;
+    this.hosted = new RateLimiter(config.rateLimit);
+    this.local = config.localPlan.rate ? new RateLimiter(config.localPlan.rate) : null;
+  }
+
+  /** The decision for one request of `key` on `plan`; null when the plan has no rate limit. */
+  take(key: string, plan: PlanId, now = Date.now()): RateDecision | null {
+    const limit = rateLimitOf(plan, this.config.rateLimit, this.config.localPlan);
+    if (!limit) return null;
+    return (limit === this.config.rateLimit ? this.hosted : this.local)?.take(key, now) ?? null;
   }
 }

@@ -15,7 +15,11 @@ import type { TenantStorage } from './storage/storage.ts';
 
 export const DEFAULT_TENANT = 'default';
 
-/** First start with no keys: a default Business tenant and a key, remembered in the CLI config. */
+/**
+ * First start with no keys: a default tenant and a key, remembered in the CLI config. The tenant is
+ * on the `local` plan: the owner's own daemon has no hosted plan's limits (pages, size, corrections a
+ * day, requests a minute) unless its configuration sets some (DaemonConfig.localPlan).
+ */
 export async function ensureDefaultKey(
   dataDir: string,
   url: string,
@@ -24,7 +28,7 @@ export async function ensureDefaultKey(
   const config = openLocalConfig();
   const keys = await tenants.listKeys();
   if (keys.length === 0) {
-    const tenant = await tenants.setTenant(DEFAULT_TENANT, { plan: 'business' });
+    const tenant = await tenants.setTenant(DEFAULT_TENANT, { plan: 'local' });
     const key = await tenants.createKey(tenant.tenant_id, 'default key made on first start');
     config.set('local', {
       url,

@@ -9,6 +9,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { FormData, Response, request, type Dispatcher } from 'undici';
+import { ConnectionError } from './connection-error.ts';
 import { DocfixError } from './errors.ts';
 import {
   ROUTES,
@@ -20,15 +21,7 @@ import {
   type RouteId,
 } from './api-routes.ts';
 
-/** The other end could not be reached, timed out, or did not answer as a docfix API (CLI exit code 3). */
-export class ConnectionError extends Error {
-  override readonly name = 'ConnectionError';
-  readonly url: string;
-  constructor(message: string, url: string, options?: ErrorOptions) {
-    super(message, options);
-    this.url = url;
-  }
-}
+export { ConnectionError };
 
 export interface FileRef {
   /** Path of the file to stream. */

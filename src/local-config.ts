@@ -3,10 +3,16 @@
 // It lives in src/ because both the daemon (writer of `local`) and the CLI (reader) use it.
 // It holds API keys, so it is private: the file 0600 in a folder 0700, and one found open to others
 // is closed with a warning.
-import Conf from 'conf';
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import type Conf from 'conf';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+
+// conf (with ajv and its schema compiler) takes longer to load than Node takes to start: it is
+// loaded on the first use, synchronously (require of an ES module, Node >= 22.12), so commands that
+// never read the configuration (`docfix help`, `--version`) never pay for it.
+const require = createRequire(import.meta.url);
 
 export interface ProfileConfig {
   url: string;
@@ -57,7 +63,8 @@ export function openLocalConfig(env: NodeJS.ProcessEnv = process.env): Conf<Loca
   const dir = configDir(env);
   keepPrivate(dir, join(dir, 'config.json'));
   // conf writes through a temporary file and a rename; with this mode the file is never open to others.
-  return new Conf<LocalConfigShape>({
+  const { default: ConfClass } = require('conf') as { default: typeof Conf };
+  return new ConfClass<LocalConfigShape>({
     cwd: dir,
     configName: 'config',
     projectName: 'docfix',
@@ -109,4 +116,27 @@ export function keepPrivate(dir: string, file: string, warn = warnOnStderr): voi
 
 function warnOnStderr(message: string): void {
   process.stderr.write(`warning: ${message}\n`);
+}
+
+/**
+ * The configuration as it is on disk, read without conf (a plain JSON file, no schema or defaults):
+ * what a command that only needs to know where to send its request reads, cheaper than loading conf.
+ * A missing file is an empty configuration; writes go through openLocalConfig.
+ */
+export function readLocalConfig(env: NodeJS.ProcessEnv = process.env): LocalConfigShape {
+  const dir = configDir(env);
+  const path = join(dir, 'config.json');
+  keepPrivate(dir, path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as LocalConfigShape;
+  } catch (error) {
+    throw new Error(`the docfix configuration ${path} is not valid JSON: ${(error as Error).message}`);
+  }
 }

@@ -27,6 +27,11 @@ for (const name of [
   'DOCFIX_HOST',
   'DOCFIX_DATABASE_URL',
   'DOCFIX_BLOBS',
+  'DOCFIX_LOCAL_PAGES',
+  'DOCFIX_LOCAL_UPLOAD_MB',
+  'DOCFIX_LOCAL_CORRECTIONS_PER_DAY',
+  'DOCFIX_LOCAL_RATE_PER_MINUTE',
+  'DOCFIX_LOCAL_RATE_BURST',
 ])
   delete env[name];
 const child = spawn(process.execPath, [uvu, 'test', pattern], {

@@ -1,6 +1,7 @@
 // The account and the service: plans, usage, jobs, audit, health, openapi.
 import { Option, type Command } from 'commander';
-import { EXIT } from '../../src/errors.ts';
+import { DocfixError, EXIT } from '../../src/errors.ts';
+import type { UsageOut } from '../../src/schemas.ts';
 import {
   c,
   CliExit,
@@ -112,6 +113,13 @@ export async function runPlans(o: PlainOptions): Promise<void> {
   const client = await getClient(o.globals);
   const plans = await client.call('plans');
   if (o.globals.json) return printJson(plans);
+  // Whose plans: an account on the local plan (a daemon on one's own machine) pays nothing and meets
+  // no hosted limit, so the hosted price list would only mislead; it stays in --json (GET /v1/plans).
+  const usage = await client.call('usage').catch((error: unknown) => {
+    if (error instanceof DocfixError) return null; // no key, or a key the daemon does not know
+    throw error;
+  });
+  if (usage?.plan === 'local') return printLocalPlan(usage);
   table(
     plans.plans.map((p) => [
       p.id,
@@ -125,6 +133,27 @@ export async function runPlans(o: PlainOptions): Promise<void> {
     ['ID', 'NAME', 'PRICE', 'UPLOAD', 'PAGES', 'CORRECTIONS/DAY', 'DOWNLOADS'],
   );
   info(c.dim(`prices in ${plans.currency}${plans.prices_include_vat ? ', VAT included' : ''}`));
+  if (usage?.plan) info(`This account is on the ${usage.plan} plan.`);
+}
+
+function printLocalPlan(u: UsageOut): void {
+  const limits = [
+    u.page_limit !== undefined && u.page_limit >= 0 ? `${u.page_limit} pages a document` : null,
+    u.upload_limit_mb !== undefined && u.upload_limit_mb >= 0 ? `files up to ${u.upload_limit_mb} MB` : null,
+    u.limit >= 0 ? `${u.limit} corrections a day` : null,
+  ].filter((l): l is string => l !== null);
+  print(
+    limits.length
+      ? `This account is on the local plan of its own daemon, with the limits its configuration sets: ${limits.join(', ')}.`
+      : 'This account is on the local plan of its own daemon: no limits on pages, file size or corrections a day.',
+  );
+  print('Every capability is included (downloads, certificates, audit export); nothing is charged.');
+  info(
+    c.dim(
+      "Limits of the local plan come from the daemon's environment (DOCFIX_LOCAL_PAGES, DOCFIX_LOCAL_UPLOAD_MB, " +
+        'DOCFIX_LOCAL_CORRECTIONS_PER_DAY, DOCFIX_LOCAL_RATE_PER_MINUTE). The plans a hosted deployment offers: docfix plans --json.',
+    ),
+  );
 }
 
 export async function runUsage(o: PlainOptions): Promise<void> {
@@ -138,8 +167,8 @@ export async function runUsage(o: PlainOptions): Promise<void> {
       u.limit < 0 ? `${u.used} (unlimited)` : `${u.used} of ${u.limit}, ${u.remaining} left`,
     ],
     ['resets on', u.resets_on],
-    ['upload limit', `${u.upload_limit_mb ?? 5} MB`],
-    ['page limit', String(u.page_limit ?? 100)],
+    ['upload limit', (u.upload_limit_mb ?? 5) < 0 ? 'unlimited' : `${u.upload_limit_mb ?? 5} MB`],
+    ['page limit', unlimited(u.page_limit ?? 100)],
     ['retention', `${u.retention_days ?? 90} days`],
   ];
   for (const [k, v] of facts) print(`${c.dim(`${k}:`.padEnd(20))}${v}`);

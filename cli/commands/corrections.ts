@@ -1,6 +1,5 @@
 // The corrected document: verify, corrections, undo, redo, manifest, export (and download).
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -25,7 +24,6 @@ import {
   warn,
   type GlobalOptions,
 } from '../context.ts';
-import { writeDiffPictures } from '../diff-picture.ts';
 import { CORRECTION_HEADERS, correctionRow, verificationLines } from '../render.ts';
 import { runVerifyFiles, type VerifyFilesOptions } from '../rederive-report.ts';
 import { passwordSource, resolveDocumentId } from '../shared.ts';
@@ -186,6 +184,8 @@ export async function runVerify(o: VerifyOptions): Promise<void> {
   else for (const line of verificationLines(v)) info(line);
   if (o.diffPng) {
     const document = await client.call('getDocument', { params: { document_id: id } });
+    // pngjs and pixelmatch only for --diff-png, not with the command tree.
+    const { writeDiffPictures } = await import('../diff-picture.ts');
     const written = await withSpinner('Drawing', writeDiffPictures(client, document, v, o.diffPng));
     if (written.length === 0) warn('no page changed: no picture written');
     for (const w of written)
@@ -240,6 +240,8 @@ export async function runManifest(o: DocOptions): Promise<void> {
 }
 
 export async function sha256File(path: string): Promise<string> {
+  // node:crypto on first use: the command tree (and `docfix help`) does without it.
+  const { createHash } = await import('node:crypto');
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');

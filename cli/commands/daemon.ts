@@ -71,6 +71,7 @@ export function register(program: Command): void {
 Examples:
   $ docfix daemon serve --port 7341          # foreground, Ctrl-C stops it
   $ docfix daemon start                      # background; prints the URL
+  $ DOCFIX_PORT=7400 docfix daemon start     # another port (autostart follows DOCFIX_PORT too)
   $ docfix daemon status --json`,
     );
   const dataDir = '--data-dir <dir>';
@@ -78,8 +79,8 @@ Examples:
   const database = '--database <url>';
   const databaseHelp = "a deployment's PostgreSQL database, postgres://… (default: $DOCFIX_DATABASE_URL)";
   leaf(daemon, 'serve', 'Run the daemon in the foreground until SIGINT/SIGTERM')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', '7341')
+    .option('--host <host>', 'address to listen on (default: $DOCFIX_HOST, else 127.0.0.1)')
+    .option('--port <port>', 'port, 0: any free port (default: $DOCFIX_PORT, else 7341)')
     .option(dataDir, dataDirHelp)
     .option(database, databaseHelp)
     .option('--blobs <url>', 'revision files in an S3 bucket, s3://BUCKET[/PREFIX] (default: $DOCFIX_BLOBS)')
@@ -91,8 +92,8 @@ Examples:
     .option(database, databaseHelp)
     .action(() => forward('daemon', []));
   leaf(daemon, 'start', 'Start the daemon in the background and wait until it answers')
-    .option('--host <host>', 'address to listen on')
-    .option('--port <port>', 'port')
+    .option('--host <host>', 'address to listen on (default: $DOCFIX_HOST, else 127.0.0.1)')
+    .option('--port <port>', 'port, 0: any free port (default: $DOCFIX_PORT, else 7341)')
     .option(dataDir, dataDirHelp)
     .option(database, databaseHelp)
     .option('--blobs <url>', 'revision files in an S3 bucket, s3://BUCKET[/PREFIX] (default: $DOCFIX_BLOBS)')

@@ -149,11 +149,15 @@ export async function runUpload(o: UploadOptions): Promise<void> {
   try {
     doc = await client.call('uploadDocument', {
       multipart: { file: { path: o.file }, ...(password !== undefined ? { password } : {}) },
-      onProgress: ({ sent }) => bar.update(sent, size),
+      // The bar ends (100%, newline) once the file is sent; the spinner then shows the daemon reading it.
+      onProgress: ({ sent }) => {
+        bar.update(Math.min(sent, size), size);
+        if (sent >= size) bar.finish();
+      },
       retry: true,
     });
   } finally {
-    bar.stop();
+    bar.stop(); // clears a bar cut short; nothing after finish
   }
   if (o.globals.json) return printJson(doc);
   success(`Uploaded ${basename(o.file)}: ${doc.page_count} page${doc.page_count === 1 ? '' : 's'}`);

@@ -5,7 +5,8 @@
 import { Option, type Command } from 'commander';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { ConnectionError, type ApiClient } from '../../src/api-client.ts';
+import type { ApiClient } from '../../src/api-client.ts';
+import { ConnectionError } from '../../src/connection-error.ts';
 import { DocfixError, ERRORS, EXIT } from '../../src/errors.ts';
 import type { EditRequest, RefusalAdvice } from '../../src/schemas.ts';
 import {
@@ -24,6 +25,7 @@ import {
   type GlobalOptions,
 } from '../context.ts';
 import { parseReplace, readEditsFile, type BatchEdit, type EditsPlan } from '../edits-file.ts';
+import { exitCodesHelp } from '../exit-codes.ts';
 import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, withinCost, type Cost } from '../render.ts';
 import { checkInputFile, checkUploadSize, readPassword, uploadLimit } from '../shared.ts';
@@ -125,14 +127,14 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit codes: 0 every edit verified; 5 some refused or not found; 6 a verification failed;
-2 bad usage; 3 authentication or connection (docfix help exit-codes).
 A file is written only after the export gate released it and its SHA-256 matches the verified one.
 
 Examples:
   $ docfix fix report.pdf --replace Jonh=John -o fixed/
   $ docfix fix in/*.pdf --edits edits.json -o out/ --max-cost low --json > report.json`,
     )
+    // From the exit-code table (cli/exit-codes.ts): every code the run can end with, none typed here.
+    .addHelpText('after', () => `\n${fixExitCodesHelp()}`)
     .action(async (files: string[], o: Record<string, unknown>, cmd: Command) => {
       const replace = (o.replace as string[]).map(parseReplace);
       if (replace.length && o.edits) throw new UsageError('give either --replace or --edits, not both');
@@ -171,6 +173,16 @@ const SEVERITY: number[] = [
   EXIT.refused,
   EXIT.ok,
 ];
+
+/** `fix --help`'s exit codes: every code a file's outcome can set, bad usage, and an interruption. */
+function fixExitCodesHelp(): string {
+  return [
+    `Exit codes (with several outcomes, the first present of ${SEVERITY.filter((c) => c !== EXIT.ok).join(' ')} wins):`,
+    exitCodesHelp([...SEVERITY, EXIT.usage]),
+    '  130/143  interrupted by SIGINT/SIGTERM (temporary files removed)',
+    'All exit codes: docfix help exit-codes',
+  ].join('\n');
+}
 
 export function exitCodeOf(files: FileReport[]): number {
   const codes = new Set<number>();

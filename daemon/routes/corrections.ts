@@ -14,7 +14,7 @@ import {
 import type { EditTaskInput, EngineProposal } from '../../src/corrections/tasks.ts';
 import type { EngineTaskOutput } from '../../src/engine-tasks.ts';
 import { DocfixError } from '../../src/errors.ts';
-import { dailyCorrectionLimit, planLimits } from '../../src/plans.ts';
+import { dailyCorrectionLimit, NO_LOCAL_LIMITS, planLimits, type LocalPlanLimits } from '../../src/plans.ts';
 import type {
   AttestationOut,
   CorrectionOut,
@@ -168,16 +168,20 @@ export function correctionOut(c: CorrectionRecord): CorrectionOut {
 }
 
 /** Daily correction limit of the tenant (null: unlimited); a one-time purchase lifts it for its days. */
-export function correctionLimit(tenant: TenantRecord, now = new Date()): number | null {
+export function correctionLimit(
+  tenant: TenantRecord,
+  now = new Date(),
+  local: LocalPlanLimits = NO_LOCAL_LIMITS,
+): number | null {
   const bought = tenant.bought_plans ?? [];
   const own = bought.filter((b) => b.plan === tenant.plan).map((b) => b.at);
-  if (dailyCorrectionLimit(tenant.plan, own, now) === null) return null;
+  if (dailyCorrectionLimit(tenant.plan, own, now, local) === null) return null;
   // A one-time plan bought earlier still lifts the limit for its days, whatever the plan now is.
   for (const b of bought) {
     if (planLimits(b.plan).unlimited_corrections_days && dailyCorrectionLimit(b.plan, [b.at], now) === null)
       return null;
   }
-  return planLimits(tenant.plan).corrections_per_day ?? null;
+  return planLimits(tenant.plan, local).corrections_per_day ?? null;
 }
 
 /**
@@ -189,14 +193,17 @@ async function reserveCorrection(
   services: Services,
   tenant: TenantRecord,
 ): Promise<{ commit(): Promise<void>; release(): Promise<void> }> {
-  const limit = correctionLimit(tenant);
+  const limit = correctionLimit(tenant, new Date(), services.config.localPlan);
   const hold = await services.usage.reserve(tenant.tenant_id, limit);
   if (!hold.granted) {
     throw new DocfixError(
       'daily_limit_reached',
       `This account made its ${limit} corrections for today (UTC); the count starts again on ${nextUtcDay()}.`,
       {
-        hint: 'A one-time plan lifts the limit for 30 days after purchase; Personal and Business plans have no daily limit. See `docfix plans`.',
+        hint:
+          tenant.plan === 'local'
+            ? "The local plan's daily limit is set by the daemon's configuration (DOCFIX_LOCAL_CORRECTIONS_PER_DAY); without it there is none."
+            : 'A one-time plan lifts the limit for 30 days after purchase; Personal and Business plans have no daily limit. See `docfix plans`.',
         limit,
         used: hold.used,
         resets_on: nextUtcDay(),

@@ -39,13 +39,18 @@ const SERVED_REGIONS_KEPT = 1000;
 export const documentHandlers: Handlers = {
   uploadDocument: async ({ caller, services, req }) => {
     const tenantId = caller.tenant.tenant_id;
-    const limits = planLimits(caller.tenant.plan);
-    const maxBytes = limits.upload_mb * 1024 * 1024;
+    // A hosted plan's limits, or the local plan's (none unless the daemon's configuration sets them).
+    const limits = planLimits(caller.tenant.plan, services.config.localPlan);
+    const maxBytes = limits.upload_mb === null ? Number.POSITIVE_INFINITY : limits.upload_mb * 1024 * 1024;
     const upload = await receiveUpload(req, services, maxBytes);
     try {
       const inspected = await services.engine.run(
         'documents.inspect',
-        { path: upload.path, password: upload.password, max_pages: limits.pages },
+        {
+          path: upload.path,
+          password: upload.password,
+          ...(limits.pages === null ? {} : { max_pages: limits.pages }),
+        },
         {
           timeoutMs: INSPECT_TIMEOUT_MS,
           timeoutCode: 'unreadable_pdf',
@@ -336,6 +341,7 @@ interface ReceivedUpload {
 async function receiveUpload(
   req: Parameters<NonNullable<Handlers['uploadDocument']>>[0]['req'],
   services: Services,
+  /** Infinity: no size limit (the local plan unless configured; the plugin's default would be 1 MiB). */
   maxBytes: number,
 ): Promise<ReceivedUpload> {
   if (!req.isMultipart()) {

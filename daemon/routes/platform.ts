@@ -25,11 +25,13 @@ export const platformHandlers: Handlers = {
 
   usage: async ({ caller, services }) => {
     const { tenant } = caller;
-    const facts = planLimits(tenant.plan);
+    const facts = planLimits(tenant.plan, services.config.localPlan);
     const used = await services.usage.correctionsToday(tenant.tenant_id);
     const limit = dailyCorrectionLimit(
       tenant.plan,
       tenant.bought_plans.map((b) => b.at),
+      new Date(),
+      services.config.localPlan,
     );
     const unlimitedUntil = facts.unlimited_corrections_days
       ? (tenant.bought_plans
@@ -48,8 +50,9 @@ export const platformHandlers: Handlers = {
       subscribed: facts.recurring,
       plan: tenant.plan,
       entitlement: Object.fromEntries(CAPABILITIES.map((c) => [c, hasCapability(tenant.plan, c)])),
-      upload_limit_mb: facts.upload_mb,
-      page_limit: facts.pages,
+      // -1 when unlimited, as `limit` (the local plan unless its daemon's configuration sets one).
+      upload_limit_mb: facts.upload_mb ?? -1,
+      page_limit: facts.pages ?? -1,
       retention_days: 90,
       unlimited_until: unlimitedUntil,
       bought_plans: tenant.bought_plans.map((b) => b.plan),

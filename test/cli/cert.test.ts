@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { register as registerAuditExport, runAuditExport } from '../../cli/commands/audit-export.ts';
+import { register as registerCert } from '../../cli/commands/cert.ts';
 import {
-  register as registerCert,
   runCertGet,
   runCertIssue,
   runCertKey,
   runCertList,
   runCertPdf,
   runCertVerify,
-} from '../../cli/commands/cert.ts';
+} from '../../cli/commands/cert-run.ts';
 import { addGlobalOptions, CliExit, interceptRuns, type GlobalOptions } from '../../cli/context.ts';
 import { CORPUS, runNode, DOCFIX, startDaemon, type TestDaemon } from './helpers.ts';
 import { makeCertificate, makeKey } from '../src/certificates/make-certificate.ts';

@@ -70,7 +70,8 @@ test('first start made a default key and wrote it to the CLI configuration', asy
   assert.is(config.local.data_dir, join(dir, 'data'));
   const res = await usage(config.local.api_key);
   assert.is(res.status, 200);
-  assert.is(((await res.json()) as { plan: string }).plan, 'business');
+  // The owner's own daemon: the local plan, no hosted limits (issue 30).
+  assert.is(((await res.json()) as { plan: string }).plan, 'local');
 });
 
 test('keys created and revoked by another process count at once', async () => {
