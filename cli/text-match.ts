@@ -14,6 +14,18 @@ export interface MatchFlags {
   word: boolean;
 }
 
+/**
+ * The text is not where asked (exit 5): the message names where it is. `absent` when the search
+ * found no match at all where asked (not merely fewer than --match asked for).
+ */
+export class TextNotFound extends CliExit {
+  readonly absent: boolean;
+  constructor(message: string, absent: boolean) {
+    super(EXIT.refused, message);
+    this.absent = absent;
+  }
+}
+
 /** The daemon lists at most this many matches per search (SEARCH_MATCH_CAP). */
 export const SEARCH_LIMIT_MAX = 500;
 
@@ -152,7 +164,7 @@ async function notFound(
   documentId: string,
   r: TextRequest,
   found: SearchOut,
-): Promise<CliExit> {
+): Promise<TextNotFound> {
   const where = r.page !== undefined ? `page ${r.page}` : 'the document';
   const total = found.total ?? found.matches?.length ?? 0;
   const lines: string[] = [];
@@ -172,7 +184,7 @@ async function notFound(
       );
     }
   }
-  return new CliExit(EXIT.refused, lines.join('\n  '));
+  return new TextNotFound(lines.join('\n  '), total === 0);
 }
 
 /** The line that says which match a correction targets. */

@@ -25,6 +25,7 @@ import {
   matchFlags,
   MATCH_RULE_HELP,
   targetLine,
+  TextNotFound,
   type MatchFlags,
 } from '../text-match.ts';
 
@@ -167,6 +168,11 @@ interface Located {
   page: number;
   find: string;
   matchIndex: number;
+  /**
+   * Search found nothing on the page asked: the engine is asked all the same (it also reads the
+   * fonts' own codes where MuPDF's text has nothing), and this error stands if it finds nothing.
+   */
+  unfound?: TextNotFound;
 }
 
 export function editRequest(o: EditOptions, at: Located, attestationId: string): EditRequest {
@@ -197,9 +203,28 @@ async function locate(client: ApiClient, id: string, o: EditOptions): Promise<Lo
     match: o.match,
     ...(o.page !== undefined ? { page: o.page } : {}),
   };
-  const hit = await locateText(client, id, request);
+  let hit;
+  try {
+    hit = await locateText(client, id, request);
+  } catch (error) {
+    const exact = !o.flags.ignoreCase && !o.flags.word;
+    if (!(error instanceof TextNotFound && error.absent && exact && o.page !== undefined)) throw error;
+    return { page: o.page, find: o.find, matchIndex: o.match, unfound: error };
+  }
   info(c.dim(targetLine(hit, request)));
   return { page: hit.page_index, find: hit.text, matchIndex: hit.match_index ?? 0 };
+}
+
+/**
+ * The engine did not find it either: the search's error, which says where the text is, with the
+ * engine's own reason when it knows more (a font it cannot read, an annotation's text).
+ */
+function checkFound(at: Located, proposal: ProposalOut): void {
+  if (!at.unfound || proposal.advice?.code !== 'text_not_found') return;
+  const what = proposal.advice.what;
+  if (what && !/is not in the text layer of this page/u.test(what))
+    throw new TextNotFound(`${at.unfound.message}\n  engine: ${what}`, true);
+  throw at.unfound;
 }
 
 async function prepare(
@@ -223,6 +248,7 @@ async function propose(client: ApiClient, id: string, request: EditRequest): Pro
 export async function runPropose(o: EditOptions): Promise<void> {
   const { client, id, request, at } = await prepare(o);
   const proposal = await propose(client, id, request);
+  checkFound(at, proposal);
   if (o.globals.json) printJson(proposal);
   else for (const line of proposalLines(proposal, { find: at.find, replacement: o.replace })) info(line);
   if (proposal.refusal) throw new CliExit(EXIT.refused);
@@ -283,6 +309,7 @@ export async function runApply(o: ApplyOptions): Promise<void> {
   const { client, id, request, at } = await prepare(o);
   await confirmOcrMatch(client, id, o, request, at);
   const proposal = await propose(client, id, request);
+  checkFound(at, proposal);
   const show = () => {
     if (!o.globals.json)
       for (const line of proposalLines(proposal, { find: at.find, replacement: o.replace })) info(line);

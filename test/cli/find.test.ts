@@ -3,9 +3,11 @@
 // not-found error names the pages where the text is; search's page filter, limit, count and
 // context; the one box format of --box. A real daemon process, the CLI in this process.
 import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { strayToUnicodePdf } from '../src/corrections/fixtures.ts';
 import { CORPUS, startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
@@ -160,6 +162,63 @@ test('not found where asked: the error names the pages where it is and suggests 
   const beyond = await d.run(['propose', review, '--find', 'Capabilities', '--replace', 'X', '--match', '3']);
   assert.is(beyond.code, 5);
   assert.match(beyond.stderr, /has 1 match in the document .*--match 3 asks for match 4/);
+});
+
+test('--page with text only the fonts’ codes carry: the engine is still asked, and finds it', async () => {
+  // MuPDF reads other letters there than the ToUnicode map pdftotext follows: search (MuPDF's text)
+  // does not list "Aylk"; the engine reads the fonts' codes when MuPDF's text has nothing.
+  const file = join(d.dir, 'stray-cmap.pdf');
+  await writeFile(file, strayToUnicodePdf());
+  const up = await d.run(['upload', file, '--json']);
+  const id = JSON.parse(up.stdout).document_id as string;
+  const nowhere = await d.run(['propose', id, '--find', 'Aylk', '--replace', 'Alyk']);
+  assert.is(nowhere.code, 5, 'without --page: search decides, and it is not in the text layer');
+  const onPage = await d.run(['propose', id, '--find', 'Aylk', '--replace', 'Alyk', '--page', '0', '--json']);
+  assert.is(onPage.code, 0, onPage.stderr);
+  assert.is(JSON.parse(onPage.stdout).tier, 1);
+  // A page whose font the engine cannot read: the search's error, and the engine's reason with it.
+  const cjk = await d.run(['upload', join(CORPUS, 'cjk-90ms-rksj.pdf'), '--json']);
+  const cjkId = JSON.parse(cjk.stdout).document_id as string;
+  const unreadable = await d.run([
+    'propose',
+    cjkId,
+    '--find',
+    '日本語',
+    '--replace',
+    '日語本',
+    '--page',
+    '0',
+  ]);
+  assert.is(unreadable.code, 5);
+  assert.match(unreadable.stderr, /"日本語" is not in the text layer of page 0/);
+  assert.match(unreadable.stderr, /engine: .*HeiseiMin-W3 cannot be read/);
+});
+
+test('fix --ignore-case corrects exactly the matches search -i lists, each as the page has it', async () => {
+  const listed = (await search('Applications', '-i')).matches;
+  const out = join(d.dir, 'fixed');
+  const r = await d.run([
+    'fix',
+    REVIEW,
+    '-r',
+    'Applications=Applicatoins',
+    '-i',
+    '-o',
+    out,
+    '--dry-run',
+    '--max-cost',
+    'low',
+    '--json',
+  ]);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  const edit = JSON.parse(r.stdout).files[0].edits[0];
+  assert.is(edit.ignore_case, true);
+  assert.is(edit.found, listed.length);
+  // Last first on each page, pages in order: the same hits as search lists.
+  const key = (o: { page_index: number; text: string; match_index: number }) =>
+    `${o.page_index}/${o.text}/${o.match_index}`;
+  assert.equal(edit.occurrences.map(key).sort(), listed.map(key).sort());
+  assert.ok(edit.occurrences.every((o: { status: string }) => o.status === 'proposed'));
 });
 
 test('search: --pages, --limit, --count, the closing count line and the context', async () => {
