@@ -108,11 +108,9 @@ export async function locateText(client: ApiClient, documentId: string, r: TextR
     );
   }
   const pages = r.page !== undefined ? String(r.page) : undefined;
-  const found = await searchText(client, documentId, r.find, r.flags, {
-    pages,
-    limit: r.match + 1,
-    count: true,
-  });
+  // Listing one more than --match asks: either that match is there, or nothing was cut off and the
+  // answer counts every match (total, pages_matched) for the error.
+  const found = await searchText(client, documentId, r.find, r.flags, { pages, limit: r.match + 1 });
   const hits = found.matches ?? [];
   const hit = hits[r.match];
   if (hit && hit.match_index !== undefined) return hit;
@@ -123,17 +121,30 @@ export async function locateText(client: ApiClient, documentId: string, r: TextR
   throw await notFound(client, documentId, r, found);
 }
 
+/** Matches looked at to say where else a text is: enough to name pages, never a whole-book read. */
+const ELSEWHERE_LIMIT = 50;
+
+/** How many matches on which pages, from a search that may have stopped at its limit. */
+function whereFound(found: SearchOut): { matches: string; pages: number[] } {
+  if (found.total !== undefined) {
+    return { matches: plural(found.total, 'match'), pages: found.pages_matched ?? [] };
+  }
+  const listed = found.matches ?? [];
+  return { matches: `${listed.length}+ matches`, pages: [...new Set(listed.map((m) => m.page_index))] };
+}
+
+const onPages = (pages: number[], more: boolean) =>
+  `page${pages.length === 1 && !more ? '' : 's'} ${pageList(pages)}${more ? ' and more' : ''}`;
+
 /** Where else the text is, under this rule or a looser one: the lines of a not-found error. */
 async function elsewhere(client: ApiClient, documentId: string, r: TextRequest): Promise<string[]> {
   const lines: string[] = [];
   const tries: string[] = [];
-  const count = async (flags: MatchFlags) =>
-    searchText(client, documentId, r.find, flags, { limit: 1, count: true });
   if (r.page !== undefined) {
-    const all = await count(r.flags);
-    const pages = all.pages_matched ?? [];
+    const all = await searchText(client, documentId, r.find, r.flags, { limit: ELSEWHERE_LIMIT });
+    const { pages } = whereFound(all);
     if (pages.length > 0) {
-      lines.push(`it is on page${pages.length === 1 ? '' : 's'} ${pageList(pages)} (${ruleName(r.flags)})`);
+      lines.push(`it is on ${onPages(pages, all.truncated === true)} (${ruleName(r.flags)})`);
       tries.push(`--page ${pages[0]}`, 'leave out --page (the whole document is searched)');
     }
   }
@@ -142,15 +153,14 @@ async function elsewhere(client: ApiClient, documentId: string, r: TextRequest):
   if (r.flags.word) looser.push(['without --word', { ...r.flags, word: false }]);
   for (const [what, flags] of looser) {
     const other = await searchText(client, documentId, r.find, flags, {
-      limit: 1,
-      count: true,
+      limit: ELSEWHERE_LIMIT,
       ...(r.page !== undefined ? { pages: String(r.page) } : {}),
     });
-    const pages = other.pages_matched ?? [];
+    const { matches, pages } = whereFound(other);
     if (pages.length > 0) {
       const first = other.matches?.[0]?.text;
       tries.push(
-        `${what} (${plural(other.total ?? 0, 'match')} on page${pages.length === 1 ? '' : 's'} ${pageList(pages)}${first && first !== r.find ? `, e.g. "${first}"` : ''})`,
+        `${what} (${matches} on ${onPages(pages, other.truncated === true)}${first && first !== r.find ? `, e.g. "${first}"` : ''})`,
       );
     }
   }

@@ -197,19 +197,24 @@ test('--page with text only the fonts’ codes carry: the engine is still asked,
 test('fix --ignore-case corrects exactly the matches search -i lists, each as the page has it', async () => {
   const listed = (await search('Applications', '-i')).matches;
   const out = join(d.dir, 'fixed');
-  const r = await d.run([
-    'fix',
-    REVIEW,
-    '-r',
-    'Applications=Applicatoins',
-    '-i',
-    '-o',
-    out,
-    '--dry-run',
-    '--max-cost',
-    'low',
-    '--json',
-  ]);
+  // A key of its own: its own rate-limit allowance (an upload refused 429 mid-body is a broken pipe).
+  const env = { DOCFIX_API_KEY: await d.newKey() };
+  const r = await d.run(
+    [
+      'fix',
+      REVIEW,
+      '-r',
+      'Applications=Applicatoins',
+      '-i',
+      '-o',
+      out,
+      '--dry-run',
+      '--max-cost',
+      'low',
+      '--json',
+    ],
+    { env },
+  );
   assert.is(r.code, 0, r.stderr + r.stdout);
   const edit = JSON.parse(r.stdout).files[0].edits[0];
   assert.is(edit.ignore_case, true);
