@@ -153,7 +153,8 @@ Examples:
     .addHelpText(
       'after',
       `
-Each match is listed with its number (MATCH, as --match of propose/apply counts), its page, the text
+Each match is listed with its number (MATCH: as --match of propose/apply counts in the document, or
+with --page N on that page; with --pages, within those pages), its page, the text
 as the page has it, its box in points (x0,y0,x1,y1 from the page's top-left, as --box takes it) and
 the rest of its line around it. A count line ends the list on stderr; --json prints the API's answer.
 ${MATCH_RULE_HELP}
