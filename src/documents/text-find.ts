@@ -2,8 +2,8 @@
 // and two matchers. `lineMatches` is the matching rule of search and corrections (exact by default,
 // within one line, as the engine locates a target). `findMatches` is the loose one (case folded,
 // ligatures expanded, words hyphenated across a line end joined, runs of white space as one space):
-// OCR words use it, and the text index (text-index.ts) keeps each page in its folded form, a
-// pre-filter that never rules out a page where either matcher finds something. Coordinates: page space in
+// OCR matches words with its folding, and the text index (text-index.ts) keeps each page in that
+// folded form, a pre-filter (mayMatch) that never rules out a page where either matcher finds one. Coordinates: page space in
 // points as MuPDF gives them (page rotation applied, origin top-left); boxes at 300 dpi render pixels.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { RENDER_DPI } from './limits.ts';
