@@ -8,8 +8,11 @@ export interface BatchEdit {
   replace: string;
   /** Only this page (0-based); default every text page. */
   page?: number;
-  /** Only this occurrence on the page (0-based, needs `page`); default every occurrence. */
+  /** Only this match on the page, numbered as `docfix search --page` numbers them (needs `page`). */
   match?: number;
+  /** The matching rule (as search's --ignore-case, --word); unset: the command line's flags. */
+  ignore_case?: boolean;
+  word?: boolean;
   method: 'text_layer' | 'ocr';
   font_attempt: number;
   /** OCR: a person looked at a served crop of this match (the engine checks the crop was served). */
@@ -33,7 +36,17 @@ export function parseReplace(value: string): BatchEdit {
   return { find, replace, method: 'text_layer', font_attempt: 0 };
 }
 
-const EDIT_KEYS = new Set(['find', 'replace', 'page', 'match', 'method', 'font_attempt', 'confirmed']);
+const EDIT_KEYS = new Set([
+  'find',
+  'replace',
+  'page',
+  'match',
+  'ignore_case',
+  'word',
+  'method',
+  'font_attempt',
+  'confirmed',
+]);
 
 function isInt(v: unknown, min = 0): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= min;
@@ -61,8 +74,10 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     problems.push(`${where}.page: required with "method": "ocr"`);
   if (e.font_attempt !== undefined && !isInt(e.font_attempt))
     problems.push(`${where}.font_attempt: an integer >= 0`);
-  if (e.confirmed !== undefined && typeof e.confirmed !== 'boolean')
-    problems.push(`${where}.confirmed: true or false`);
+  for (const key of ['confirmed', 'ignore_case', 'word'])
+    if (e[key] !== undefined && typeof e[key] !== 'boolean') problems.push(`${where}.${key}: true or false`);
+  if (e.method === 'ocr' && (e.ignore_case !== undefined || e.word !== undefined))
+    problems.push(`${where}: "ignore_case" and "word" match the text layer, not with "method": "ocr"`);
   if (e.confirmed === true && (e.method !== 'ocr' || e.match === undefined))
     problems.push(`${where}.confirmed: only for "method": "ocr" with "page" and "match"`);
   if (problems.length > before) return undefined;
@@ -71,6 +86,8 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     replace: e.replace as string,
     ...(e.page !== undefined ? { page: e.page as number } : {}),
     ...(e.match !== undefined ? { match: e.match as number } : {}),
+    ...(e.ignore_case !== undefined ? { ignore_case: e.ignore_case as boolean } : {}),
+    ...(e.word !== undefined ? { word: e.word as boolean } : {}),
     method: (e.method as BatchEdit['method'] | undefined) ?? 'text_layer',
     font_attempt: (e.font_attempt as number | undefined) ?? 0,
     ...(e.confirmed === true ? { confirmed: true } : {}),

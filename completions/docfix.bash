@@ -21,10 +21,10 @@ _docfix_flags() {
     'show') echo '--help -h' ;;
     'rm') echo '--yes -y --help -h' ;;
     'classify') echo '--help -h' ;;
-    'search') echo '--help -h' ;;
+    'search') echo '--ignore-case -i --word -w --page -p --pages --limit -L --count -c --help -h' ;;
     'attest') echo '--help -h' ;;
-    'propose') echo '--find --replace --page --match --font-attempt --ocr --attestation --help -h' ;;
-    'apply') echo '--find --replace --page --match --font-attempt --ocr --attestation --yes -y --max-cost --no-interactive --help -h' ;;
+    'propose') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --attestation --help -h' ;;
+    'apply') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --attestation --yes -y --max-cost --no-interactive --help -h' ;;
     'verify') echo '--diff-png --password --password-file --help -h' ;;
     'corrections') echo '--help -h' ;;
     'undo') echo '--help -h' ;;
@@ -36,7 +36,7 @@ _docfix_flags() {
     'ocr') echo '--page -p --find --box --dpi --lang --turn --words --help -h' ;;
     'preflight') echo '--page -p --box --dpi --lang --turn --help -h' ;;
     'review') echo '--page -p --find --password --password-file --help -h' ;;
-    'fix') echo '--replace -r --edits --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
+    'fix') echo '--replace -r --edits --ignore-case -i --word -w --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
     'cert') echo '--help -h' ;;
     'cert issue') echo '--name --help -h' ;;
     'cert ls') echo '--help -h' ;;

@@ -4,6 +4,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ErrorCode } from './errors.ts';
 import * as S from './schemas.ts';
+import { SEARCH_MATCH_CAP } from './documents/limits.ts';
+import { PAGE_RANGES_MAX_LENGTH, PAGE_RANGES_PATTERN } from './page-ranges.ts';
 
 export type Auth = 'key' | 'public';
 /** What a successful response carries besides JSON. */
@@ -374,10 +376,25 @@ export const ROUTES = {
     auth: 'key',
     summary: 'Search the text layer of every text-bearing page.',
     params: DocParams,
-    query: Type.Object({ q: Type.Optional(Type.String({ maxLength: 200, default: '' })) }, strictQuery),
+    query: Type.Object(
+      {
+        q: Type.Optional(Type.String({ maxLength: 200, default: '' })),
+        // The matching rule (docs/documents.md): exact and case-sensitive unless these say otherwise.
+        ignore_case: Type.Optional(Type.Boolean({ default: false })),
+        word: Type.Optional(Type.Boolean({ default: false })),
+        pages: Type.Optional(
+          Type.String({ pattern: PAGE_RANGES_PATTERN, maxLength: PAGE_RANGES_MAX_LENGTH }),
+        ),
+        limit: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: SEARCH_MATCH_CAP, default: SEARCH_MATCH_CAP }),
+        ),
+        count: Type.Optional(Type.Boolean({ default: false })),
+      },
+      strictQuery,
+    ),
     status: 200,
     response: S.SearchOut,
-    errors: ['not_found'],
+    errors: ['not_found', 'page_out_of_range'],
   },
   pagePreview: {
     method: 'GET',

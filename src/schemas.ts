@@ -443,9 +443,20 @@ export const PreflightOut = Type.Object(
 export const SearchHit = Type.Object(
   {
     page_index: Type.Integer(),
+    /** The characters as they stand on the page (with ignore_case, the page's capitals). */
     text: Type.String(),
     box_render: Type.Array(Type.Integer()),
     confidence: Type.Number(),
+    /**
+     * What a text_layer correction of exactly this hit sends: find = `text`, page_index, and this
+     * match_index (exact occurrences of `text` on the page before this one, as the engine counts).
+     */
+    match_index: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The hit's box in points, [x0, y0, x1, y1], top-left origin of the page as displayed. */
+    box: Type.Optional(Type.Array(Type.Number())),
+    /** The rest of the hit's line before and after it (at most 80 characters each). */
+    before: Type.Optional(Type.String()),
+    after: Type.Optional(Type.String()),
   },
   { $id: 'SearchHit' },
 );
@@ -456,6 +467,10 @@ export const SearchOut = Type.Object(
     pages_searched: Type.Optional(Type.Array(Type.Integer())),
     pages_needing_recognition: Type.Optional(Type.Array(Type.Integer())),
     truncated: Type.Optional(Type.Boolean({ default: false })),
+    /** Every match on the pages searched, listed or not: when not truncated, or when `count` was asked. */
+    total: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The pages with at least one match, when `total` is given. */
+    pages_matched: Type.Optional(Type.Array(Type.Integer())),
   },
   { $id: 'SearchOut' },
 );

@@ -244,7 +244,7 @@ function printStatement(s: CertificateStatement): void {
   for (const k of s.corrections) {
     const box = k.box_render ? ` [${k.box_render.join(',')}]@${k.box_dpi}` : '';
     print(
-      `  #${k.seq} page ${k.page_index + 1}${box}: ${JSON.stringify(k.text_before)} → ${JSON.stringify(k.text_after)}`,
+      `  #${k.seq} page ${k.page_index}${box}: ${JSON.stringify(k.text_before)} → ${JSON.stringify(k.text_after)}`,
     );
     print(
       `      tier ${k.tier} ${k.tier_name}, cost ${k.visibility_cost}, ${k.changed_pixels} px changed, ${k.outside_pixels} outside`,

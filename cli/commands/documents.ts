@@ -18,6 +18,19 @@ import {
   withSpinner,
   type GlobalOptions,
 } from '../context.ts';
+import { formatBox, toPoints } from '../page-box.ts';
+import {
+  addMatchFlags,
+  matchFlags,
+  MATCH_RULE_HELP,
+  pageList,
+  ruleName,
+  SEARCH_LIMIT_MAX,
+  searchText,
+  type MatchFlags,
+} from '../text-match.ts';
+import { parsePageRanges } from '../../src/page-ranges.ts';
+import type { SearchHit, SearchOut } from '../../src/schemas.ts';
 import {
   checkInputFile,
   checkUploadSize,
@@ -48,6 +61,13 @@ export interface RemoveOptions extends DocOptions {
 }
 export interface SearchOptions extends DocOptions {
   text: string;
+  flags: MatchFlags;
+  /** Only these pages: "3-7,10" (0-based), checked by parsePageRanges. */
+  pages?: string;
+  /** At most this many matches listed (1..500). */
+  limit: number;
+  /** Print only the number of matches. */
+  count: boolean;
 }
 
 export function register(program: Command): void {
@@ -114,19 +134,38 @@ Examples:
       await dispatch('classify', { globals: globalOptions(cmd), document } satisfies DocOptions, runClassify);
     });
 
-  program
+  const search = program
     .command('search')
-    .description("Search the text layer of a document's pages")
+    .description("Search the text layer of a document's pages (what a correction's --find can target)")
     .argument('<document>', 'document id, or a unique prefix of it')
-    .argument('<text>', 'the text to find (at most 200 characters)')
-    .addHelpText('after', '\nExamples:\n  $ docfix search 3f2a "Jonh Smith"')
-    .action(async (document: string, text: string, _o: unknown, cmd: Command) => {
-      if (text.length > 200) throw new UsageError('search text is at most 200 characters');
-      await dispatch(
-        'search',
-        { globals: globalOptions(cmd), document, text } satisfies SearchOptions,
-        runSearch,
-      );
+    .argument('<text>', 'the text to find (at most 200 characters)');
+  addMatchFlags(search)
+    .addOption(
+      new Option('-p, --page <index>', 'only this page (0 for the first)').argParser(intArg('--page')),
+    )
+    .option('--pages <list>', 'only these pages, e.g. 3-7,10 (0 for the first)')
+    .addOption(
+      new Option('-L, --limit <n>', `list at most this many matches (at most ${SEARCH_LIMIT_MAX})`)
+        .default(SEARCH_LIMIT_MAX)
+        .argParser(intArg('--limit', 1)),
+    )
+    .option('-c, --count', 'print only the number of matches')
+    .addHelpText(
+      'after',
+      `
+Each match is listed with its number (MATCH: as --match of propose/apply counts in the document, or
+with --page N on that page; with --pages, within those pages), its page, the text
+as the page has it, its box in points (x0,y0,x1,y1 from the page's top-left, as --box takes it) and
+the rest of its line around it. A count line ends the list on stderr; --json prints the API's answer.
+${MATCH_RULE_HELP}
+
+Examples:
+  $ docfix search 3f2a "Jonh Smith"
+  $ docfix search 3f2a anybody --ignore-case --word --pages 3-7,10
+  $ docfix search 3f2a the --count`,
+    )
+    .action(async (document: string, text: string, o: Record<string, unknown>, cmd: Command) => {
+      await dispatch('search', searchOptions(document, text, o, cmd), runSearch);
     });
 
   program
@@ -239,30 +278,97 @@ export async function runClassify(o: DocOptions): Promise<void> {
   table(pageRows(pages), PAGE_HEADERS);
 }
 
+function searchOptions(
+  document: string,
+  text: string,
+  o: Record<string, unknown>,
+  cmd: Command,
+): SearchOptions {
+  if (text.length > 200) throw new UsageError('search text is at most 200 characters');
+  if ((o.limit as number) > SEARCH_LIMIT_MAX) throw new UsageError(`--limit is at most ${SEARCH_LIMIT_MAX}`);
+  if (o.page !== undefined && o.pages !== undefined) throw new UsageError('give --page or --pages, not both');
+  const pages = o.page !== undefined ? String(o.page) : (o.pages as string | undefined);
+  if (pages !== undefined) {
+    const parsed = parsePageRanges(pages);
+    if ('problem' in parsed) throw new UsageError(`--pages: ${parsed.problem}`);
+  }
+  return {
+    globals: globalOptions(cmd),
+    document,
+    text,
+    flags: matchFlags(o),
+    ...(pages !== undefined ? { pages } : {}),
+    limit: o.limit as number,
+    count: Boolean(o.count),
+  };
+}
+
+/** The hit in its line: the rest of the line around it, the hit highlighted on a terminal. */
+function inContext(m: SearchHit): string {
+  const before = (m.before ?? '').trimStart();
+  const after = (m.after ?? '').trimEnd();
+  const head = before.length > 30 ? `…${before.slice(-30)}` : before;
+  const tail = after.length > 30 ? `${after.slice(0, 30)}…` : after;
+  return `${head}${c.bold(c.red(m.text))}${tail}`;
+}
+
+/** The closing line: how many matches on how many pages (stderr). */
+function countLine(r: SearchOut, o: SearchOptions): string {
+  const matches = r.matches ?? [];
+  const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : word === 'match' ? 'es' : 's'}`;
+  const rule = c.dim(`(${ruleName(o.flags)})`);
+  if (r.total !== undefined) {
+    const pages = r.pages_matched ?? [];
+    return `${s(r.total, 'match')} on ${s(pages.length, 'page')} ${rule}`;
+  }
+  const pages = new Set(matches.map((m) => m.page_index)).size;
+  return `${c.yellow('!')} the first ${s(matches.length, 'match')} (on ${s(pages, 'page')}) shown ${rule}; there are more: narrow with --pages, or count them all with --count`;
+}
+
 export async function runSearch(o: SearchOptions): Promise<void> {
   const client = await getClient(o.globals);
   const id = await resolveDocumentId(client, o.document);
-  const result = await client.call('searchDocument', { params: { document_id: id }, query: { q: o.text } });
+  const extra = { ...(o.pages !== undefined ? { pages: o.pages } : {}) };
+  const result = await withSpinner(
+    'Searching',
+    searchText(
+      client,
+      id,
+      o.text,
+      o.flags,
+      o.count ? { ...extra, limit: 1, count: true } : { ...extra, limit: o.limit },
+    ),
+  );
   if (o.globals.json) return printJson(result);
+  const scanned = result.pages_needing_recognition ?? [];
+  const scannedNote = () => {
+    if (scanned.length)
+      info(
+        `${c.yellow('!')} pages ${pageList(scanned)} are scanned and were not searched (try: docfix ocr DOC --page N --find TEXT)`,
+      );
+  };
+  if (o.count) {
+    print(String(result.total ?? result.matches?.length ?? 0));
+    return scannedNote();
+  }
   const matches = result.matches ?? [];
-  if (matches.length === 0) info(`No match for "${o.text}".`);
-  else
+  if (matches.length > 0)
     table(
       matches.map((m, i) => [
         String(i),
         String(m.page_index),
         m.text,
-        m.box_render.join(','),
-        m.confidence.toFixed(0),
+        formatBox(m.box ?? toPoints(m.box_render)),
+        inContext(m),
       ]),
-      ['MATCH', 'PAGE', 'TEXT', 'BOX (300 dpi px)', 'CONFIDENCE'],
+      ['MATCH', 'PAGE', 'TEXT', 'BOX (pt)', 'CONTEXT'],
     );
-  if (result.pages_needing_recognition?.length) {
-    info(
-      `${c.yellow('!')} pages ${result.pages_needing_recognition.join(', ')} are scanned and were not searched (try: docfix ocr)`,
-    );
-  }
-  if (result.truncated) info(`${c.yellow('!')} more matches than shown`);
+  scannedNote();
+  info(
+    matches.length === 0
+      ? `No match for "${o.text}" ${c.dim(`(${ruleName(o.flags)})`)}`
+      : countLine(result, o),
+  );
 }
 
 export async function runAttest(o: DocOptions): Promise<void> {

@@ -20,14 +20,26 @@ import {
 import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, proposalLines, verificationLines, withinCost, type Cost } from '../render.ts';
 import { confirm, resolveDocumentId } from '../shared.ts';
+import {
+  addMatchFlags,
+  locateText,
+  matchFlags,
+  MATCH_RULE_HELP,
+  targetLine,
+  TextNotFound,
+  type MatchFlags,
+} from '../text-match.ts';
 
 export interface EditOptions {
   globals: GlobalOptions;
   document: string;
   find: string;
   replace: string;
-  page: number;
+  /** Only this page (0-based); default the whole document (OCR: page 0). */
+  page?: number;
+  /** Which match, numbered as `search` numbers them (on --page when given). */
   match: number;
+  flags: MatchFlags;
   fontAttempt: number;
   ocr: boolean;
   attestation?: string;
@@ -42,26 +54,31 @@ export interface ApplyOptions extends EditOptions {
 interface RawEdit {
   find?: string;
   replace?: string;
-  page: number;
+  page?: number;
   match: number;
+  ignoreCase?: boolean;
+  word?: boolean;
   fontAttempt: number;
   ocr?: boolean;
   attestation?: string;
 }
 
 function addEditFlags(cmd: Command): Command {
-  return cmd
+  cmd
     .argument('<document>', 'document id, or a unique prefix of it')
     .requiredOption('--find <old>', 'the text to replace')
-    .requiredOption('--replace <new>', 'the replacement text ("" deletes)')
+    .requiredOption('--replace <new>', 'the replacement text, used as given ("" deletes)')
     .addOption(
-      new Option('--page <index>', 'page index, 0 for the first page').default(0).argParser(intArg('--page')),
+      new Option('--page <index>', 'only this page (0 for the first); default: the whole document').argParser(
+        intArg('--page'),
+      ),
     )
     .addOption(
-      new Option('--match <n>', 'which occurrence on the page, 0 for the first')
+      new Option('--match <n>', 'which match, numbered as `docfix search` numbers them (0 for the first)')
         .default(0)
         .argParser(intArg('--match')),
-    )
+    );
+  return addMatchFlags(cmd)
     .addOption(
       new Option('--font-attempt <n>', 'try the next matched font (see font alternatives)')
         .default(0)
@@ -78,8 +95,9 @@ function editOptions(document: string, o: RawEdit, cmd: Command): EditOptions {
     document,
     find: o.find,
     replace: o.replace ?? '',
-    page: o.page,
+    ...(o.page !== undefined ? { page: o.page } : {}),
     match: o.match,
+    flags: matchFlags(o),
     fontAttempt: o.fontAttempt,
     ocr: Boolean(o.ocr),
     ...(o.attestation ? { attestation: o.attestation } : {}),
@@ -95,10 +113,15 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Exits 5 when the engine refuses (a headline and a try: line say what would help; --verbose adds the advice).
+The text is looked for in every page, in reading order, as \`docfix search\` finds it: --match N
+takes match N of the document (of the page with --page). Exits 5 when the engine refuses or the
+text is not there (the message names the pages where it is); a refusal prints a headline and a try:
+line that say what would help (--verbose adds the advice).
+${MATCH_RULE_HELP}
 
 Examples:
   $ docfix propose 3f2a --find Jonh --replace John
+  $ docfix propose 3f2a --find anybody --replace everybody --ignore-case --word
   $ docfix propose 3f2a --find 2024 --replace 2025 --page 1 --match 2 --json`,
     )
     .action(async (document: string, o: RawEdit, cmd: Command) => {
@@ -120,7 +143,10 @@ Examples:
     .addHelpText(
       'after',
       `
-On a terminal it asks before applying unless --yes. Exits 5 when refused, 6 when verification fails.
+The text is found as for \`docfix propose\` (the whole document unless --page; --match numbered as
+\`docfix search\` numbers matches). On a terminal it asks before applying unless --yes. Exits 5 when
+refused or not found, 6 when verification fails.
+${MATCH_RULE_HELP}
 
 Examples:
   $ docfix apply 3f2a --find Jonh --replace John
@@ -139,24 +165,79 @@ Examples:
     );
 }
 
-export function editRequest(o: EditOptions, attestationId: string): EditRequest {
+/** Where the correction goes: a text-layer hit as search found it, or a page and match for OCR. */
+interface Located {
+  page: number;
+  find: string;
+  matchIndex: number;
+  /**
+   * Search found nothing on the page asked: the engine is asked all the same (it also reads the
+   * fonts' own codes where MuPDF's text has nothing), and this error stands if it finds nothing.
+   */
+  unfound?: TextNotFound;
+}
+
+export function editRequest(o: EditOptions, at: Located, attestationId: string): EditRequest {
   return {
-    page_index: o.page,
+    page_index: at.page,
     target: o.ocr
-      ? { method: 'ocr', find: o.find, match_index: o.match }
-      : { method: 'text_layer', find: o.find, match_index: o.match },
+      ? { method: 'ocr', find: at.find, match_index: at.matchIndex }
+      : { method: 'text_layer', find: at.find, match_index: at.matchIndex },
     replacement: o.replace,
     attestation_id: attestationId,
     font_attempt: o.fontAttempt,
   };
 }
 
-async function prepare(o: EditOptions): Promise<{ client: ApiClient; id: string; request: EditRequest }> {
+/**
+ * The text layer's target is found through the document's search (cli/text-match.ts), so --match
+ * numbers matches as `search` does; OCR recognises one page (--page, default 0) and counts there.
+ */
+async function locate(client: ApiClient, id: string, o: EditOptions): Promise<Located> {
+  if (o.ocr) {
+    if (o.flags.ignoreCase || o.flags.word)
+      throw new UsageError('--ignore-case and --word match the text layer; not with --ocr');
+    return { page: o.page ?? 0, find: o.find, matchIndex: o.match };
+  }
+  const request = {
+    find: o.find,
+    flags: o.flags,
+    match: o.match,
+    ...(o.page !== undefined ? { page: o.page } : {}),
+  };
+  let hit;
+  try {
+    hit = await locateText(client, id, request);
+  } catch (error) {
+    const exact = !o.flags.ignoreCase && !o.flags.word;
+    if (!(error instanceof TextNotFound && error.absent && exact && o.page !== undefined)) throw error;
+    return { page: o.page, find: o.find, matchIndex: o.match, unfound: error };
+  }
+  info(c.dim(targetLine(hit, request)));
+  return { page: hit.page_index, find: hit.text, matchIndex: hit.match_index ?? 0 };
+}
+
+/**
+ * The engine did not find it either: the search's error, which says where the text is, with the
+ * engine's own reason when it knows more (a font it cannot read, an annotation's text).
+ */
+function checkFound(at: Located, proposal: ProposalOut): void {
+  if (!at.unfound || proposal.advice?.code !== 'text_not_found') return;
+  const what = proposal.advice.what;
+  if (what && !/is not in the text layer of this page/u.test(what))
+    throw new TextNotFound(`${at.unfound.message}\n  engine: ${what}`, true);
+  throw at.unfound;
+}
+
+async function prepare(
+  o: EditOptions,
+): Promise<{ client: ApiClient; id: string; request: EditRequest; at: Located }> {
   const client = await getClient(o.globals);
   const id = await resolveDocumentId(client, o.document);
+  const at = await locate(client, id, o);
   const attestation =
     o.attestation ?? (await client.call('createAttestation', { body: { document_id: id } })).attestation_id;
-  return { client, id, request: editRequest(o, attestation) };
+  return { client, id, request: editRequest(o, at, attestation), at };
 }
 
 async function propose(client: ApiClient, id: string, request: EditRequest): Promise<ProposalOut> {
@@ -166,14 +247,16 @@ async function propose(client: ApiClient, id: string, request: EditRequest): Pro
   );
 }
 
-const edit = (o: EditOptions) => ({ find: o.find, replacement: o.replace });
 const printing = (o: EditOptions) => ({ verbose: o.globals.verbose, document: o.document, ocr: o.ocr });
 
 export async function runPropose(o: EditOptions): Promise<void> {
-  const { client, id, request } = await prepare(o);
+  const { client, id, request, at } = await prepare(o);
   const proposal = await propose(client, id, request);
+  checkFound(at, proposal);
   if (o.globals.json) printJson(proposal);
-  else for (const line of proposalLines(proposal, edit(o), printing(o))) info(line);
+  else
+    for (const line of proposalLines(proposal, { find: at.find, replacement: o.replace }, printing(o)))
+      info(line);
   if (proposal.refusal) throw new CliExit(EXIT.refused);
 }
 
@@ -187,13 +270,14 @@ async function confirmOcrMatch(
   id: string,
   o: ApplyOptions,
   request: EditRequest,
+  at: Located,
 ): Promise<void> {
   const tty = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   if (!tty || o.globals.json || request.target.method !== 'ocr') return;
   const ocr = await withSpinner(
     'Recognising',
     client.call('ocrPage', {
-      params: { document_id: id, page_index: o.page },
+      params: { document_id: id, page_index: at.page },
       body: { find: o.find },
       retry: true,
     }),
@@ -212,7 +296,7 @@ async function confirmOcrMatch(
   const x = Math.max(0, x0 - pad);
   const y = Math.max(0, y0 - pad);
   const png = await client.call('pageCrop', {
-    params: { document_id: id, page_index: o.page },
+    params: { document_id: id, page_index: at.page },
     query: { x, y, w: x1 - x0 + 2 * pad, h: y1 - y0 + 2 * pad, dpi: Math.max(600, ocr.render_dpi * 2) },
     retry: true,
   });
@@ -228,11 +312,14 @@ async function confirmOcrMatch(
 }
 
 export async function runApply(o: ApplyOptions): Promise<void> {
-  const { client, id, request } = await prepare(o);
-  await confirmOcrMatch(client, id, o, request);
+  const { client, id, request, at } = await prepare(o);
+  await confirmOcrMatch(client, id, o, request, at);
   const proposal = await propose(client, id, request);
+  checkFound(at, proposal);
   const show = () => {
-    if (!o.globals.json) for (const line of proposalLines(proposal, edit(o), printing(o))) info(line);
+    if (!o.globals.json)
+      for (const line of proposalLines(proposal, { find: at.find, replacement: o.replace }, printing(o)))
+        info(line);
   };
   const refuse = () => {
     if (o.globals.json) printJson({ proposal, verification: null });
@@ -260,7 +347,7 @@ export async function runApply(o: ApplyOptions): Promise<void> {
     let ok: boolean;
     if (o.interactive) {
       const { confirmWithView } = await import('../tui/apply-view.ts');
-      ok = await confirmWithView(proposal, edit(o));
+      ok = await confirmWithView(proposal, { find: at.find, replacement: o.replace });
     } else {
       show();
       ok = await confirm('Apply this correction?');

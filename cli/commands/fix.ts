@@ -29,6 +29,7 @@ import { exitCodesHelp } from '../exit-codes.ts';
 import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, withinCost, type Cost } from '../render.ts';
 import { checkInputFile, checkUploadSize, readPassword, uploadLimit } from '../shared.ts';
+import { matchFlags, SEARCH_LIMIT_MAX, searchText, type MatchFlags } from '../text-match.ts';
 import { sha256File } from './corrections.ts';
 
 export interface FixOptions {
@@ -36,6 +37,8 @@ export interface FixOptions {
   files: string[];
   /** From --replace OLD=NEW. */
   replace: BatchEdit[];
+  /** --ignore-case, --word: the rule of every edit that does not set its own. */
+  flags: MatchFlags;
   editsFile?: string;
   outDir: string;
   maxCost: Cost;
@@ -48,7 +51,10 @@ export interface FixOptions {
 /** One occurrence of an edit, and what became of it. */
 export interface OccurrenceReport {
   page_index: number;
+  /** The engine's match_index of `text` on the page (as the search named the match). */
   match_index: number;
+  /** The text corrected, as the page has it (differs from `find` in case with ignore_case). */
+  text: string;
   status: 'verified' | 'refused' | 'failed' | 'proposed';
   tier: number | null;
   tier_name: string | null;
@@ -68,6 +74,8 @@ export interface EditReport {
   replace: string;
   page: number | null;
   match: number | null;
+  ignore_case: boolean;
+  word: boolean;
   method: 'text_layer' | 'ocr';
   found: number;
   /** Not attempted: an earlier edit of the file failed its verification. */
@@ -111,6 +119,8 @@ export function register(program: Command): void {
       [] as string[],
     )
     .option('--edits <file>', 'a JSON edits file (docs/edits-file.md)')
+    .option('-i, --ignore-case', 'match whatever the case (each match corrected as the page has it)')
+    .option('-w, --word', 'match whole words only (not inside a longer word)')
     .requiredOption('-o, --out-dir <dir>', 'folder for the corrected files (OUTDIR/<name>.pdf)')
     .addOption(
       new Option('--max-cost <cost>', 'apply only proposals at most this visible')
@@ -128,6 +138,9 @@ export function register(program: Command): void {
       'after',
       `
 A file is written only after the export gate released it and its SHA-256 matches the verified one.
+Each edit corrects every match \`docfix search\` lists for it, with the same rule: exact and
+case-sensitive by default, anywhere in a line (also inside longer words); --ignore-case and --word
+(or "ignore_case" and "word" in an edits file) change it. Pages are numbered from 0.
 
 Examples:
   $ docfix fix report.pdf --replace Jonh=John -o fixed/
@@ -144,6 +157,7 @@ Examples:
         globals: globalOptions(cmd),
         files,
         replace,
+        flags: matchFlags(o),
         outDir: o.outDir as string,
         maxCost: o.maxCost as Cost,
         dryRun: Boolean(o.dryRun),
@@ -211,38 +225,53 @@ function errorInfo(error: unknown): { code: string; message: string; exit_code: 
 
 interface Occurrence {
   page: number;
+  /** The engine's match_index of `find` on the page. */
   match: number;
+  /** The text as the page has it. */
+  find: string;
 }
 
-/** Where an edit applies: every occurrence (last first on each page, so earlier indexes stay valid). */
-async function locate(client: ApiClient, documentId: string, edit: BatchEdit): Promise<Occurrence[]> {
-  if (edit.page !== undefined && edit.match !== undefined) return [{ page: edit.page, match: edit.match }];
-  let perPage = new Map<number, number>();
+/** The rule of an edit: its own fields, else the command line's flags. */
+function ruleOf(edit: BatchEdit, flags: MatchFlags): MatchFlags {
+  return { ignoreCase: edit.ignore_case ?? flags.ignoreCase, word: edit.word ?? flags.word };
+}
+
+/**
+ * Where an edit applies: every match the document's search lists for it (on its page when given,
+ * only match `match` of that page when given), last first on each page so the indexes of the
+ * earlier ones stay valid while the later ones change.
+ */
+async function locate(
+  client: ApiClient,
+  documentId: string,
+  edit: BatchEdit,
+  flags: MatchFlags,
+): Promise<Occurrence[]> {
   if (edit.method === 'ocr') {
     const page = edit.page ?? 0;
+    if (edit.match !== undefined) return [{ page, match: edit.match, find: edit.find }];
     const r = await client.call('ocrPage', {
       params: { document_id: documentId, page_index: page },
       body: { find: edit.find },
       retry: RETRY,
     });
-    perPage.set(page, (r.matches ?? []).length);
-  } else {
-    const r = await client.call('searchDocument', {
-      params: { document_id: documentId },
-      query: { q: edit.find },
-      retry: RETRY,
-    });
-    perPage = new Map();
-    for (const m of r.matches ?? []) {
-      if (edit.page !== undefined && m.page_index !== edit.page) continue;
-      perPage.set(m.page_index, (perPage.get(m.page_index) ?? 0) + 1);
-    }
+    const count = (r.matches ?? []).length;
+    return Array.from({ length: count }, (_, k) => ({ page, match: count - 1 - k, find: edit.find }));
   }
-  const out: Occurrence[] = [];
-  for (const [page, count] of [...perPage.entries()].sort((a, b) => a[0] - b[0])) {
-    for (let match = count - 1; match >= 0; match--) out.push({ page, match });
+  const r = await searchText(client, documentId, edit.find, ruleOf(edit, flags), {
+    ...(edit.page !== undefined ? { pages: String(edit.page) } : {}),
+    limit: SEARCH_LIMIT_MAX,
+    retry: RETRY,
+  });
+  let hits = r.matches ?? [];
+  if (edit.match !== undefined) hits = hits[edit.match] ? [hits[edit.match]] : [];
+  const byPage = new Map<number, Occurrence[]>();
+  for (const h of hits) {
+    const list = byPage.get(h.page_index) ?? [];
+    list.push({ page: h.page_index, match: h.match_index ?? 0, find: h.text });
+    byPage.set(h.page_index, list);
   }
-  return out;
+  return [...byPage.keys()].sort((a, b) => a - b).flatMap((page) => byPage.get(page)!.reverse());
 }
 
 const RETRY = { retries: 5, maxWaitS: 60 };
@@ -251,6 +280,7 @@ function emptyOccurrence(occ: Occurrence): OccurrenceReport {
   return {
     page_index: occ.page,
     match_index: occ.match,
+    text: occ.find,
     status: 'refused',
     tier: null,
     tier_name: null,
@@ -315,6 +345,8 @@ async function fixOne(
         replace: edit.replace,
         page: edit.page ?? null,
         match: edit.match ?? null,
+        ignore_case: ruleOf(edit, o.flags).ignoreCase,
+        word: ruleOf(edit, o.flags).word,
         method: edit.method,
         found: 0,
         skipped: failed,
@@ -322,15 +354,15 @@ async function fixOne(
       };
       report.edits.push(er);
       if (failed) continue;
-      const occurrences = await locate(client, id, edit);
+      const occurrences = await locate(client, id, edit, o.flags);
       er.found = occurrences.length;
       for (const occ of occurrences) {
         const request: EditRequest = {
           page_index: occ.page,
           target:
             edit.method === 'ocr'
-              ? { method: 'ocr', find: edit.find, match_index: occ.match, confirmed: edit.confirmed === true }
-              : { method: 'text_layer', find: edit.find, match_index: occ.match },
+              ? { method: 'ocr', find: occ.find, match_index: occ.match, confirmed: edit.confirmed === true }
+              : { method: 'text_layer', find: occ.find, match_index: occ.match },
           replacement: edit.replace,
           attestation_id: attestation.attestation_id,
           font_attempt: edit.font_attempt,
@@ -543,7 +575,7 @@ async function fixAll(
 }
 
 function occurrenceLine(r: OccurrenceReport): string {
-  const where = `page ${r.page_index} #${r.match_index}`;
+  const where = `page ${r.page_index} "${r.text}" #${r.match_index}`;
   const tier = r.tier_name ? `tier ${r.tier} ${r.tier_name}, cost ${r.visibility_cost}` : '';
   switch (r.status) {
     case 'verified':

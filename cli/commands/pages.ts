@@ -21,6 +21,7 @@ import {
   withSpinner,
   type GlobalOptions,
 } from '../context.ts';
+import { formatBox, parseBox, toPixels, toPoints, type PointBox } from '../page-box.ts';
 import { resolveDocumentId } from '../shared.ts';
 
 export interface PreviewOptions {
@@ -35,7 +36,8 @@ export interface CropOptions {
   globals: GlobalOptions;
   document: string;
   page: number;
-  box: [number, number, number, number];
+  /** Points, x0,y0,x1,y1 from the top-left of the page as displayed. */
+  box: PointBox;
   dpi: number;
   output?: string;
   revision?: string;
@@ -45,7 +47,7 @@ export interface OcrOptions {
   document: string;
   page: number;
   find: string;
-  box?: [number, number, number, number];
+  box?: PointBox;
   dpi?: number;
   lang?: string;
   turn: 0 | 90 | 180 | 270;
@@ -55,19 +57,10 @@ export interface PreflightOptions {
   globals: GlobalOptions;
   document: string;
   page: number;
-  box?: [number, number, number, number];
+  box?: PointBox;
   dpi?: number;
   lang?: string;
   turn: 0 | 90 | 180 | 270;
-}
-
-/** "x,y,w,h" → four non-negative integers. */
-export function parseBox(value: string): [number, number, number, number] {
-  const parts = value.split(',').map((p) => p.trim());
-  if (parts.length !== 4 || parts.some((p) => !/^\d+$/.test(p))) {
-    throw new UsageError(`a box is four integers "a,b,c,d" in 300 dpi render pixels, got "${value}"`);
-  }
-  return parts.map(Number) as [number, number, number, number];
 }
 
 const pageOption = () =>
@@ -120,8 +113,8 @@ export function register(program: Command): void {
     .argument('<document>', 'document id, or a unique prefix of it')
     .addOption(pageOption())
     .requiredOption(
-      '--box <x,y,w,h>',
-      'the region: left, top, width, height in 300 dpi render pixels',
+      '--box <x0,y0,x1,y1>',
+      'the region: two corners in points from the top-left, as docfix search prints a box',
       parseBox,
     )
     .addOption(new Option('--dpi <dpi>', 'resolution (0: native)').default(0).argParser(intArg('--dpi')))
@@ -129,7 +122,13 @@ export function register(program: Command): void {
     .option('--revision <id>', 'a revision other than the current one')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ docfix crop 3f2a --page 0 --box 100,200,400,80 --dpi 600 -o word.png',
+      `
+The box is "x0,y0,x1,y1" in points (1/72 inch) from the page's top-left corner, as docfix search
+prints it; x1 > x0 and y1 > y0. Pages are numbered from 0.
+
+Examples:
+  $ docfix search 3f2a Invoice          # prints each match's BOX (pt)
+  $ docfix crop 3f2a --page 0 --box 72,90.5,160,104 --dpi 600 -o word.png`,
     )
     .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
       const options: CropOptions = {
@@ -156,7 +155,7 @@ export function register(program: Command): void {
     .argument('<document>', 'document id, or a unique prefix of it')
     .addOption(pageOption())
     .option('--find <text>', 'text to find among the words', '')
-    .option('--box <x0,y0,x1,y1>', 'only this region (300 dpi render pixels)', parseBox)
+    .option('--box <x0,y0,x1,y1>', 'only this region (points from the top-left, as search prints)', parseBox)
     .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
     .option('--lang <code>', 'recognition language (e.g. eng)')
     .addOption(turnOption())
@@ -182,7 +181,7 @@ export function register(program: Command): void {
     .description('Name the words of a page known to refuse correction (one-sided check)')
     .argument('<document>', 'document id, or a unique prefix of it')
     .addOption(pageOption())
-    .option('--box <x0,y0,x1,y1>', 'only this region (300 dpi render pixels)', parseBox)
+    .option('--box <x0,y0,x1,y1>', 'only this region (points from the top-left, as search prints)', parseBox)
     .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
     .option('--lang <code>', 'recognition language (e.g. eng)')
     .addOption(turnOption())
@@ -222,10 +221,18 @@ export async function runPreview(o: PreviewOptions): Promise<void> {
 export async function runCrop(o: CropOptions): Promise<void> {
   const client = await getClient(o.globals);
   const id = await resolveDocumentId(client, o.document);
-  const [x, y, w, h] = o.box;
+  // The crop route takes 300 dpi render pixels: the pixels covering the box.
+  const [x0, y0, x1, y1] = toPixels(o.box);
   const png = await client.call('pageCrop', {
     params: { document_id: id, page_index: o.page },
-    query: { x, y, w, h, dpi: o.dpi, ...(o.revision ? { revision: o.revision } : {}) },
+    query: {
+      x: x0,
+      y: y0,
+      w: x1 - x0,
+      h: y1 - y0,
+      dpi: o.dpi,
+      ...(o.revision ? { revision: o.revision } : {}),
+    },
     retry: true,
   });
   const out = o.output ?? `${id.slice(0, 8)}-p${o.page}-crop.png`;
@@ -245,7 +252,8 @@ export async function runOcr(o: OcrOptions): Promise<void> {
       body: {
         find: o.find,
         turn: o.turn,
-        ...(o.box ? { box_render: o.box } : {}),
+        // box_render is in pixels at the recognition's resolution.
+        ...(o.box ? { box_render: toPixels(o.box, o.dpi ?? 300) } : {}),
         ...(o.dpi ? { render_dpi: o.dpi } : {}),
         ...(o.lang ? { lang: o.lang } : {}),
       },
@@ -268,15 +276,17 @@ export async function runOcr(o: OcrOptions): Promise<void> {
           String(m.index),
           m.text,
           m.confidence.toFixed(0),
-          m.box_render.join(','),
+          formatBox(toPoints(m.box_render, r.render_dpi)),
           m.needs_confirmation ? c.yellow('needs confirmation') : 'ok',
         ]),
-        ['MATCH', 'TEXT', 'CONFIDENCE', 'BOX', 'STATUS'],
+        ['MATCH', 'TEXT', 'CONFIDENCE', 'BOX (pt)', 'STATUS'],
       );
   }
   if (o.words || !o.find) {
     for (const w of r.words ?? [])
-      print(`${w.line}\t${w.confidence.toFixed(0)}\t${w.box_render.join(',')}\t${w.text}`);
+      print(
+        `${w.line}\t${w.confidence.toFixed(0)}\t${formatBox(toPoints(w.box_render, r.render_dpi))}\t${w.text}`,
+      );
   }
 }
 
@@ -289,7 +299,7 @@ export async function runPreflight(o: PreflightOptions): Promise<void> {
       params: { document_id: id, page_index: o.page },
       body: {
         turn: o.turn,
-        ...(o.box ? { box_render: o.box } : {}),
+        ...(o.box ? { box_render: toPixels(o.box, o.dpi ?? 300) } : {}),
         ...(o.dpi ? { render_dpi: o.dpi } : {}),
         ...(o.lang ? { lang: o.lang } : {}),
       },
@@ -302,7 +312,9 @@ export async function runPreflight(o: PreflightOptions): Promise<void> {
   info(c.dim(`${r.checked ?? 0} words checked, ${r.skipped ?? 0} skipped`));
   if (regions.length === 0) return info('No word on this page is known to refuse (this is not a promise).');
   for (const region of regions) {
-    print(`${c.yellow('!')} [${region.box_render.join(', ')}] ${region.what} (${region.code})`);
+    print(
+      `${c.yellow('!')} [${formatBox(toPoints(region.box_render, r.render_dpi))}] ${region.what} (${region.code})`,
+    );
     if (region.why) print(`    why: ${region.why}`);
     for (const step of region.do ?? []) print(`    do:  ${step}`);
   }

@@ -46,7 +46,7 @@ export const NON_INTERACTIVE = [
   'docfix upload FILE.pdf (prints DOC)',
   'docfix search DOC TEXT',
   'docfix ocr DOC --page N --find TEXT',
-  'docfix crop DOC --page N --box x,y,w,h --dpi 600',
+  'docfix crop DOC --page N --box x0,y0,x1,y1 --dpi 600',
   'docfix propose DOC --find OLD --replace NEW',
   'docfix apply DOC --find OLD --replace NEW --yes',
   'docfix undo DOC / docfix redo DOC',

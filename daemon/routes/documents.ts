@@ -19,6 +19,7 @@ import {
   SEARCH_TIMEOUT_MS,
 } from '../../src/documents/limits.ts';
 import { sealPassword } from '../../src/documents/password-seal.ts';
+import { parsePageRanges } from '../../src/page-ranges.ts';
 import { cropOutputSize, secondsToUtcMidnight } from '../../src/documents/render.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
@@ -161,6 +162,7 @@ export const documentHandlers: Handlers = {
   searchDocument: async ({ caller, services, params, query }) => {
     const record = await loadDocument(services, caller, params.document_id);
     const revision = currentRevision(record);
+    const pages = query.pages === undefined ? undefined : searchPages(query.pages, record);
     return services.engine.run(
       'documents.search',
       {
@@ -168,6 +170,11 @@ export const documentHandlers: Handlers = {
         password: documentPassword(record, services),
         q: query.q ?? '',
         kinds: record.document.pages?.map((p) => p.kind),
+        ignore_case: query.ignore_case ?? false,
+        word: query.word ?? false,
+        ...(pages ? { pages } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+        count: query.count ?? false,
       },
       {
         timeoutMs: SEARCH_TIMEOUT_MS,
@@ -418,4 +425,17 @@ function tooLarge(bytes: number, maxBytes: number): DocfixError {
     `The file is ${bytes > maxBytes ? `at least ${mb(bytes)}` : 'larger than the limit'}; this plan accepts files up to ${mb(maxBytes)}.`,
     { limit_bytes: maxBytes },
   );
+}
+
+/** The search's `pages` selection ("3-7,10"), each page checked against the document. */
+function searchPages(text: string, record: DocumentRecord): number[] {
+  const parsed = parsePageRanges(text);
+  if ('problem' in parsed) {
+    throw new DocfixError('invalid_request', `pages: ${parsed.problem}`, {
+      problems: [{ field: 'pages', problem: parsed.problem }],
+    });
+  }
+  // A page beyond the last answers page_out_of_range, as a page route does (the list is ascending).
+  if (parsed.pages.length > 0) checkPageIndex(record, parsed.pages[parsed.pages.length - 1]);
+  return parsed.pages;
 }

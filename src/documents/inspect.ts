@@ -150,11 +150,12 @@ export function checkPageSize(page: mupdf.Page, index: number): void {
   const w = b[2] - b[0];
   const h = b[3] - b[1];
   const px = ((w * 300) / 72) * ((h * 300) / 72);
-  if (!(w > 0 && h > 0)) throw new DocfixError('unreadable_pdf', `Page ${index + 1} has no area.`);
+  if (!(w > 0 && h > 0))
+    throw new DocfixError('unreadable_pdf', `Page ${index} (counting from 0) has no area.`);
   if (w > MAX_PAGE_SIDE_PT || h > MAX_PAGE_SIDE_PT || px > MAX_PAGE_PIXELS_300DPI) {
     throw new DocfixError(
       'page_too_large',
-      `Page ${index + 1} measures ${inches(w)} × ${inches(h)} inches; pages up to ${MAX_PAGE_SIDE_PT / 72} inches a side (${MAX_PAGE_PIXELS_300DPI / 1e6} megapixels at 300 dpi) can be worked on.`,
+      `Page ${index} (counting from 0) measures ${inches(w)} × ${inches(h)} inches; pages up to ${MAX_PAGE_SIDE_PT / 72} inches a side (${MAX_PAGE_PIXELS_300DPI / 1e6} megapixels at 300 dpi) can be worked on.`,
       { page_index: index },
     );
   }

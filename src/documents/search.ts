@@ -1,20 +1,27 @@
 // Document search through the text layer: every page that carries text is searched; scanned pages
 // without a text layer are named in `pages_needing_recognition` instead (OCR is a separate route).
-// One structured-text pass per page; characters are read only on pages whose text may contain the query.
-// The pages' text is kept per revision (text-index.ts), so a second search reads only those pages.
+// Matches follow the one matching rule (text-find.ts lineMatches: exact by default, within a line),
+// over the page's text as the correction engine reads it (src/corrections/page-text.ts), so every hit
+// is a target a correction can take: its page, its text as on the page and the engine's match_index.
+// The pages' text is kept per revision in folded form (text-index.ts): pages whose text cannot hold
+// the query are not read again, and a page is read character by character only when it may match.
+import { readPageText as readTextLines, type TextLine } from '../corrections/page-text.ts';
 import { DocfixError } from '../errors.ts';
 import { loadPage, type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchHit, SearchOut } from '../schemas.ts';
 import { SEARCH_MATCH_CAP, SEARCH_QUERY_MAX } from './limits.ts';
 import { openPdfFile } from './pdf-file.ts';
 import {
-  findMatches,
-  foldNeedle,
+  EXACT_RULE,
+  lineMatches,
   mayMatch,
   pageStext,
-  readPageText,
   searchableText,
-  type PageText,
+  toBoxRender,
+  unionQuads,
+  type LineMatch,
+  type MatchRule,
+  type Quad,
 } from './text-find.ts';
 import { emptyTextIndex, isComplete, loadTextIndex, storeTextIndex, type TextIndex } from './text-index.ts';
 
@@ -22,12 +29,101 @@ export interface SearchOptions {
   password?: string;
   /** Page kinds from classification; 'scanned' pages are not searched. Classified here when absent. */
   kinds?: string[];
+  /** At most this many matches are listed (default SEARCH_MATCH_CAP), then `truncated`. */
   cap?: number;
+  /** The matching rule (default exact, case-sensitive, anywhere). */
+  rule?: MatchRule;
+  /** Only these pages (0-based indexes); default every page. */
+  pages?: number[];
+  /** Count every match on the pages searched, beyond the cap too (`total`, `pages_matched`). */
+  count?: boolean;
 }
+
+/** Characters of the line kept on each side of a hit (`before`, `after`). */
+const CONTEXT_CHARS = 80;
 
 /** Searches every text-bearing page of an open document. */
 export function searchDocument(doc: mupdf.PDFDocument, q: string, options: SearchOptions = {}): SearchOut {
   return searchWithIndex(() => doc, doc.countPages(), q, options, null).out;
+}
+
+function checkQuery(q: string): void {
+  if (q.length > SEARCH_QUERY_MAX) {
+    throw new DocfixError(
+      'invalid_request',
+      `The search query is longer than ${SEARCH_QUERY_MAX} characters.`,
+      { problems: [{ field: 'q', problem: `at most ${SEARCH_QUERY_MAX} characters` }] },
+    );
+  }
+}
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** A hit as the API answers it, from a match in the engine's lines of page `pageIndex`. */
+function hitOf(pageIndex: number, line: TextLine, m: LineMatch): SearchHit {
+  const length = Array.from(m.text).length;
+  const chars = line.chars.slice(m.start, m.start + length);
+  const visible = chars.filter((ch) => ch.c.trim() !== '');
+  const bbox = unionQuads((visible.length > 0 ? visible : chars).map((ch) => ch.quad as Quad));
+  const text = (from: number, to: number) =>
+    line.chars
+      .slice(Math.max(0, from), Math.max(0, to))
+      .map((ch) => ch.c)
+      .join('');
+  return {
+    page_index: pageIndex,
+    text: m.text,
+    box_render: toBoxRender(bbox),
+    confidence: 1,
+    match_index: m.occurrence,
+    box: bbox.map(round2),
+    before: text(m.start - CONTEXT_CHARS, m.start),
+    after: text(m.start + length, m.start + length + CONTEXT_CHARS),
+  };
+}
+
+/** What a search collects while it walks the pages. */
+class Collector {
+  readonly matches: SearchHit[] = [];
+  readonly pagesMatched: number[] = [];
+  total = 0;
+  truncated = false;
+  readonly q: string;
+  readonly cap: number;
+  readonly rule: MatchRule;
+  readonly count: boolean;
+
+  constructor(q: string, options: SearchOptions) {
+    this.q = q;
+    this.cap = options.cap ?? SEARCH_MATCH_CAP;
+    this.rule = options.rule ?? EXACT_RULE;
+    this.count = options.count ?? false;
+  }
+
+  /** Nothing more to find: the query is empty, or the listing is full and nobody asked to count. */
+  get done(): boolean {
+    return this.q === '' || (this.truncated && !this.count);
+  }
+
+  /** Reads the page as the engine does and takes its matches. */
+  addPage(pageIndex: number, page: mupdf.Page): void {
+    const lines = readTextLines(page);
+    const found = lineMatches(
+      lines.map((l) => l.chars.map((ch) => ch.c)),
+      this.q,
+      this.rule,
+    );
+    if (found.length === 0) return;
+    this.total += found.length;
+    this.pagesMatched.push(pageIndex);
+    for (const m of found) {
+      if (this.matches.length >= this.cap) {
+        this.truncated = true;
+        break;
+      }
+      this.matches.push(hitOf(pageIndex, lines[m.line], m));
+    }
+  }
 }
 
 /**
@@ -42,64 +138,42 @@ export function searchWithIndex(
   options: SearchOptions,
   known: TextIndex | null,
 ): { out: SearchOut; index: TextIndex; added: boolean } {
-  if (q.length > SEARCH_QUERY_MAX) {
-    throw new DocfixError(
-      'invalid_request',
-      `The search query is longer than ${SEARCH_QUERY_MAX} characters.`,
-      {
-        problems: [{ field: 'q', problem: `at most ${SEARCH_QUERY_MAX} characters` }],
-      },
-    );
-  }
+  checkQuery(q);
   const index = known ?? emptyTextIndex(pageCount);
   let added = false;
-  const cap = options.cap ?? SEARCH_MATCH_CAP;
-  const out: SearchOut = {
-    query: q,
-    matches: [],
-    pages_searched: [],
-    pages_needing_recognition: [],
-    truncated: false,
-  };
-  const matches: SearchHit[] = [];
-  const wanted = foldNeedle(q);
-  const addMatches = (i: number, text: PageText) => {
-    const found = findMatches(text, wanted, cap - matches.length + 1);
-    for (const m of found) {
-      if (matches.length >= cap) {
-        out.truncated = true;
-        break;
-      }
-      matches.push({ page_index: i, text: m.text, box_render: m.box_render, confidence: 1 });
-    }
-  };
+  const found = new Collector(q, options);
+  const searched: number[] = [];
+  const needRecognition: number[] = [];
+  const selected = options.pages ? new Set(options.pages) : null;
   for (let i = 0; i < pageCount; i++) {
+    if (selected && !selected.has(i)) continue;
     if (options.kinds?.[i] === 'scanned') {
-      out.pages_needing_recognition!.push(i);
+      needRecognition.push(i);
       continue;
     }
     const indexed = index.pages[i];
-    if (indexed === null && options.kinds && (out.truncated || wanted === '') && known !== null) {
+    if (indexed === null && options.kinds && found.done && known !== null) {
       // Nothing more to find: classified text-bearing pages count as searched without reading them.
-      out.pages_searched!.push(i);
+      searched.push(i);
       continue;
     }
     if (indexed !== null) {
       if (options.kinds === undefined && index.blank[i]) {
-        out.pages_needing_recognition!.push(i);
+        needRecognition.push(i);
         continue;
       }
-      out.pages_searched!.push(i);
-      if (wanted === '' || out.truncated || !mayMatch(indexed, wanted)) continue;
+      searched.push(i);
+      if (found.done || !mayMatch(indexed, q)) continue;
       const page = loadPage(openDoc(), i);
       try {
-        addMatches(i, readPageText(page));
+        found.addPage(i, page);
       } finally {
         page.destroy();
       }
       continue;
     }
-    // Not indexed yet: one structured-text pass gives the index entry and, when needed, the matches.
+    // Not indexed yet: one structured-text pass gives the index entry; the page is read for matches
+    // only when it may hold one.
     const page = loadPage(openDoc(), i);
     try {
       const st = pageStext(page);
@@ -108,22 +182,32 @@ export function searchWithIndex(
         index.pages[i] = searchableText(plain);
         index.blank[i] = plain.trim() === '';
         added = true;
-        if (options.kinds === undefined && index.blank[i]) {
-          // Unclassified page without any text: a scan (or blank) the text layer cannot read.
-          out.pages_needing_recognition!.push(i);
-          continue;
-        }
-        out.pages_searched!.push(i);
-        if (wanted === '' || out.truncated || !mayMatch(index.pages[i]!, wanted)) continue;
-        addMatches(i, readPageText(page, st));
       } finally {
         st.destroy();
       }
+      if (options.kinds === undefined && index.blank[i]) {
+        // Unclassified page without any text: a scan (or blank) the text layer cannot read.
+        needRecognition.push(i);
+        continue;
+      }
+      searched.push(i);
+      if (found.done || !mayMatch(index.pages[i]!, q)) continue;
+      found.addPage(i, page);
     } finally {
       page.destroy();
     }
   }
-  out.matches = matches;
+  const out: SearchOut = {
+    query: q,
+    matches: found.matches,
+    pages_searched: searched,
+    pages_needing_recognition: needRecognition,
+    truncated: found.truncated,
+  };
+  if (!found.truncated || found.count) {
+    out.total = found.total;
+    out.pages_matched = found.pagesMatched;
+  }
   return { out, index, added };
 }
 

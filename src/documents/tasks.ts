@@ -20,6 +20,12 @@ export interface SearchTaskInput {
   password: string;
   q: string;
   kinds?: string[];
+  ignore_case?: boolean;
+  word?: boolean;
+  /** Only these pages (0-based). */
+  pages?: number[];
+  limit?: number;
+  count?: boolean;
 }
 
 export interface PreviewTaskInput {
@@ -52,7 +58,14 @@ export const documentTasks = {
   'documents.inspect': (input: InspectTaskInput): InspectResult =>
     inspectPdf(readPdf(input.path), { password: input.password, maxPages: input.max_pages }),
   'documents.search': (input: SearchTaskInput): SearchOut =>
-    searchFile(input.path, input.q, { password: input.password, kinds: input.kinds }),
+    searchFile(input.path, input.q, {
+      password: input.password,
+      kinds: input.kinds,
+      rule: { ignoreCase: input.ignore_case ?? false, word: input.word ?? false },
+      ...(input.pages ? { pages: input.pages } : {}),
+      ...(input.limit ? { cap: input.limit } : {}),
+      count: input.count ?? false,
+    }),
   'documents.preview': (input: PreviewTaskInput): Picture =>
     withStoredPdf(input.path, input.password, (doc) => renderPreview(doc, input.page_index, input.thumb)),
   'documents.crop': (input: CropTaskInput): CropPicture => {

@@ -1,7 +1,9 @@
 // Finding text on a page through its text layer: the characters of an open page with their quads,
-// and the matches of a string among them (case-insensitive, ligatures expanded, words hyphenated
-// across a line end joined, runs of white space equal to one space). Search uses it over every page;
-// the corrections engine uses it to locate a TextTarget's Nth match. Coordinates: page space in
+// and two matchers. `lineMatches` is the matching rule of search and corrections (exact by default,
+// within one line, as the engine locates a target). `findMatches` is the loose one (case folded,
+// ligatures expanded, words hyphenated across a line end joined, runs of white space as one space):
+// OCR matches words with its folding, and the text index (text-index.ts) keeps each page in that
+// folded form, a pre-filter (mayMatch) that never rules out a page where either matcher finds one. Coordinates: page space in
 // points as MuPDF gives them (page rotation applied, origin top-left); boxes at 300 dpi render pixels.
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { RENDER_DPI } from './limits.ts';
@@ -229,10 +231,102 @@ export function mayMatch(page: SearchableText, needle: string): boolean {
   const want = foldNeedle(needle);
   if (want === '') return false;
   if (page.text.includes(want)) return true;
+  // The page's text is folded character by character: a needle whose folded whole differs from its
+  // folded characters (a letter and a combining mark composed) is looked for that way too.
+  const byChar = Array.from(needle, foldChar).join('').replace(/\s+/gu, ' ').trim();
+  if (byChar !== want && page.text.includes(byChar)) return true;
   // A soft unit is a hyphen: only a needle with a hyphen can match one instead of skipping it.
   if (!page.soft || !/[\u00ad\u2010\u2011-]/u.test(want)) return false;
   const n = stripJoins(want);
-  return n.length > 0 && stripJoins(page.text).includes(n);
+  // Hyphens alone (a needle of "-"): any soft hyphen may be one.
+  return n.length === 0 || stripJoins(page.text).includes(n);
+}
+
+/**
+ * How `find` matches a page's text: the one rule of search, of a correction's `find` (located in the
+ * whole document through search) and of `docfix fix`. By default exact, case-sensitive, anywhere
+ * (inside longer words too), as the correction engine locates its target (src/corrections/locate.ts).
+ */
+export interface MatchRule {
+  /** Each character matches whatever its case (compared lower-cased, one by one). */
+  ignoreCase: boolean;
+  /** The match stands alone: no letter, digit or underscore right before or after it on its line. */
+  word: boolean;
+}
+export const EXACT_RULE: MatchRule = { ignoreCase: false, word: false };
+
+/** A match of the rule within one line of characters. */
+export interface LineMatch {
+  line: number;
+  /** Index of the first matched character in the line. */
+  start: number;
+  /** The characters as they stand on the page (the page's capitals with ignoreCase). */
+  text: string;
+  /**
+   * Exact occurrences of `text` on the page before this match, in line order: the match_index the
+   * engine needs to correct exactly this match.
+   */
+  occurrence: number;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}_]$/u;
+const sameChar = (a: string, b: string, ignoreCase: boolean) =>
+  a === b || (ignoreCase && a.toLowerCase() === b.toLowerCase());
+
+/** Starts of `needle` in `chars` (one character per code point, as the engine reads a line). */
+function startsIn(chars: readonly string[], needle: readonly string[], ignoreCase: boolean): number[] {
+  const out: number[] = [];
+  // Every start, overlapping ones too: the engine counts "aa" twice in "aaa".
+  outer: for (let i = 0; i + needle.length <= chars.length; i++) {
+    for (let k = 0; k < needle.length; k++)
+      if (!sameChar(chars[i + k], needle[k], ignoreCase)) continue outer;
+    out.push(i);
+  }
+  return out;
+}
+
+/**
+ * Every match of `find` under `rule` in a page's lines (each an array of its characters), in line
+ * order. A match never crosses a line: a correction rewrites text within one line.
+ */
+export function lineMatches(
+  lines: readonly (readonly string[])[],
+  find: string,
+  rule: MatchRule,
+): LineMatch[] {
+  const needle = Array.from(find);
+  if (needle.length === 0) return [];
+  const found: Omit<LineMatch, 'occurrence'>[] = [];
+  lines.forEach((chars, line) => {
+    for (const start of startsIn(chars, needle, rule.ignoreCase)) {
+      if (rule.word) {
+        const before = chars[start - 1];
+        const after = chars[start + needle.length];
+        if (
+          (before !== undefined && WORD_CHAR.test(before)) ||
+          (after !== undefined && WORD_CHAR.test(after))
+        )
+          continue;
+      }
+      found.push({ line, start, text: chars.slice(start, start + needle.length).join('') });
+    }
+  });
+  // The engine's match_index counts exact occurrences of the text sent, whatever the rule found.
+  const exact = new Map<string, Map<string, number>>();
+  const occurrenceOf = (m: Omit<LineMatch, 'occurrence'>): number => {
+    let at = exact.get(m.text);
+    if (!at) {
+      at = new Map();
+      let n = 0;
+      const cps = Array.from(m.text);
+      lines.forEach((chars, line) => {
+        for (const start of startsIn(chars, cps, false)) at!.set(`${line}:${start}`, n++);
+      });
+      exact.set(m.text, at);
+    }
+    return at.get(`${m.line}:${m.start}`)!;
+  };
+  return found.map((m) => ({ ...m, occurrence: occurrenceOf(m) }));
 }
 
 /** Cheap page pre-filter: could the needle occur in this text at all (hyphens and spaces ignored)? */

@@ -84,11 +84,33 @@ test('documents: upload, ls, show, rm, classify, search, attest', async () => {
   assert.equal(await parse(['show', 'abc']), { name: 'show', options: { globals: G, document: 'abc' } });
   assert.equal((await parse(['rm', 'abc', '-y'])).options, { globals: G, document: 'abc', yes: true });
   assert.equal((await parse(['classify', 'abc'])).name, 'classify');
+  const exact = { ignoreCase: false, word: false };
   assert.equal((await parse(['search', 'abc', 'two words'])).options, {
     globals: G,
     document: 'abc',
     text: 'two words',
+    flags: exact,
+    limit: 500,
+    count: false,
   });
+  assert.equal(
+    (await parse(['search', 'abc', 'the', '-i', '--word', '--pages', '3-7,10', '-L', '20', '--count']))
+      .options,
+    {
+      globals: G,
+      document: 'abc',
+      text: 'the',
+      flags: { ignoreCase: true, word: true },
+      pages: '3-7,10',
+      limit: 20,
+      count: true,
+    },
+  );
+  assert.equal((await parse(['search', 'abc', 'the', '-p', '4'])).options.pages, '4');
+  assert.is(await exitOf(['search', 'abc', 'the', '--pages', '7-3']), 2, 'a range backwards');
+  assert.is(await exitOf(['search', 'abc', 'the', '--pages', 'x']), 2);
+  assert.is(await exitOf(['search', 'abc', 'the', '--page', '1', '--pages', '2']), 2, 'not both');
+  assert.is(await exitOf(['search', 'abc', 'the', '--limit', '501']), 2);
   assert.equal((await parse(['attest', 'abc'])).name, 'attest');
   assert.is(await exitOf(['show']), 2, 'missing argument');
 });
@@ -99,8 +121,8 @@ test('propose and apply', async () => {
     document: 'd1',
     find: 'Jonh',
     replace: 'John',
-    page: 0,
     match: 0,
+    flags: { ignoreCase: false, word: false },
     fontAttempt: 0,
     ocr: false,
   };
@@ -108,6 +130,10 @@ test('propose and apply', async () => {
     name: 'propose',
     options: base,
   });
+  assert.equal(
+    (await parse(['propose', 'd1', '--find', 'Jonh', '--replace', 'John', '-i', '-w'])).options.flags,
+    { ignoreCase: true, word: true },
+  );
   const r = await parse([
     'apply',
     'd1',
@@ -171,14 +197,18 @@ test('corrections, export, pages', async () => {
     thumb: true,
     output: 'p.png',
   });
-  assert.equal((await parse(['crop', 'd1', '--box', '1,2,30,40', '--dpi', '600'])).options, {
+  assert.equal((await parse(['crop', 'd1', '--box', '1,2.5,30,40.25', '--dpi', '600'])).options, {
     globals: G,
     document: 'd1',
     page: 0,
-    box: [1, 2, 30, 40],
+    box: [1, 2.5, 30, 40.25],
     dpi: 600,
   });
   assert.is(await exitOf(['crop', 'd1', '--box', '1,2,3']), 2);
+  assert.is(await exitOf(['crop', 'd1', '--box', '100,200,400,80']), 2, 'x,y,w,h: y1 above y0');
+  assert.is(await exitOf(['crop', 'd1', '--box', '100,20,40,80']), 2, 'x1 left of x0');
+  assert.is(await exitOf(['crop', 'd1', '--box', '-1,2,3,4']), 2);
+  assert.is(await exitOf(['ocr', 'd1', '--box', '10,10,5,20']), 2, 'every --box reads alike');
   assert.is(await exitOf(['crop', 'd1', '--box', '1,2,3,4', '--dpi', '5000']), 2);
   assert.equal(
     (await parse(['ocr', 'd1', '-p', '2', '--find', 'Total', '--turn', '90', '--lang', 'eng'])).options,
@@ -204,10 +234,15 @@ test('fix', async () => {
       { find: 'Jonh', replace: 'John', method: 'text_layer', font_attempt: 0 },
       { find: 'a=b', replace: 'c', method: 'text_layer', font_attempt: 0 },
     ],
+    flags: { ignoreCase: false, word: false },
     outDir: 'out',
     maxCost: 'none',
     dryRun: false,
   });
+  assert.equal(
+    (await parse(['fix', 'a.pdf', '-r', 'x=y', '-o', 'o', '--ignore-case', '--word'])).options.flags,
+    { ignoreCase: true, word: true },
+  );
   const e = await parse([
     'fix',
     'a.pdf',
@@ -224,6 +259,7 @@ test('fix', async () => {
     globals: G,
     files: ['a.pdf'],
     replace: [],
+    flags: { ignoreCase: false, word: false },
     editsFile: 'e.json',
     outDir: 'out',
     maxCost: 'low',

@@ -246,7 +246,8 @@ test('corrections workflow: every route of a document through its command', asyn
   assert.is((await run(['preview', id, '-o', png])).code, 0);
   assert.ok((await readFile(png)).subarray(1, 4).equals(Buffer.from('PNG')));
   const crop = join(d.dir, 'crop.png');
-  const c = await run(['crop', id, '--box', '1792,364,160,42', '--dpi', '600', '-o', crop]);
+  // The box in points, as search prints it (1792,364 to 1952,406 in 300 dpi pixels).
+  const c = await run(['crop', id, '--box', '430.08,87.36,468.48,97.44', '--dpi', '600', '-o', crop]);
   assert.is(c.code, 0, c.stderr);
   assert.ok((await readFile(crop)).subarray(1, 4).equals(Buffer.from('PNG')));
   const ocr = await json(['ocr', id, '--find', 'nonumy']);

@@ -6,6 +6,7 @@ import { exitCodeOf, outputPath, pool, type EditReport, type FileReport } from '
 const occ = (status: 'verified' | 'refused' | 'failed') => ({
   page_index: 0,
   match_index: 0,
+  text: 'a',
   status,
   tier: 1,
   tier_name: 'glyph_reuse',
@@ -28,6 +29,8 @@ const edit = (
   replace: 'b',
   page: null,
   match: null,
+  ignore_case: false,
+  word: false,
   method: 'text_layer',
   found,
   skipped,

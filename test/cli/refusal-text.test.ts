@@ -100,8 +100,14 @@ test('try-lines follow the evidence: capitals, occurrences, matched fonts, the f
 let d: TestDaemon;
 let id: string;
 
-/** stderr without the lines every run may print (the daemon in use with --verbose). */
-const said = (r: RunResult) => r.stderr.replace(/^Using .*\n/m, '');
+/**
+ * stderr without the lines every run may print: the daemon in use (--verbose) and which match of the
+ * document is being corrected (cli/text-match.ts).
+ */
+const said = (r: RunResult) =>
+  r.stderr
+    .replace(/^Using .*\n/m, '')
+    .replace(/^".*" \(.*\): match \d+ (of the document|on page \d+), on page .*\n/m, '');
 
 test('through a real daemon: a replacement far too wide', async () => {
   d = await startDaemon();

@@ -92,7 +92,7 @@ test('upload: passwords (required, incorrect, not_protected, accepted and kept s
   );
   assert.not.ok(record_json.includes('openpassword'), 'the password is never stored in clear');
   // Later operations reopen it with the sealed password.
-  const s = await h.json('GET', `/v1/documents/${ok.body.document_id}/search?q=lorem`);
+  const s = await h.json('GET', `/v1/documents/${ok.body.document_id}/search?q=lorem&ignore_case=true`);
   assert.is(s.status, 200);
   assert.ok(s.body.matches.length > 0);
 });
@@ -222,7 +222,9 @@ test('classify: every page with its measurements', async () => {
 
 test('search: matches with boxes, pages needing recognition, q bounded', async () => {
   const text = await h.upload(join(CORPUS_DIR, 'latex-multicolumn.pdf'));
-  const s = await h.json('GET', `/v1/documents/${text.body.document_id}/search?q=official`);
+  const exact = await h.json('GET', `/v1/documents/${text.body.document_id}/search?q=official`);
+  assert.equal(exact.body.matches, [], 'exact and case-sensitive by default: the page has "Official"');
+  const s = await h.json('GET', `/v1/documents/${text.body.document_id}/search?q=official&ignore_case=true`);
   assert.is(s.status, 200);
   assert.is(s.body.query, 'official');
   assert.ok(
@@ -238,6 +240,38 @@ test('search: matches with boxes, pages needing recognition, q bounded', async (
   assert.equal(s2.body.pages_searched, []);
   const long = await h.json('GET', `/v1/documents/${text.body.document_id}/search?q=${'x'.repeat(201)}`);
   assert.is(long.status, 422);
+});
+
+test('search: word, pages, limit and count; a bad or out-of-range page selection is refused', async () => {
+  const up = await h.upload(join(CORPUS_DIR, 'latex-multicolumn.pdf'));
+  const url = (query: string) => `/v1/documents/${up.body.document_id}/search?${query}`;
+  const anyCase = await h.json('GET', url('q=ut&ignore_case=true'));
+  const words = await h.json('GET', url('q=ut&ignore_case=true&word=true'));
+  assert.ok(words.body.matches.length > 0 && words.body.matches.length < anyCase.body.matches.length);
+  for (const m of words.body.matches) {
+    assert.match(m.text, /^ut$/i);
+    assert.ok(Number.isInteger(m.match_index) && m.box.length === 4);
+  }
+  assert.is(words.body.total, words.body.matches.length);
+  const page1 = await h.json('GET', url('q=ut&ignore_case=true&word=true&pages=1'));
+  assert.equal(page1.body.pages_searched, [1]);
+  assert.equal(
+    page1.body.matches,
+    words.body.matches.filter((m: { page_index: number }) => m.page_index === 1),
+  );
+  const limited = await h.json('GET', url('q=ut&ignore_case=true&word=true&limit=2&count=true'));
+  assert.is(limited.body.matches.length, 2);
+  assert.is(limited.body.truncated, true);
+  assert.is(limited.body.total, words.body.total);
+  assert.equal(limited.body.pages_matched, words.body.pages_matched);
+  const backwards = await h.json('GET', url('q=ut&pages=2-1'));
+  assert.is(backwards.status, 422);
+  assert.is(backwards.body.error, 'invalid_request');
+  assert.equal(backwards.body.problems, [{ field: 'pages', problem: 'the range "2-1" runs backwards' }]);
+  const beyond = await h.json('GET', url('q=ut&pages=0,3'));
+  assert.is(beyond.body.detail.error, 'page_out_of_range');
+  const malformed = await h.json('GET', url('q=ut&pages=one'));
+  assert.is(malformed.status, 422, 'not a selection: the schema refuses it');
 });
 
 test('preview.png: 72 dpi, thumb 150 px wide, page_out_of_range, unknown revision', async () => {

@@ -9,8 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
+import { readPageText as readTextLines } from '../../../src/corrections/page-text.ts';
 import {
+  EXACT_RULE,
   findMatches,
+  lineMatches,
   mayMatch,
   pageStext,
   readPageText,
@@ -111,6 +114,59 @@ test('mayMatch never rules out a page where a match is found (words of corpus pa
   }
 });
 
+test('mayMatch never rules out a page where the matching rule finds a match (exact, any case, whole words)', () => {
+  for (const file of [
+    'latex-4-pages.pdf',
+    'tracemonkey-two-column.pdf',
+    'latex-multicolumn.pdf',
+    'annotated.pdf',
+  ]) {
+    const { doc } = openPdf(bytes(file));
+    try {
+      for (let i = 0; i < Math.min(doc.countPages(), 3); i++) {
+        const page = doc.loadPage(i);
+        try {
+          const st = pageStext(page);
+          const searchable = searchableText(st.asText());
+          st.destroy();
+          // The lines as the engine reads them (annotations' text included), as search matches them.
+          const lines = readTextLines(page).map((l) => l.chars.map((c) => c.c));
+          const queries = new Set<string>();
+          for (const chars of lines) {
+            const words = chars
+              .join('')
+              .split(/\s+/u)
+              .filter((w) => w.length > 1);
+            words.forEach((w, k) => {
+              queries.add(w);
+              queries.add(w.toUpperCase());
+              queries.add(w.slice(1));
+              if (words[k + 1]) queries.add(`${w} ${words[k + 1]}`);
+            });
+          }
+          let checked = 0;
+          for (const q of queries) {
+            for (const rule of [
+              EXACT_RULE,
+              { ignoreCase: true, word: false },
+              { ignoreCase: true, word: true },
+            ]) {
+              if (lineMatches(lines, q, rule).length === 0) continue;
+              checked++;
+              assert.ok(mayMatch(searchable, q), `${file} p${i}: “${q}” found but ruled out`);
+            }
+          }
+          assert.ok(checked > 0 || queries.size === 0, `${file} p${i}: some query matched`);
+        } finally {
+          page.destroy();
+        }
+      }
+    } finally {
+      doc.destroy();
+    }
+  }
+});
+
 test('search through the index answers as the full search: first, cached, from the file', () => {
   const { path, dir } = asBlob('tracemonkey-two-column.pdf');
   try {
@@ -128,6 +184,17 @@ test('search through the index answers as the full search: first, cached, from t
       queries.map((q) => searchFile(path, q)),
       full,
       'read back from the file',
+    );
+    // With the rule, a page selection, a cap and a count, as the route asks.
+    const asked = { rule: { ignoreCase: true, word: true }, pages: [1, 2, 5], cap: 5, count: true };
+    textIndexCache.delete(path);
+    assert.equal(
+      searchFile(path, 'the', asked),
+      searchPdf(bytes('tracemonkey-two-column.pdf'), 'the', asked),
+    );
+    assert.equal(
+      searchFile(path, 'the', asked),
+      searchPdf(bytes('tracemonkey-two-column.pdf'), 'the', asked),
     );
     // With classification (kinds), as the daemon searches.
     const kinds = Array.from({ length: 14 }, () => 'text');
@@ -149,7 +216,7 @@ test('the stored file is read as needed and closed when the search ends', () => 
     const before = fds();
     for (let i = 0; i < 5; i++) {
       textIndexCache.delete(path);
-      assert.ok(searchFile(path, 'Should').matches!.length > 0);
+      assert.ok(searchFile(path, 'should').matches!.length > 0);
     }
     assert.is(fds(), before, 'no file left open');
   } finally {
