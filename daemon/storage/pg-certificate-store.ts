@@ -3,7 +3,7 @@
 import { isRecordShaped, type CertificateRecord } from '../certificate-store.ts';
 import { isSafeId } from './data-layout.ts';
 import type { Database } from './pg-database.ts';
-import type { CertificateStorage } from './storage.ts';
+import type { CertificateStorage } from './storage-interfaces.ts';
 
 export class PgCertificateStore implements CertificateStorage {
   private db: Database;

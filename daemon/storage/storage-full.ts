@@ -2,7 +2,8 @@
 // documented 507 `insufficient_storage`, and whatever the failed write would have changed is undone.
 import { DocfixError } from '../../src/errors.ts';
 
-const FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+// Node's errno codes, and PostgreSQL's SQLSTATE 53100 disk_full (its transaction rolled back whole).
+const FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', '53100']);
 
 /** Is `error` (or an error it wraps) a filesystem's "no room left"? */
 export function isStorageFull(error: unknown): boolean {
