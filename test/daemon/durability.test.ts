@@ -210,6 +210,7 @@ test('a full disk: each write answers 507 or keeps a whole entry; reads answer; 
   assert.equal(await tempFiles(dataDir), [], 'a failed upload leaves no temp file');
   const undo = await call(a, 'POST', `${doc}/undo`);
   assertInsufficient(undo, 'undo');
+  assertInsufficient(await correct(a, documentId, [WORD[1], WORD[0]]), 'attest and apply');
   // Exports and downloads append to the log's last page until it is full: each is acknowledged
   // with its whole entry, or refused with nothing appended.
   let acknowledged = 0;
@@ -232,6 +233,11 @@ test('a full disk: each write answers 507 or keeps a whole entry; reads answer; 
   const preview = await call(a, 'GET', `${doc}/pages/0/preview.png`);
   assert.is(preview.status, 200);
   assert.equal([...preview.raw.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+  const crop = await call(a, 'GET', `${doc}/pages/0/crop.png?x=0&y=0&w=300&h=200`);
+  assert.is(crop.status, 200, JSON.stringify(crop.body));
+  assert.equal([...crop.raw.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+  const search = await call(a, 'GET', `${doc}/search?q=${WORD[1]}`);
+  assert.is(search.status, 200, JSON.stringify(search.body));
   assert.is((await call(a, 'GET', '/v1/audit')).status, 200);
   assert.is((await call(a, 'GET', '/v1/audit/verify-chain')).body.intact, true);
   await a.app.close();
