@@ -23,6 +23,11 @@ export class PgCertificateStore implements CertificateStorage {
     );
   }
 
+  /** Withdraws a record whose issue was not completed (its audit entry could not be written). */
+  async remove(record: CertificateRecord): Promise<void> {
+    await this.db.query('DELETE FROM certificates WHERE certificate_id = $1', [record.certificate_id]);
+  }
+
   async get(certificateId: string): Promise<CertificateRecord | 'damaged' | null> {
     if (!isSafeId(certificateId)) return null;
     const rows = await this.db.query<{ record: unknown }>(

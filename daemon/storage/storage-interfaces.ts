@@ -27,7 +27,7 @@ export type ChangeStorage = Pick<AuditedChanges, 'create' | 'update' | 'remove'>
 export type AuditStorage = Pick<AuditLog, 'append' | 'readLines' | 'readAll' | 'list' | 'verifyChain'>;
 export type BlobStorage = Pick<BlobStore, 'tempPath' | 'putFile' | 'putBytes' | 'read' | 'has' | 'localPath'>;
 export type UsageStorage = Pick<UsageStore, 'correctionsToday' | 'countCorrection' | 'reserve'>;
-export type CertificateStorage = Pick<CertificateStore, 'put' | 'get' | 'idBySha256'>;
+export type CertificateStorage = Pick<CertificateStore, 'put' | 'get' | 'idBySha256' | 'remove'>;
 export type JobStorage = Pick<JobBoard, 'begin' | 'succeed' | 'fail' | 'get' | 'startWorker' | 'stop'>;
 
 export interface Storage {

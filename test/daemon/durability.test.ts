@@ -273,7 +273,6 @@ test('a record written while its entry cannot be: the change is put back, 507', 
   assert.is(applied.status, 200, JSON.stringify(applied.body));
   const documentDir = join(dataDir, 'tenants', a.tenantId, 'documents', documentId);
   const recordFile = join(documentDir, 'record.json');
-  const blobs = await readdir(join(documentDir, 'blobs'));
   const att = await call(a, 'POST', '/v1/attestations', { document_id: documentId });
   assert.is(att.status, 201);
   const entries = (await wholeLog(dataDir, a.tenantId)).length;
@@ -288,11 +287,29 @@ test('a record written while its entry cannot be: the change is put back, 507', 
   mounts.push(log);
   await fillDisk(small);
 
+  // Certificates until one does not fit: the refused one is withdrawn, not publicly checkable.
+  const certificates = async () =>
+    (await readdir(join(dataDir, 'certificates')).catch(() => [])).filter((f) => f.endsWith('.json'));
+  let issued = 0;
+  for (let i = 0; i < 12; i++) {
+    const res = await call(a, 'POST', `/v1/documents/${documentId}/certificate`, {});
+    if (res.status === 201) {
+      issued++;
+      continue;
+    }
+    assertInsufficient(res, 'certificate');
+    break;
+  }
+  assert.is((await certificates()).length, issued, 'only issued certificates are on record');
+  const logged0 = (await wholeLog(dataDir, a.tenantId)).length;
+  assert.is(logged0, entries + issued);
+  const blobs = await readdir(join(documentDir, 'blobs'));
+
   // Undo and redo (the smallest entries) until the last page of the log has no room for one: that
   // change's record was written, its entry refused, and the record put back.
   const doc = `/v1/documents/${documentId}`;
   let record = await readFile(recordFile, 'utf8');
-  let logged = entries;
+  let logged = logged0;
   let refused = false;
   for (let i = 0; i < 40 && !refused; i++) {
     const res = await call(a, 'POST', `${doc}/${i % 2 ? 'redo' : 'undo'}`);
