@@ -81,19 +81,15 @@ export class AuditLog {
     let handle: FileHandle;
     try {
       await mkdir(dirname(file), { recursive: true });
-      handle = await open(file, 'a', 0o600);
+      // Read and append: a leftover past the head is looked at before it is cut.
+      handle = await open(file, 'a+', 0o600);
     } catch (error) {
       if (isStorageFull(error)) throw insufficientStorage('the audit entry of this change', error);
       throw error;
     }
     try {
-      // Bytes past the head are what an earlier failed append could not cut: never acknowledged.
       const { size } = await handle.stat();
-      if (size > head.bytes) await handle.truncate(head.bytes);
-      if (size < head.bytes) {
-        this.heads.delete(tenantId);
-        throw new Error(`the audit log of ${tenantId} is shorter than its last entry`);
-      }
+      if (size !== head.bytes) await this.settleTail(tenantId, handle, head.bytes, size);
       try {
         await writeAll(handle, line);
         await handle.sync();
@@ -108,6 +104,24 @@ export class AuditLog {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * The log is not as long as its head says. Bytes past the head with no newline are what an
+   * earlier failed append could not cut (never acknowledged): they are cut now. Anything else
+   * means the file changed under this process: the head is read again at the next append.
+   */
+  private async settleTail(tenantId: string, handle: FileHandle, bytes: number, size: number): Promise<void> {
+    if (size > bytes) {
+      const extra = Buffer.alloc(size - bytes);
+      await handle.read(extra, 0, extra.length, bytes);
+      if (!extra.includes(0x0a)) {
+        await handle.truncate(bytes);
+        return;
+      }
+    }
+    this.heads.delete(tenantId);
+    throw new Error(`the audit log of ${tenantId} changed outside this process; its head is read again`);
   }
 
   /** Cuts what a failed append left; if even that fails, the next append cuts it (the head is kept). */

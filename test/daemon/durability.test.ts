@@ -6,13 +6,15 @@
 // the change is put back. A torn tail written by hand is kept aside and repaired at start-up.
 // Mounting needs root; without it these tests are skipped, saying so.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from '../../daemon/app.ts';
+import { AuditLog } from '../../daemon/storage/audit-log.ts';
+import { DataLayout } from '../../daemon/storage/data-layout.ts';
 import { recoverDataDir } from '../../daemon/storage/recovery.ts';
 import { verifyAuditChain, type StoredAuditEntry } from '../../src/audit-chain.ts';
 import { CORPUS_DIR, multipart, sharedEngine } from './harness.ts';
@@ -402,6 +404,30 @@ test('a torn tail is kept aside at start-up and the chain repaired from the reco
   assert.is(list.body.length, 2);
   assert.is((await call(again, 'GET', '/v1/audit/verify-chain')).body.intact, true);
   await again.app.close();
+});
+
+test('an append cuts a torn remainder past its head, and re-reads a log changed under it', async () => {
+  const dataDir = await mkdtemp(join(work, 'head-'));
+  const audit = new AuditLog(new DataLayout(dataDir));
+  const event = { action: 'document.export', subject_type: 'document', subject_id: 'doc_x' };
+  await audit.append('tnt_x', event);
+  const log = join(dataDir, 'tenants', 'tnt_x', 'audit.log');
+  // What a failed append whose cut also failed would leave: bytes with no newline.
+  await appendFile(log, '{"seq":2,"ts":"20');
+  await audit.append('tnt_x', event);
+  assert.is((await wholeLog(dataDir, 'tnt_x')).length, 2);
+  // A whole line written by someone else is never cut: the append fails and the head is read again.
+  const lines = (await readFile(log, 'utf8')).split('\n');
+  await appendFile(log, `${lines[1]}\n`);
+  try {
+    await audit.append('tnt_x', event);
+    assert.unreachable('the append went on over a log changed under it');
+  } catch (error) {
+    assert.match(String(error), /changed outside this process/);
+  }
+  assert.is((await readFile(log, 'utf8')).split('\n').filter(Boolean).length, 3);
+  const next = await audit.append('tnt_x', event);
+  assert.is(next.seq, 3, 'the next append follows the line it found');
 });
 
 test.run();
