@@ -5,23 +5,23 @@ import multipart from '@fastify/multipart';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { fastifyPath, ROUTES, type RouteDef, type RouteId } from '../src/api-routes.ts';
 import { DocfixError } from '../src/errors.ts';
 import { buildOpenApi, plainSchema } from '../src/openapi.ts';
 import { readTls, resolveConfig, type DaemonConfig } from './config.ts';
 import { EngineSlots } from './engine-slots.ts';
-import { handleError, sendDocfixError } from './http-errors.ts';
+import { answerClientError, handleError, handleFrameworkError, sendDocfixError } from './http-errors.ts';
 import { PlanRateLimits } from './rate-limit.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
-import { documentHandlers } from './routes/documents.ts';
+import { documentHandlers, readUploadBody, type ReceivedUpload } from './routes/documents.ts';
 import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { JOB_ROUTES, type JobInput, type JobRerun } from './job-board.ts';
 import { runInJob } from './job-context.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
-import { openStorage } from './storage/storage.ts';
+import { openStorage, type Storage } from './storage/storage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,6 +29,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller | null;
+    /** An upload's body, read whole before its handler (daemon/routes/documents.ts). */
+    upload: ReceivedUpload | null;
   }
 }
 
@@ -69,10 +71,32 @@ export const ALL_HANDLERS: Handlers = {
 export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = resolveConfig(options.config);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const ownEngine = !options.engine;
   // The filesystem store of the data dir, or PostgreSQL when a database is configured.
   const storage = await openStorage(config);
-  const services: Services = {
+  const services = assembleServices(config, storage, options.engine);
+  // The signing key pair is made at first start, not at the first certificate.
+  await services.signing();
+
+  const app = createServer(config, options.logger ?? false);
+  app.decorate('docfix', services);
+  app.decorateRequest('caller', null);
+  app.decorateRequest('upload', null);
+  addBodyParsers(app);
+  await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 4096, parts: 12 } });
+  registerRoutes(app, services, { ...ALL_HANDLERS, ...options.handlers });
+  guardTenantIsolation(app);
+
+  // Jobs whose instance died are finished here (PostgreSQL); a no-op on the filesystem.
+  storage.jobs.startWorker(rerunJob(services, { ...ALL_HANDLERS, ...options.handlers }));
+  app.addHook('onClose', async () => {
+    await storage.close();
+    if (!options.engine) await services.engine.close();
+  });
+  return app;
+}
+
+function assembleServices(config: DaemonConfig, storage: Storage, engine: EngineSlots | undefined): Services {
+  return {
     config,
     storage: storage.kind,
     tenants: storage.tenants,
@@ -82,7 +106,7 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     changes: storage.changes,
     usage: storage.usage,
     engine:
-      options.engine ??
+      engine ??
       new EngineSlots({
         slots: config.engineSlots,
         queue: config.engineQueue,
@@ -93,20 +117,29 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     jobs: storage.jobs,
     signing: storage.signing,
   };
-  // The signing key pair is made at first start, not at the first certificate.
-  await services.signing();
+}
 
-  // HTTPS when given a certificate and key (daemon serve --tls-cert/--tls-key); the instance is
-  // typed as the HTTP one: routes and hooks do not depend on which.
+/**
+ * The fastify instance with every answer in the service's error shape, the framework's own
+ * included: errors before routing (a bad URL, an over-long id), in the socket (huge or stalled
+ * headers) and everywhere else (the error handler). HTTPS when given a certificate and key; the
+ * instance is typed as the HTTP one: routes and hooks do not depend on which.
+ */
+function createServer(config: DaemonConfig, logger: BuildOptions['logger']): FastifyInstance {
+  // Node checks stalled headers only this often (default 30 s); a short headers timeout needs it sooner.
+  const serverOptions = {
+    headersTimeout: config.headersTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(config.headersTimeoutMs / 4))),
+  };
   const app = Fastify({
-    ...(config.tls ? { https: readTls(config.tls) } : {}),
-    logger: options.logger ?? false,
+    ...(config.tls ? { https: { ...readTls(config.tls), ...serverOptions } } : { http: serverOptions }),
+    logger,
     bodyLimit: config.jsonBodyLimit,
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false } },
-  });
-  app.decorate('docfix', services);
-  app.decorateRequest('caller', null);
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: answerClientError,
+  }) as unknown as FastifyInstance;
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     sendDocfixError(
@@ -114,36 +147,68 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
       new DocfixError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
     );
   });
-
   const bodyAjv = makeAjv(false);
   const partAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : partAjv).compile(schema as object),
   );
+  return app;
+}
 
-  // JSON bodies: an empty body is "no body" (POST /undo and friends), anything unparsable is a 422.
+/**
+ * JSON bodies: an empty body is "no body" (POST /undo and friends); anything unparsable, or a
+ * string holding a lone UTF-16 surrogate (no text can carry one), is a 422.
+ */
+function addBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(
+      return done(
         new DocfixError('invalid_request', 'The request body is not valid JSON.', {
           problems: [{ field: 'body', problem: 'is not valid JSON' }],
         }),
         undefined,
       );
     }
+    const broken = illFormedField(parsed, 'body');
+    if (broken) {
+      return done(
+        new DocfixError(
+          'invalid_request',
+          `The request is not valid: ${broken} holds a lone UTF-16 surrogate.`,
+          {
+            problems: [{ field: broken, problem: 'holds a lone UTF-16 surrogate (not text)' }],
+          },
+        ),
+        undefined,
+      );
+    }
+    done(null, parsed);
   });
-  await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 4096, parts: 12 } });
+}
 
-  const limiter = new PlanRateLimits(config);
-  const handlers: Handlers = { ...ALL_HANDLERS, ...options.handlers };
+/** The path of the first string (value or key) in `value` that is not well-formed UTF-16. */
+function illFormedField(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.isWellFormed() ? null : path;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = `${path}.${key}`;
+    if (!key.isWellFormed()) return at;
+    const found = illFormedField(item, at, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+function registerRoutes(app: FastifyInstance, services: Services, handlers: Handlers): void {
+  const limiter = new PlanRateLimits(services.config);
   const served = (Object.keys(ROUTES) as RouteId[]).filter((id) => handlers[id] || id === 'openapi');
-  const openapi = buildOpenApi(served, config.version);
-
+  const openapi = buildOpenApi(served, services.config.version);
   for (const id of served) {
     const route: RouteDef = ROUTES[id];
     const handler =
@@ -166,57 +231,78 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
         route.auth === 'key'
           ? (request, reply) => authenticate(request, reply, route, services, limiter)
           : undefined,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const job =
-          JOB_ROUTES.has(id) && request.caller
-            ? await services.jobs.begin(request.caller.tenant.tenant_id, id, jobInput(id, request))
-            : null;
-        if (job) {
-          // The id is announced at once (103 Early Hints) so another client can follow the work
-          // while this request waits, and again on the final answer.
-          // Node sends early hints only with a Link header: it points at the job.
-          reply.writeEarlyHints({
-            link: `</v1/jobs/${job.job_id}>; rel="related"`,
-            'x-docfix-job': job.job_id,
-          });
-          reply.header('X-Docfix-Job', job.job_id);
-        }
-        let result: unknown;
-        const run = () =>
-          handler({
-            params: request.params,
-            query: request.query ?? {},
-            body: request.body,
-            caller: request.caller,
-            services,
-            req: request,
-            reply,
-          } as HandlerInput<RouteId>);
-        try {
-          result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, run) : await run();
-        } catch (error) {
-          if (job) await services.jobs.fail(job, error).catch((e: unknown) => jobLogError(request, e));
-          throw error;
-        }
-        // The work is done (and committed): a failure to record the job's end must not turn the
-        // answer into an error. On PostgreSQL the job is then finished by whoever takes it over.
-        if (job)
-          await services.jobs
-            .succeed(job, route.status, result)
-            .catch((e: unknown) => jobLogError(request, e));
-        if (reply.sent) return reply;
-        reply.code(route.status);
-        if (route.media === 'empty') return reply.send();
-        if (route.media) {
-          reply.type(route.media);
-          return reply.send(Buffer.isBuffer(result) ? result : Buffer.from(result as Uint8Array));
-        }
-        return result;
-      },
+      // An upload's body is read whole before its job begins (nothing exists for a broken body).
+      preHandler:
+        route.multipart && id === 'uploadDocument'
+          ? (request, reply) => readUploadBody(request, reply, services)
+          : undefined,
+      // Whatever the answer, an upload's temp file does not outlive its request.
+      onResponse: route.multipart ? async (request) => discardUpload(request) : undefined,
+      handler: answerRoute(id, route, handler, services),
     });
   }
+}
 
-  // Defence in depth: an answer to a key that names another tenant is stopped, whatever produced it.
+async function discardUpload(request: FastifyRequest): Promise<void> {
+  if (request.upload) await rm(request.upload.path, { force: true });
+}
+
+/** The route's handler, run as a job for the routes that are jobs, its result as the answer. */
+function answerRoute(
+  id: RouteId,
+  route: RouteDef,
+  handler: (input: HandlerInput<RouteId>) => Promise<unknown>,
+  services: Services,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  return async (request, reply) => {
+    const job =
+      JOB_ROUTES.has(id) && request.caller
+        ? await services.jobs.begin(request.caller.tenant.tenant_id, id, jobInput(id, request))
+        : null;
+    if (job) {
+      // The id is announced at once (103 Early Hints) so another client can follow the work
+      // while this request waits, and again on the final answer.
+      // Node sends early hints only with a Link header: it points at the job.
+      reply.writeEarlyHints({
+        link: `</v1/jobs/${job.job_id}>; rel="related"`,
+        'x-docfix-job': job.job_id,
+      });
+      reply.header('X-Docfix-Job', job.job_id);
+    }
+    let result: unknown;
+    const run = () =>
+      handler({
+        params: request.params,
+        query: request.query ?? {},
+        body: request.body,
+        caller: request.caller,
+        services,
+        req: request,
+        reply,
+      } as HandlerInput<RouteId>);
+    try {
+      result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, run) : await run();
+    } catch (error) {
+      if (job) await services.jobs.fail(job, error).catch((e: unknown) => jobLogError(request, e));
+      throw error;
+    }
+    // The work is done (and committed): a failure to record the job's end must not turn the
+    // answer into an error. On PostgreSQL the job is then finished by whoever takes it over.
+    if (job)
+      await services.jobs.succeed(job, route.status, result).catch((e: unknown) => jobLogError(request, e));
+    if (reply.sent) return reply;
+    reply.code(route.status);
+    if (route.media === 'empty') return reply.send();
+    if (route.media) {
+      reply.type(route.media);
+      return reply.send(Buffer.isBuffer(result) ? result : Buffer.from(result as Uint8Array));
+    }
+    return result;
+  };
+}
+
+/** Defence in depth: an answer to a key that names another tenant is stopped, whatever produced it. */
+function guardTenantIsolation(app: FastifyInstance): void {
   app.addHook('preSerialization', async (request, _reply, payload) => {
     const tenantId = request.caller?.tenant.tenant_id;
     if (tenantId && namesOtherTenant(payload, tenantId)) {
@@ -228,14 +314,6 @@ export async function build(options: BuildOptions = {}): Promise<FastifyInstance
     }
     return payload;
   });
-
-  // Jobs whose instance died are finished here (PostgreSQL); a no-op on the filesystem.
-  storage.jobs.startWorker(rerunJob(services, handlers));
-  app.addHook('onClose', async () => {
-    await storage.close();
-    if (ownEngine) await services.engine.close();
-  });
-  return app;
 }
 
 function jobLogError(request: FastifyRequest, error: unknown): void {

@@ -3,7 +3,7 @@
 // certificate whose file has those exact bytes (the public verify-by-file route). The certificate PDF
 // itself is a blob in the document's folder, so deleting the document deletes it; the record stays,
 // so the certificate is still checkable by id.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CertificateStatement } from '../src/certificates/statement.ts';
 import type { CertificateOut } from '../src/schemas.ts';
@@ -67,6 +67,13 @@ export class CertificateStore {
       throw new Error('certificate_sha256 is not a SHA-256');
     await writeFileDurable(this.file(record.certificate_id), `${JSON.stringify(record, null, 2)}\n`);
     await writeFileDurable(this.shaFile(record.certificate_sha256), `${record.certificate_id}\n`);
+  }
+
+  /** Withdraws a record whose issue was not completed (its audit entry could not be written). */
+  async remove(record: CertificateRecord): Promise<void> {
+    if (!isSafeId(record.certificate_id)) return;
+    await rm(this.shaFile(record.certificate_sha256), { force: true });
+    await rm(this.file(record.certificate_id), { force: true });
   }
 
   /**

@@ -21,6 +21,13 @@ export interface DaemonConfig {
   localPlan: LocalPlanLimits;
   /** Largest JSON body accepted (uploads are limited by plan instead). */
   jsonBodyLimit: number;
+  /**
+   * An upload whose body does not advance by 64 KiB (or end) within this time is refused and its
+   * connection closed (DOCFIX_UPLOAD_IDLE_TIMEOUT_MS, default 30 s).
+   */
+  uploadIdleTimeoutMs: number;
+  /** A request whose headers have not all arrived within this time is refused (DOCFIX_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
   version: string;
   /** HTTPS with this certificate and key (PEM files; --tls-cert/--tls-key, DOCFIX_TLS_CERT/KEY), else HTTP. */
   tls: { certFile: string; keyFile: string } | null;
@@ -47,6 +54,12 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return n;
 }
 
+function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const n = intFromEnv(env, name);
+  if (n === 0) throw new Error(`${name} must be above 0`);
+  return n;
+}
+
 export function resolveConfig(
   overrides: Partial<DaemonConfig> = {},
   env: NodeJS.ProcessEnv = process.env,
@@ -65,6 +78,9 @@ export function resolveConfig(
     },
     localPlan: overrides.localPlan ?? localPlanFromEnv(env),
     jsonBodyLimit: overrides.jsonBodyLimit ?? 1024 * 1024,
+    uploadIdleTimeoutMs:
+      overrides.uploadIdleTimeoutMs ?? positive(env, 'DOCFIX_UPLOAD_IDLE_TIMEOUT_MS') ?? 30_000,
+    headersTimeoutMs: overrides.headersTimeoutMs ?? positive(env, 'DOCFIX_HEADERS_TIMEOUT_MS') ?? 30_000,
     version: VERSION,
     tls: overrides.tls !== undefined ? overrides.tls : tlsFromEnv(env),
     ...storageFrom(overrides, env),

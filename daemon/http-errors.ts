@@ -1,8 +1,13 @@
 // The one error handler: a DocfixError becomes its status and the spec's body (edge codes at the top
 // level, the rest inside `detail`); schema failures become 422 invalid_request with `problems` and the
-// HTTPValidationError `detail` array; anything else becomes internal_error, logged and never echoed.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+// HTTPValidationError `detail` array; a full disk becomes 507 insufficient_storage; anything else
+// becomes internal_error, logged and never echoed. The framework's own refusals answer in the same
+// shape: before routing (handleFrameworkError) and on the socket, before there is a request
+// (answerClientError).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import { DocfixError, ERRORS } from '../src/errors.ts';
+import { insufficientStorage, isStorageFull } from './storage/storage-full.ts';
 
 interface AjvIssue {
   instancePath?: string;
@@ -76,6 +81,10 @@ export function handleError(
     }
     return sendDocfixError(reply, error);
   }
+  if (isStorageFull(error)) {
+    request.log.error({ err: error }, 'the disk is full');
+    return sendDocfixError(reply, insufficientStorage('this change', error));
+  }
   const fastifyError = error as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation) {
     const problems = problemsOf(fastifyError.validation, fastifyError.validationContext ?? 'body');
@@ -125,5 +134,76 @@ export function handleError(
   return sendDocfixError(
     reply,
     new DocfixError('internal_error', 'Something failed on the service side; nothing changed.'),
+  );
+}
+
+/** Errors fastify raises before a route runs: a URL it cannot decode, a path parameter too long. */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return reply
+        .code(422)
+        .send(
+          invalidRequest('The URL could not be read: it holds a malformed percent-encoding.', [
+            { field: 'url', problem: 'is not a valid URL (malformed percent-encoding)' },
+          ]),
+        );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Every id is at most 100 characters: a longer one names nothing.
+      return sendDocfixError(
+        reply,
+        new DocfixError('not_found', 'Nothing on this account has that id: ids are at most 100 characters.'),
+      );
+  }
+  return handleError(error, request, reply);
+}
+
+/** What the socket's refusals say (Node's `clientError`: the request never became one). */
+function clientErrorBody(error: NodeJS.ErrnoException): { message: string; field: string; problem: string } {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        message: 'The request did not arrive in time: its headers stalled.',
+        field: 'headers',
+        problem: 'did not arrive within the time allowed',
+      };
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        message: 'The request headers are too large.',
+        field: 'headers',
+        problem: 'are over the size limit',
+      };
+    default:
+      return {
+        message: 'The request could not be read as HTTP.',
+        field: 'request',
+        problem: `is not valid HTTP (${error.code ?? 'unreadable'})`,
+      };
+  }
+}
+
+/**
+ * Node's `clientError` (fastify's clientErrorHandler, `this` the instance): a request that could
+ * not be read at all — huge or stalled headers, broken HTTP — answers 422 invalid_request in the
+ * service's shape, written on the socket, which is then closed.
+ */
+export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { message, field, problem } = clientErrorBody(error);
+  const body = JSON.stringify(invalidRequest(message, [{ field, problem }]));
+  this.log.debug({ err: error }, 'client error');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // Closed once written: the client may never end its side (a stalled request).
+  socket.end(
+    `HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
 }

@@ -53,7 +53,12 @@ export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
   const recovered = await recoverDataDir(resolveConfig(overrides).dataDir, (line) =>
     process.stderr.write(`docfix daemon: ${line}\n`),
   );
-  if (recovered.temp_files_removed || recovered.deleted_folders_removed || recovered.audit_bytes_truncated)
+  if (
+    recovered.temp_files_removed ||
+    recovered.deleted_folders_removed ||
+    recovered.audit_bytes_truncated ||
+    recovered.audit_entries_recovered
+  )
     process.stderr.write(`docfix daemon: start-up recovery ${JSON.stringify(recovered)}\n`);
   // Errors (with their stacks) are logged always; every request with DOCFIX_LOG=1.
   const app = await build({

@@ -132,6 +132,7 @@ export const ROUTES = {
       'password_required',
       'password_incorrect',
       'not_protected',
+      'insufficient_storage',
     ],
   },
   listDocuments: {
@@ -166,7 +167,7 @@ export const ROUTES = {
     params: DocParams,
     status: 204,
     media: 'empty',
-    errors: ['not_found', 'missing_capability'],
+    errors: ['not_found', 'missing_capability', 'insufficient_storage'],
   },
   classifyDocument: {
     method: 'POST',
@@ -176,7 +177,7 @@ export const ROUTES = {
     params: DocParams,
     status: 200,
     response: Type.Array(S.PageInfo),
-    errors: ['not_found'],
+    errors: ['not_found', 'insufficient_storage'],
   },
   createAttestation: {
     method: 'POST',
@@ -186,7 +187,7 @@ export const ROUTES = {
     body: S.AttestationRequest,
     status: 201,
     response: S.AttestationOut,
-    errors: ['not_found'],
+    errors: ['not_found', 'insufficient_storage'],
   },
   proposeEdit: {
     method: 'POST',
@@ -216,6 +217,7 @@ export const ROUTES = {
       'edit_failed',
       'daily_limit_reached',
       'page_out_of_range',
+      'insufficient_storage',
     ],
   },
   getVerification: {
@@ -246,7 +248,7 @@ export const ROUTES = {
     params: DocParams,
     status: 200,
     response: S.UndoOut,
-    errors: ['not_found', 'nothing_to_undo'],
+    errors: ['not_found', 'nothing_to_undo', 'insufficient_storage'],
   },
   redo: {
     method: 'POST',
@@ -256,7 +258,7 @@ export const ROUTES = {
     params: DocParams,
     status: 200,
     response: S.UndoOut,
-    errors: ['not_found', 'nothing_to_redo'],
+    errors: ['not_found', 'nothing_to_redo', 'insufficient_storage'],
   },
   getManifest: {
     method: 'GET',
@@ -276,7 +278,7 @@ export const ROUTES = {
     params: DocParams,
     status: 200,
     response: S.ExportOut,
-    errors: GATE,
+    errors: [...GATE, 'insufficient_storage'],
   },
   downloadDocument: {
     method: 'GET',
@@ -286,7 +288,7 @@ export const ROUTES = {
     params: DocParams,
     status: 200,
     media: 'application/pdf',
-    errors: [...GATE, 'payment_required', 'email_required'],
+    errors: [...GATE, 'payment_required', 'email_required', 'insufficient_storage'],
   },
   issueCertificate: {
     method: 'POST',
@@ -306,6 +308,7 @@ export const ROUTES = {
       'nothing_to_certify',
       'correction_not_verified',
       'record_does_not_verify',
+      'insufficient_storage',
     ],
   },
   listCertificates: {
@@ -432,7 +435,13 @@ export const ROUTES = {
     ),
     status: 200,
     media: 'image/png',
-    errors: ['not_found', 'crop_too_large', 'inspection_budget_spent', 'page_out_of_range'],
+    errors: [
+      'not_found',
+      'crop_too_large',
+      'inspection_budget_spent',
+      'page_out_of_range',
+      'insufficient_storage',
+    ],
   },
   getJob: {
     method: 'GET',

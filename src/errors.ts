@@ -43,6 +43,12 @@ export const ERRORS = {
   busy: e(503, EXIT.limit, 'every engine slot in use; carries Retry-After; safe to resend', 'edge'),
   invalid_request: e(422, EXIT.usage, 'field missing or wrong shape; `problems` names each field', 'edge'),
   internal_error: e(500, EXIT.error, 'failure on the service side; nothing changed', 'edge'),
+  insufficient_storage: e(
+    507,
+    EXIT.error,
+    'no room on the service to record the change whole and durably; nothing changed; safe to resend later',
+    'edge',
+  ),
   tenant_isolation_violation: e(500, EXIT.error, 'an answer that would cross accounts was stopped', 'edge'),
   not_found: e(404, EXIT.notFound, 'no such document, job or certificate on this account'),
   file_too_large: e(413, EXIT.limit, "upload over the plan's size limit"),

@@ -340,7 +340,8 @@ export const certificateHandlers: Handlers = {
     await certificateStore(services).put(certificate);
     const out = certificateOut(certificate, true);
     // The record lists the certificate and owes its audit entry in one write (audited-changes.ts).
-    await services.changes.update(tenantId, record.document.document_id, (r) => {
+    // When that cannot be done (a full disk: 507), the certificate is withdrawn: never issued.
+    const issued = services.changes.update(tenantId, record.document.document_id, (r) => {
       r.certificates = [...(r.certificates ?? []), out];
       return {
         action: 'certificate.issue',
@@ -356,6 +357,10 @@ export const certificateHandlers: Handlers = {
           api_key_id: caller.key.key_id,
         },
       };
+    });
+    await issued.catch(async (error: unknown) => {
+      await certificateStore(services).remove(certificate);
+      throw error;
     });
     return out;
   },

@@ -6,6 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability, planLimits } from '../../src/plans.ts';
 import type { DocumentOut } from '../../src/schemas.ts';
@@ -32,6 +33,7 @@ import {
   revisionPath,
 } from '../document-access.ts';
 import { randomId } from '../storage/ids.ts';
+import { insufficientStorage, isStorageFull } from '../storage/storage-full.ts';
 import type { DocumentRecord, RevisionRecord, ServedRegion } from '../storage/records.ts';
 
 /** Most recent served regions kept per document (the OCR confirmation reads the latest ones). */
@@ -40,10 +42,11 @@ const SERVED_REGIONS_KEPT = 1000;
 export const documentHandlers: Handlers = {
   uploadDocument: async ({ caller, services, req }) => {
     const tenantId = caller.tenant.tenant_id;
-    // A hosted plan's limits, or the local plan's (none unless the daemon's configuration sets them).
+    // Read whole by readUploadBody before the job began, within the plan's size (a hosted plan's, or
+    // the local plan's: none unless the daemon's configuration sets one).
     const limits = planLimits(caller.tenant.plan, services.config.localPlan);
-    const maxBytes = limits.upload_mb === null ? Number.POSITIVE_INFINITY : limits.upload_mb * 1024 * 1024;
-    const upload = await receiveUpload(req, services, maxBytes);
+    const upload = req.upload;
+    if (!upload) throw new Error('the upload body was not read before its handler');
     try {
       const inspected = await services.engine.run(
         'documents.inspect',
@@ -184,7 +187,7 @@ export const documentHandlers: Handlers = {
     );
   },
 
-  pagePreview: async ({ caller, services, params, query, reply }) => {
+  pagePreview: async ({ caller, services, params, query, reply, req }) => {
     const tenantId = caller.tenant.tenant_id;
     const record = await loadDocument(services, caller, params.document_id);
     const revision = query.revision ? findRevision(record, query.revision) : currentRevision(record);
@@ -208,18 +211,22 @@ export const documentHandlers: Handlers = {
           Math.round((picture.width * RENDER_DPI) / picture.dpi),
           Math.round((picture.height * RENDER_DPI) / picture.dpi),
         ];
+    // A read: on a full disk the picture is still served; only its note among served regions is lost.
     await recordServed(services, tenantId, record.document.document_id, {
       revision_id: revision.revision_id,
       page_index: params.page_index,
       box_render: full,
       dpi: picture.dpi,
       at: new Date().toISOString(),
+    }).catch((error: unknown) => {
+      if (!isStorageFull(error)) throw error;
+      req.log.warn({ err: error }, 'a served preview could not be recorded: the disk is full');
     });
     reply.header('x-docfix-revision', revision.revision_id);
     return picture.png;
   },
 
-  pageCrop: async ({ caller, services, params, query, reply }) => {
+  pageCrop: async ({ caller, services, params, query, reply, req: request }) => {
     const tenantId = caller.tenant.tenant_id;
     const record = await loadDocument(services, caller, params.document_id);
     const revision = query.revision ? findRevision(record, query.revision) : currentRevision(record);
@@ -249,19 +256,27 @@ export const documentHandlers: Handlers = {
       { timeoutMs: RENDER_TIMEOUT_MS, timeoutCode: 'internal_error' },
     );
     const today = new Date().toISOString().slice(0, 10);
-    await services.documents.update(tenantId, record.document.document_id, (r) => {
-      pushServed(r, {
-        revision_id: revision.revision_id,
-        page_index: params.page_index,
-        box_render: picture.box_render,
-        dpi: picture.dpi,
-        at: new Date().toISOString(),
+    const charged = marking !== null && picture.native_inside_pixels > 0;
+    await services.documents
+      .update(tenantId, record.document.document_id, (r) => {
+        pushServed(r, {
+          revision_id: revision.revision_id,
+          page_index: params.page_index,
+          box_render: picture.box_render,
+          dpi: picture.dpi,
+          at: new Date().toISOString(),
+        });
+        if (marking && picture.native_inside_pixels > 0) {
+          if (r.inspection?.day !== today) r.inspection = { day: today, pixels: 0 };
+          r.inspection.pixels += picture.native_inside_pixels;
+        }
+      })
+      .catch((error: unknown) => {
+        // A read keeps working on a full disk, unless it spends the inspection budget: that must be
+        // counted before the pixels are served (507 insufficient_storage then).
+        if (charged || !isStorageFull(error)) throw error;
+        request.log.warn({ err: error }, 'a served crop could not be recorded: the disk is full');
       });
-      if (marking && picture.native_inside_pixels > 0) {
-        if (r.inspection?.day !== today) r.inspection = { day: today, pixels: 0 };
-        r.inspection.pixels += picture.native_inside_pixels;
-      }
-    });
     reply.header('x-docfix-revision', revision.revision_id);
     reply.header('x-docfix-dpi', String(picture.dpi));
     reply.header('x-docfix-marked', picture.marked ? 'true' : 'false');
@@ -333,7 +348,7 @@ export function filenameHint(name: string | undefined): string {
   return [...clean].slice(0, FILENAME_HINT_MAX).join('');
 }
 
-interface ReceivedUpload {
+export interface ReceivedUpload {
   path: string;
   sha256: string;
   bytes: number;
@@ -341,74 +356,129 @@ interface ReceivedUpload {
   password: string;
 }
 
+/** An upload body that does not advance by this much within the idle timeout has stalled. */
+const UPLOAD_PROGRESS_BYTES = 64 * 1024;
+
+/**
+ * Reads an upload's body before anything else happens (no job, no record): runs as the route's
+ * preHandler, after authentication. The file goes to a temp file removed at once when the body is
+ * not read whole; on any failure the connection is closed after the answer (the rest of the body
+ * is not read).
+ */
+export async function readUploadBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: Services,
+): Promise<void> {
+  const caller = request.caller;
+  if (!caller) return;
+  const limits = planLimits(caller.tenant.plan, services.config.localPlan);
+  const maxBytes = limits.upload_mb === null ? Number.POSITIVE_INFINITY : limits.upload_mb * 1024 * 1024;
+  try {
+    request.upload = await receiveUpload(request, services, maxBytes);
+  } catch (error) {
+    reply.header('connection', 'close');
+    throw error;
+  }
+}
+
 /**
  * Streams the multipart `file` to a temp file in the data dir while hashing it; stops as soon as
- * the plan's size is passed (file_too_large naming both sizes). Never holds the file in memory.
+ * the plan's size is passed (file_too_large naming both sizes), or when the body stalls (no
+ * 64 KiB of progress within the configured idle time: invalid_request). Never holds the file in
+ * memory; leaves no temp file behind when it fails.
  */
 async function receiveUpload(
-  req: Parameters<NonNullable<Handlers['uploadDocument']>>[0]['req'],
+  request: FastifyRequest,
   services: Services,
   /** Infinity: no size limit (the local plan unless configured; the plugin's default would be 1 MiB). */
   maxBytes: number,
 ): Promise<ReceivedUpload> {
-  if (!req.isMultipart()) {
+  if (!request.isMultipart()) {
     throw new DocfixError('invalid_request', 'Send the PDF as multipart/form-data with a `file` part.', {
       problems: [{ field: 'file', problem: 'required (multipart/form-data)' }],
     });
   }
+  const idleMs = services.config.uploadIdleTimeoutMs;
+  const abort = new AbortController();
+  const paths = new Set<string>();
+  const reading = readParts(request, services, maxBytes, abort.signal, paths);
+  let stalled: (error: DocfixError) => void = () => {};
+  const stall = new Promise<never>((_, reject) => (stalled = reject));
+  const stop = watchProgress(request, idleMs, () => {
+    abort.abort();
+    stalled(
+      new DocfixError(
+        'invalid_request',
+        `The upload stalled: its body did not advance by ${UPLOAD_PROGRESS_BYTES / 1024} KiB within ${idleMs / 1000} s; nothing was stored.`,
+        { problems: [{ field: 'file', problem: 'the body stopped arriving' }] },
+      ),
+    );
+  });
+  try {
+    return await Promise.race([reading, stall]);
+  } catch (error) {
+    for (const path of paths) await rm(path, { force: true });
+    // The reader settles when the connection closes; its failure is this one.
+    reading.catch(() => {});
+    throw error;
+  } finally {
+    stop();
+  }
+}
+
+/** Calls `onStall` when the request's socket has not read UPLOAD_PROGRESS_BYTES more in `idleMs`. */
+function watchProgress(request: FastifyRequest, idleMs: number, onStall: () => void): () => void {
+  const socket = request.raw.socket;
+  let mark = socket.bytesRead;
+  let since = Date.now();
+  const timer = setInterval(
+    () => {
+      if (request.raw.complete) return;
+      const now = Date.now();
+      if (socket.bytesRead - mark >= UPLOAD_PROGRESS_BYTES) {
+        mark = socket.bytesRead;
+        since = now;
+      } else if (now - since >= idleMs) {
+        clearInterval(timer);
+        onStall();
+      }
+    },
+    Math.max(10, Math.min(1000, idleMs / 4)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+async function readParts(
+  request: FastifyRequest,
+  services: Services,
+  maxBytes: number,
+  signal: AbortSignal,
+  paths: Set<string>,
+): Promise<ReceivedUpload> {
   let received: Omit<ReceivedUpload, 'password'> | null = null;
   let password = '';
-  const declared = Number(req.headers['content-length'] ?? 0);
+  const declared = Number(request.headers['content-length'] ?? 0);
   try {
-    for await (const part of req.parts({ limits: { fileSize: maxBytes + 1 } })) {
+    for await (const part of request.parts({ limits: { fileSize: maxBytes + 1 } })) {
+      signal.throwIfAborted();
       if (part.type === 'file') {
         if (part.fieldname !== 'file' || received) {
           part.file.resume();
           continue;
         }
         const path = await services.blobs.tempPath();
-        const hash = createHash('sha256');
-        let bytes = 0;
-        const meter = new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            bytes += chunk.length;
-            if (bytes > maxBytes) {
-              done(tooLarge(Math.max(bytes, declared), maxBytes));
-              return;
-            }
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        });
-        try {
-          await pipeline(part.file, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-        } catch (error) {
-          await rm(path, { force: true });
-          if (error instanceof DocfixError) throw error;
-          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
-            throw tooLarge(Math.max(bytes, declared), maxBytes);
-          throw error;
-        }
-        received = { path, sha256: hash.digest('hex'), bytes, filename: part.filename };
+        paths.add(path);
+        const { sha256, bytes } = await receiveFile(part.file, path, maxBytes, declared, signal);
+        received = { path, sha256, bytes, filename: part.filename };
       } else if (part.fieldname === 'password') {
         password = typeof part.value === 'string' ? part.value : String(part.value ?? '');
       }
     }
   } catch (error) {
-    if (received) await rm(received.path, { force: true });
-    if (error instanceof DocfixError) throw error;
-    const code = (error as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(declared, maxBytes);
-    if (typeof code === 'string' && code.startsWith('FST_')) {
-      throw new DocfixError(
-        'invalid_request',
-        `The multipart body could not be read: ${(error as Error).message}`,
-        {
-          problems: [{ field: 'file', problem: (error as Error).message }],
-        },
-      );
-    }
-    throw error;
+    for (const path of paths) await rm(path, { force: true });
+    throw uploadError(error, declared, maxBytes);
   }
   if (!received) {
     throw new DocfixError('invalid_request', 'The upload has no `file` part.', {
@@ -416,6 +486,52 @@ async function receiveUpload(
     });
   }
   return { ...received, password };
+}
+
+/** One file part to `path`, hashed and measured as it arrives. */
+async function receiveFile(
+  file: NodeJS.ReadableStream,
+  path: string,
+  maxBytes: number,
+  declared: number,
+  signal: AbortSignal,
+): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        done(tooLarge(Math.max(bytes, declared), maxBytes));
+        return;
+      }
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(file, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+      throw tooLarge(Math.max(bytes, declared), maxBytes);
+    throw error;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** What a failure to read an upload answers: its own code, 507 for a full disk, else 422. */
+function uploadError(error: unknown, declared: number, maxBytes: number): unknown {
+  if (error instanceof DocfixError) return error;
+  if (isStorageFull(error)) return insufficientStorage('the upload', error);
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(declared, maxBytes);
+  // A filesystem failure of the service (not full) stays a service failure.
+  if ((error as { syscall?: string }).syscall) return error;
+  // Everything else is the body: no boundary, a wrong one, cut short, a part without its end.
+  const message = (error as Error).message ?? String(error);
+  return new DocfixError('invalid_request', `The multipart body could not be read: ${message}`, {
+    problems: [{ field: 'file', problem: message }],
+  });
 }
 
 function tooLarge(bytes: number, maxBytes: number): DocfixError {

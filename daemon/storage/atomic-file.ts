@@ -17,21 +17,26 @@ export function tempPathBeside(path: string): string {
   return join(dirname(path), `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
 }
 
-/** Writes `data` to `path` durably and atomically; `mode` applies to a newly created file. */
+/**
+ * Writes `data` to `path` durably and atomically; `mode` applies to a newly created file. On any
+ * failure (a full disk included) the temp file is removed at once and `path` is as it was.
+ */
 export async function writeFileDurable(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = tempPathBeside(path);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
   } catch (error) {
-    await handle.close();
     await rm(temp, { force: true });
     throw error;
   }
-  await handle.close();
-  await rename(temp, path);
   await fsyncDir(dirname(path));
 }
 

@@ -12,6 +12,12 @@
 // carries the intent. Deletion is the one change that removes its record, so it is made atomic by a
 // rename (DocumentStore.retire): the retired folder's record owes the `document.delete` entry.
 //
+// The entry is appended while the document's lock is held, and when it cannot be appended whole and
+// durably (a full disk: 507 `insufficient_storage`), the change is undone before the answer: the
+// previous record is put back (DocumentStore keeps it by a second name, so that takes no space), a
+// new document's folder is removed, a retired one comes back, and revision files written for the
+// change go. So an acknowledged change always has its whole entry, and a refused one never happened.
+//
 // Items whose entry this process appended are pruned at the record's next audited change; recovery
 // clears the rest. Undo, redo, apply, upload, delete, attestations and certificates go through here.
 import type { AuditEntryOut } from '../../src/schemas.ts';
@@ -19,7 +25,9 @@ import type { AuditEvent, AuditLog } from './audit-log.ts';
 import type { DocumentStore } from './document-store.ts';
 import { randomId } from './ids.ts';
 import type { DocumentRecord, PendingAudit } from './records.ts';
+import { isStorageFull } from './storage-full.ts';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export type OwedEvent = Omit<AuditEvent, 'payload'> & { payload: Record<string, unknown> };
 
@@ -65,17 +73,26 @@ export class AuditedChanges {
     return entry;
   }
 
-  /** A new document: its record (owing `event`), then the entry. */
+  /**
+   * A new document: its record (owing `event`), then the entry. When either cannot be written, the
+   * document's folder (its blobs included) is removed: the document was never there.
+   */
   async create(tenantId: string, record: DocumentRecord, event: OwedEvent): Promise<AuditEntryOut> {
     const item = this.owe(record, event, 'present');
-    await this.documents.create(tenantId, record);
-    return this.settle(tenantId, item);
+    try {
+      await this.documents.create(tenantId, record);
+      return await this.settle(tenantId, item);
+    } catch (error) {
+      await rm(this.documents.dir(tenantId, record.document.document_id), { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /**
    * Read-modify-write of a document whose change is audited: `change` edits the record and returns
-   * the audit event (or throws to abort: nothing is written, nothing appended).
-   * Null when there is no such document.
+   * the audit event (or throws to abort: nothing is written, nothing appended). When the record or
+   * its entry cannot be written, the record is as before and the revision files the change added
+   * are removed. Null when there is no such document.
    */
   async update(
     tenantId: string,
@@ -83,12 +100,29 @@ export class AuditedChanges {
     change: (record: DocumentRecord) => OwedEvent | Promise<OwedEvent>,
   ): Promise<{ record: DocumentRecord; entry: AuditEntryOut } | null> {
     let item: PendingAudit | null = null;
-    const record = await this.documents.update(tenantId, documentId, async (current) => {
-      const event = await change(current);
-      item = this.owe(current, event, 'present');
-    });
-    if (!record || !item) return null;
-    return { record, entry: await this.settle(tenantId, item) };
+    let entry: AuditEntryOut | null = null;
+    let added: string[] = [];
+    let record: DocumentRecord | null;
+    try {
+      record = await this.documents.update(
+        tenantId,
+        documentId,
+        async (current) => {
+          const before = new Set(current.revisions.map((r) => r.blob_sha256));
+          const event = await change(current);
+          added = current.revisions.map((r) => r.blob_sha256).filter((sha) => !before.has(sha));
+          item = this.owe(current, event, 'present');
+        },
+        async () => {
+          entry = await this.settle(tenantId, item as PendingAudit);
+        },
+      );
+    } catch (error) {
+      if (isStorageFull(error)) await this.removeBlobs(tenantId, documentId, added);
+      throw error;
+    }
+    if (!record || !entry) return null;
+    return { record, entry };
   }
 
   /** Deletes a document (one rename), then its entry, then its files. False when there is none. */
@@ -98,13 +132,25 @@ export class AuditedChanges {
     event: (record: DocumentRecord) => OwedEvent,
   ): Promise<boolean> {
     let item: PendingAudit | null = null;
-    const retired = await this.documents.retire(tenantId, documentId, (record) => {
-      item = this.owe(record, event(record), 'deleted');
-    });
+    const retired = await this.documents.retire(
+      tenantId,
+      documentId,
+      (record) => {
+        item = this.owe(record, event(record), 'deleted');
+      },
+      async () => {
+        await this.settle(tenantId, item as PendingAudit);
+      },
+    );
     if (!retired || !item) return false;
-    await this.settle(tenantId, item);
     this.settled.delete((item as PendingAudit).op_id);
     await rm(retired, { recursive: true, force: true });
     return true;
+  }
+
+  /** Revision files no record points to any more (a change undone for want of space). */
+  private async removeBlobs(tenantId: string, documentId: string, shas: string[]): Promise<void> {
+    const blobs = join(this.documents.dir(tenantId, documentId), 'blobs');
+    for (const sha of shas) await rm(join(blobs, `${sha}.pdf`), { force: true });
   }
 }

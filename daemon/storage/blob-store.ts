@@ -62,13 +62,19 @@ export class BlobStore {
     const target = this.path(tenantId, documentId, hash, ext);
     if (await exists(target)) return hash;
     const temp = await this.tempPath();
-    const handle = await open(temp, 'wx', 0o600);
     try {
-      await handle.writeFile(bytes);
-    } finally {
-      await handle.close();
+      const handle = await open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(bytes);
+      } finally {
+        await handle.close();
+      }
+      return await this.putFile(tenantId, documentId, temp, hash, ext);
+    } catch (error) {
+      // A full disk must not leave the part that fitted holding space until restart.
+      await rm(temp, { force: true });
+      throw error;
     }
-    return this.putFile(tenantId, documentId, temp, hash, ext);
   }
 
   async read(tenantId: string, documentId: string, sha256: string, ext = 'pdf'): Promise<Uint8Array> {

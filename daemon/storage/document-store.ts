@@ -2,11 +2,11 @@
 // of a write follows that document, never the tenant's history. Updates of one document are
 // serialised; a record is written only after the blobs it points to are durable (callers' order).
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
 import type { Adapter } from 'lowdb';
-import { fsyncDir, KeyedLock, writeFileDurable } from './atomic-file.ts';
+import { fsyncDir, KeyedLock, tempPathBeside, writeFileDurable } from './atomic-file.ts';
 import type { DataLayout } from './data-layout.ts';
 import { isSafeId } from './data-layout.ts';
 import type { DocumentRecord } from './records.ts';
@@ -74,12 +74,16 @@ export class DocumentStore {
 
   /**
    * Read-modify-write under the document's lock. `change` may throw to abort (nothing is written).
-   * Returns the record as written; null when the document does not exist.
+   * `afterWrite`, when given, runs still under the lock once the record is durable (the audit entry
+   * the change owes); if it throws, the previous record is put back and the error goes on. The
+   * previous record is kept by a second name (a hard link) until then, so putting it back is one
+   * rename: it needs no free space. Returns the record as written; null when there is no document.
    */
   async update(
     tenantId: string,
     documentId: string,
     change: (record: DocumentRecord) => void | Promise<void>,
+    afterWrite?: (record: DocumentRecord) => Promise<void>,
   ): Promise<DocumentRecord | null> {
     if (!isSafeId(documentId) || !isSafeId(tenantId)) return null;
     return this.lock.run(`${tenantId}/${documentId}`, async () => {
@@ -87,9 +91,41 @@ export class DocumentStore {
       await db.read();
       if (!db.data) return null;
       await change(db.data);
-      await db.write();
+      if (!afterWrite) {
+        await db.write();
+        return db.data;
+      }
+      const file = this.layout.documentRecordFile(tenantId, documentId);
+      await this.undoable(
+        file,
+        () => db.write(),
+        () => afterWrite(db.data as DocumentRecord),
+      );
       return db.data;
     });
+  }
+
+  /** `write`, then `settle`; when `settle` fails, the file as it was before `write` is put back. */
+  private async undoable(
+    file: string,
+    write: () => Promise<void>,
+    settle: () => Promise<void>,
+  ): Promise<void> {
+    const previous = tempPathBeside(file);
+    await link(file, previous);
+    try {
+      await write();
+    } catch (error) {
+      await rm(previous, { force: true });
+      throw error;
+    }
+    try {
+      await settle();
+    } catch (error) {
+      await restoreFile(previous, file);
+      throw error;
+    }
+    await rm(previous, { force: true });
   }
 
   /** Newest first. */
@@ -113,13 +149,15 @@ export class DocumentStore {
   /**
    * Deletes a document in one atomic step: `change` may mark the record (the audit entry it owes),
    * the record is written, then the folder is renamed out of the documents folder (`.deleted-…`,
-   * invisible to every lookup). Returns that folder, for the caller to remove after its audit entry;
-   * start-up removes any left (daemon/storage/recovery.ts). Null when there is no such document.
+   * invisible to every lookup). `afterRetire` runs under the lock (the audit entry); if it throws,
+   * the folder and its record are put back as they were. Returns the retired folder, for the caller
+   * to remove; start-up removes any left (daemon/storage/recovery.ts). Null when there is none.
    */
   async retire(
     tenantId: string,
     documentId: string,
     change: (record: DocumentRecord) => void,
+    afterRetire: () => Promise<void> = async () => {},
   ): Promise<string | null> {
     if (!isSafeId(documentId) || !isSafeId(tenantId)) return null;
     return this.lock.run(`${tenantId}/${documentId}`, async () => {
@@ -127,11 +165,28 @@ export class DocumentStore {
       await db.read();
       if (!db.data) return null;
       change(db.data);
-      await db.write();
       const parent = this.layout.documentsDir(tenantId);
+      const home = this.dir(tenantId, documentId);
       const retired = join(parent, `${RETIRED_PREFIX}${documentId}-${randomBytes(4).toString('hex')}`);
-      await rename(this.dir(tenantId, documentId), retired);
-      await fsyncDir(parent);
+      const file = this.layout.documentRecordFile(tenantId, documentId);
+      await this.undoable(
+        file,
+        async () => {
+          await db.write();
+          await rename(home, retired);
+          await fsyncDir(parent);
+        },
+        async () => {
+          try {
+            await afterRetire();
+          } catch (error) {
+            // Back home first: the record put back afterwards is the one in its own folder.
+            await rename(retired, home);
+            await fsyncDir(parent);
+            throw error;
+          }
+        },
+      );
       return retired;
     });
   }
@@ -147,4 +202,10 @@ export class DocumentStore {
       return true;
     });
   }
+}
+
+/** Puts a kept file back in place (one rename: no space needed), durably. */
+async function restoreFile(kept: string, file: string): Promise<void> {
+  await rename(kept, file);
+  await fsyncDir(dirname(file));
 }

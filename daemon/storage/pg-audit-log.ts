@@ -15,7 +15,7 @@ import type { AuditChainOut, AuditEntryOut } from '../../src/schemas.ts';
 import { currentJob } from '../job-context.ts';
 import { parseAuditLines, type AuditEvent } from './audit-log.ts';
 import type { Database } from './pg-database.ts';
-import type { AuditStorage } from './storage.ts';
+import type { AuditStorage } from './storage-interfaces.ts';
 
 /** First key of the audit advisory locks (the second is the tenant id's hash). */
 const AUDIT_LOCK_CLASS = 7_341_002;

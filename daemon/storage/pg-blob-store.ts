@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { writeFileDurable } from './atomic-file.ts';
 import type { Database } from './pg-database.ts';
 import type { RemoveDocumentFiles } from './pg-document-store.ts';
-import type { BlobStorage } from './storage.ts';
+import type { BlobStorage } from './storage-interfaces.ts';
 
 /** Where the bytes are kept: the database or a bucket. */
 export interface BlobBackend {

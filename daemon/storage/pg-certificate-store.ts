@@ -3,7 +3,7 @@
 import { isRecordShaped, type CertificateRecord } from '../certificate-store.ts';
 import { isSafeId } from './data-layout.ts';
 import type { Database } from './pg-database.ts';
-import type { CertificateStorage } from './storage.ts';
+import type { CertificateStorage } from './storage-interfaces.ts';
 
 export class PgCertificateStore implements CertificateStorage {
   private db: Database;
@@ -21,6 +21,11 @@ export class PgCertificateStore implements CertificateStorage {
        ON CONFLICT (certificate_id) DO UPDATE SET record = excluded.record`,
       [record.certificate_id, record.tenant_id, record.certificate_sha256, JSON.stringify(record)],
     );
+  }
+
+  /** Withdraws a record whose issue was not completed (its audit entry could not be written). */
+  async remove(record: CertificateRecord): Promise<void> {
+    await this.db.query('DELETE FROM certificates WHERE certificate_id = $1', [record.certificate_id]);
   }
 
   async get(certificateId: string): Promise<CertificateRecord | 'damaged' | null> {

@@ -17,7 +17,7 @@ import { isSafeId } from './data-layout.ts';
 import { appendAuditEntry } from './pg-audit-log.ts';
 import type { Database } from './pg-database.ts';
 import type { DocumentRecord } from './records.ts';
-import type { ChangeStorage, DocumentStorage } from './storage.ts';
+import type { ChangeStorage, DocumentStorage } from './storage-interfaces.ts';
 
 /** Removes a document's files inside the removal's transaction; may return work for after commit. */
 export type RemoveDocumentFiles = (

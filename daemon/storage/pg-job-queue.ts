@@ -23,7 +23,7 @@ import { jobErrorCode, jobSummary, type JobInput, type JobRerun } from '../job-b
 import { randomId } from './ids.ts';
 import type { Database } from './pg-database.ts';
 import { JobLeaseLost } from './pg-document-store.ts';
-import type { JobStorage } from './storage.ts';
+import type { JobStorage } from './storage-interfaces.ts';
 
 const KEEP_MS = 60 * 60 * 1000;
 

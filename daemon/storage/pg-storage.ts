@@ -9,7 +9,7 @@ import { PgJobQueue } from './pg-job-queue.ts';
 import { loadOrCreateSharedSecret, loadOrCreateSharedSigningKeys } from './pg-settings.ts';
 import { PgTenantStore } from './pg-tenant-store.ts';
 import { PgUsageStore } from './pg-usage-store.ts';
-import type { Storage } from './storage.ts';
+import type { Storage } from './storage-interfaces.ts';
 
 export interface PostgresStorageOptions {
   url: string;

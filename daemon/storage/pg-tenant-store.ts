@@ -8,7 +8,7 @@ import { randomId } from './ids.ts';
 import type { Database } from './pg-database.ts';
 import type { KeyRecord, TenantRecord } from './records.ts';
 import type { CreatedKey } from './tenant-store.ts';
-import type { TenantStorage } from './storage.ts';
+import type { TenantStorage } from './storage-interfaces.ts';
 
 const DUMMY_HASH = Buffer.alloc(32);
 

@@ -6,7 +6,7 @@
 // last), so the place of an instance killed mid-apply comes back.
 import { randomId } from './ids.ts';
 import type { Database } from './pg-database.ts';
-import type { UsageStorage } from './storage.ts';
+import type { UsageStorage } from './storage-interfaces.ts';
 import { utcDay, type UsageHold } from './usage-store.ts';
 
 /** How long a place is held at most: the engine watchdog's 2 minutes and then some. */

@@ -13,50 +13,27 @@ import type { DaemonConfig } from '../config.ts';
 import { CertificateStore } from '../certificate-store.ts';
 import { JobBoard } from '../job-board.ts';
 import { loadOrCreateSecret } from '../secret.ts';
-import { loadOrCreateSigningKeys, type SigningKeys } from '../signing-keys.ts';
+import { loadOrCreateSigningKeys } from '../signing-keys.ts';
 import { AuditedChanges } from './audited-changes.ts';
 import { AuditLog } from './audit-log.ts';
 import { BlobStore } from './blob-store.ts';
 import { DataLayout } from './data-layout.ts';
 import { DocumentStore } from './document-store.ts';
 import { TenantStore } from './tenant-store.ts';
+import type { Storage } from './storage-interfaces.ts';
 import { UsageStore } from './usage-store.ts';
 
-export type TenantStorage = Pick<
-  TenantStore,
-  | 'getTenant'
-  | 'listTenants'
-  | 'findTenantByName'
-  | 'setTenant'
-  | 'createKey'
-  | 'listKeys'
-  | 'revokeKey'
-  | 'authenticate'
->;
-export type DocumentStorage = Pick<DocumentStore, 'create' | 'get' | 'update' | 'list' | 'remove' | 'dir'>;
-export type ChangeStorage = Pick<AuditedChanges, 'create' | 'update' | 'remove'>;
-export type AuditStorage = Pick<AuditLog, 'append' | 'readLines' | 'readAll' | 'list' | 'verifyChain'>;
-export type BlobStorage = Pick<BlobStore, 'tempPath' | 'putFile' | 'putBytes' | 'read' | 'has' | 'localPath'>;
-export type UsageStorage = Pick<UsageStore, 'correctionsToday' | 'countCorrection' | 'reserve'>;
-export type CertificateStorage = Pick<CertificateStore, 'put' | 'get' | 'idBySha256'>;
-export type JobStorage = Pick<JobBoard, 'begin' | 'succeed' | 'fail' | 'get' | 'startWorker' | 'stop'>;
-
-export interface Storage {
-  kind: 'filesystem' | 'postgres';
-  tenants: TenantStorage;
-  documents: DocumentStorage;
-  blobs: BlobStorage;
-  audit: AuditStorage;
-  changes: ChangeStorage;
-  usage: UsageStorage;
-  certificates: CertificateStorage;
-  jobs: JobStorage;
-  /** 32 bytes: HMAC of confirm tokens, sealing of stored passwords (shared by every instance). */
-  secret: Buffer;
-  /** The certificate signing keys, read on each use so a rotation counts at once. */
-  signing: () => Promise<SigningKeys>;
-  close(): Promise<void>;
-}
+export type {
+  AuditStorage,
+  BlobStorage,
+  CertificateStorage,
+  ChangeStorage,
+  DocumentStorage,
+  JobStorage,
+  Storage,
+  TenantStorage,
+  UsageStorage,
+} from './storage-interfaces.ts';
 
 /** The filesystem store of `dataDir`: today's files. */
 export async function openFileStorage(dataDir: string): Promise<Storage> {
