@@ -35,7 +35,7 @@ _docfix_flags() {
     'crop') echo '--page -p --box --dpi --output -o --revision --help -h' ;;
     'ocr') echo '--page -p --find --box --dpi --lang --turn --words --help -h' ;;
     'preflight') echo '--page -p --box --dpi --lang --turn --help -h' ;;
-    'review') echo '--page -p --find --password --password-file --help -h' ;;
+    'review') echo '--page -p --find --ignore-case -i --word -w --password --password-file --help -h' ;;
     'fix') echo '--replace -r --edits --ignore-case -i --word -w --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
     'cert') echo '--help -h' ;;
     'cert issue') echo '--name --help -h' ;;

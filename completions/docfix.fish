@@ -161,6 +161,8 @@ complete -c docfix -n '__docfix_in preflight' -l turn -r -a '0 90 180 270' -d 'r
 complete -c docfix -n '__docfix_in preflight' -l help -s h -d 'show help'
 complete -c docfix -n '__docfix_in review' -l page -s p -r -d 'only this page (0 for the first page)'
 complete -c docfix -n '__docfix_in review' -l find -r -d 'search for this text at once'
+complete -c docfix -n '__docfix_in review' -l ignore-case -s i -d 'the / search and --find match whatever the case (as `docfix search -i`)'
+complete -c docfix -n '__docfix_in review' -l word -s w -d 'the / search and --find match whole words only (as `docfix search -w`)'
 complete -c docfix -n '__docfix_in review' -l password -r -d 'the PDF file needs a password: prompt for it, or read it from stdin with "-"'
 complete -c docfix -n '__docfix_in review' -l password-file -r -d 'read the PDF password from a file'
 complete -c docfix -n '__docfix_in review' -l help -s h -d 'show help'

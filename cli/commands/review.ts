@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ApiClient } from '../../src/api-client.ts';
 import { DocfixError, EXIT } from '../../src/errors.ts';
 import type { DocumentOut } from '../../src/schemas.ts';
+import { matchFlags, type MatchFlags } from '../text-match.ts';
 import {
   c,
   CliExit,
@@ -39,6 +40,8 @@ export interface ReviewOptions {
   find?: string;
   /** For a PDF file that needs one. */
   password?: PasswordSource;
+  /** The matching rule of the / search and --find (cli/text-match.ts), as `search` takes it. */
+  match?: MatchFlags;
 }
 
 /** What to use instead when there is no terminal. */
@@ -64,6 +67,8 @@ export function register(program: Command): void {
       new Option('-p, --page <index>', 'only this page (0 for the first page)').argParser(intArg('--page')),
     )
     .option('--find <text>', 'search for this text at once')
+    .option('-i, --ignore-case', 'the / search and --find match whatever the case (as `docfix search -i`)')
+    .option('-w, --word', 'the / search and --find match whole words only (as `docfix search -w`)')
     .option('--password [-]', 'the PDF file needs a password: prompt for it, or read it from stdin with "-"')
     .option('--password-file <file>', 'read the PDF password from a file')
     .addHelpText(
@@ -89,6 +94,7 @@ Examples:
         ...(o.page !== undefined ? { page: o.page } : {}),
         ...(o.find ? { find: o.find } : {}),
         ...(password ? { password } : {}),
+        match: matchFlags(o),
       };
       await dispatch('review', options, runReview);
     });
@@ -97,6 +103,8 @@ Examples:
 interface ReviewFlags {
   page?: number;
   find?: string;
+  ignoreCase?: boolean;
+  word?: boolean;
   password?: string | boolean;
   passwordFile?: string;
 }
@@ -137,6 +145,7 @@ export async function runReview(o: ReviewOptions): Promise<void> {
       graphics,
     }),
     verbose: o.globals.verbose,
+    ...(o.match ? { match: o.match } : {}),
     ...(logFile ? { log: (line: string) => appendFileSync(logFile, `${line}\n`) } : {}),
   });
   const standing = final.corrections.length;

@@ -109,6 +109,8 @@ export interface StartReviewOptions {
   log?: (line: string) => void;
   /** --verbose: refusals show the engine's advice. */
   verbose?: boolean;
+  /** --ignore-case / --word: the rule of the / search. */
+  match?: { ignoreCase: boolean; word: boolean };
 }
 
 /** Runs the screen until the person quits; answers the last state (for a summary on the way out). */
@@ -123,6 +125,7 @@ export async function startReview(o: StartReviewOptions): Promise<ReviewState> {
     cwd: o.cwd,
     onLog: o.log,
     verbose: o.verbose,
+    ...(o.match ? { match: o.match } : {}),
   });
   const store = createReviewStore(o.initial, (request) => void effects.run(request));
   const app = render(h(ReviewApp, { store, graphicsOut: stdout }), {

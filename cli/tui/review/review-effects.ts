@@ -86,6 +86,8 @@ export interface ReviewEffectsOptions {
   onLog?: (line: string) => void;
   /** --verbose: a refused apply shows the engine's advice too. */
   verbose?: boolean;
+  /** The matching rule of the / search (--ignore-case, --word), the same as `docfix search`'s. */
+  match?: { ignoreCase: boolean; word: boolean };
 }
 
 export class ReviewEffects {
@@ -174,7 +176,11 @@ export class ReviewEffects {
     this.#log(`searchDocument ${r.query}`);
     const found = await client.call('searchDocument', {
       params: { document_id: this.#id },
-      query: { q: r.query },
+      query: {
+        q: r.query,
+        ...(this.#o.match?.ignoreCase ? { ignore_case: true } : {}),
+        ...(this.#o.match?.word ? { word: true } : {}),
+      },
     });
     const inPage = (p: number) => r.page === null || p === r.page;
     const hits = (found.matches ?? []).filter((m) => inPage(m.page_index));
@@ -197,7 +203,8 @@ export class ReviewEffects {
       const matches: FoundMatch[] = hits
         .filter((m) => m.page_index === page)
         .map((m) => {
-          const index = seen.get(m.text) ?? 0;
+          // The search numbers each hit as a correction of its text on its page counts it.
+          const index = m.match_index ?? seen.get(m.text) ?? 0;
           seen.set(m.text, index + 1);
           return {
             page,

@@ -41,7 +41,9 @@ interface Call {
 }
 
 /** A fake client: a one-page text document with "Jonh" twice and a scanned second page with "This". */
-function fakeClient(options: { corrections?: () => any[] } = {}): ReviewClient & { calls: Call[] } {
+function fakeClient(
+  options: { corrections?: () => any[]; matchIndex?: number } = {},
+): ReviewClient & { calls: Call[] } {
   const calls: Call[] = [];
   let standing: any[] = [];
   const words = [
@@ -68,8 +70,16 @@ function fakeClient(options: { corrections?: () => any[] } = {}): ReviewClient &
           return {
             query: input.query.q,
             matches:
-              input.query.q === 'Jonh'
-                ? [{ page_index: 0, text: 'Jonh', box_render: [400, 300, 520, 350], confidence: 1 }]
+              input.query.q === 'Jonh' || (input.query.ignore_case && input.query.q === 'jonh')
+                ? [
+                    {
+                      page_index: 0,
+                      text: 'Jonh',
+                      box_render: [400, 300, 520, 350],
+                      confidence: 1,
+                      match_index: options.matchIndex ?? 0,
+                    },
+                  ]
                 : [],
             pages_searched: [0],
             pages_needing_recognition: [1],
@@ -151,12 +161,16 @@ function fakeClient(options: { corrections?: () => any[] } = {}): ReviewClient &
   return client as unknown as ReviewClient & { calls: Call[] };
 }
 
-function start(client: ReviewClient, options: { find?: string; cwd?: string } = {}) {
+function start(
+  client: ReviewClient,
+  options: { find?: string; cwd?: string; match?: { ignoreCase: boolean; word: boolean } } = {},
+) {
   const effects = new ReviewEffects({
     client,
     documentId: 'doc_1',
     dispatch: (a) => store.dispatch(a),
     cwd: options.cwd,
+    ...(options.match ? { match: options.match } : {}),
   });
   const store = createReviewStore(
     initialState({
@@ -172,6 +186,30 @@ function start(client: ReviewClient, options: { find?: string; cwd?: string } = 
   const app = render(React.createElement(ReviewApp, { store }));
   return { app, store, effects, type: (keys: string) => app.stdin.write(keys) };
 }
+
+test('review -i: the / search asks with the same rule as `docfix search -i`, and a hit is corrected as the search numbers it', async () => {
+  const client = fakeClient({ matchIndex: 2 });
+  const { app, type } = start(client, { match: { ignoreCase: true, word: true } });
+  const frame = app.lastFrame;
+  await until(frame, /No search yet/);
+  type('/');
+  await until(frame, /Find: █/);
+  type('jonh');
+  type('\r');
+  await until(frame, /Dear Mr \[Jonh\] Smith,/);
+  const search = client.calls.find((c) => c.route === 'searchDocument')!.input.query;
+  assert.equal(search, { q: 'jonh', ignore_case: true, word: true });
+  type('\r');
+  await until(frame, /Replace "Jonh" with: Jonh█/);
+  type('\x15');
+  type('John');
+  type('\r');
+  await until(frame, /● Proposal "Jonh" → "John" on page 0/);
+  const propose = client.calls.find((c) => c.route === 'proposeEdit')!.input.body;
+  // The page's own text and the search's per-page number: what the engine will find.
+  assert.equal(propose.target, { method: 'text_layer', find: 'Jonh', match_index: 2 });
+  app.unmount();
+});
 
 test('keyboard path on a text page: search → select → zoom → propose → apply → undo → redo → export', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'docfix-review-'));
