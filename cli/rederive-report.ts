@@ -4,23 +4,11 @@
 // per-correction figures to stdout; --json prints the whole re-derivation as one document.
 // Exit 0 only when every check holds; 6 (verification) when a check fails and when the corrected
 // file carries no docfix manifest (not a docfix correction: every change in it is undeclared).
-import { readFile } from 'node:fs/promises';
 import { EXIT } from '../src/errors.ts';
 import type { Rederivation, RenderComparison } from '../src/verify/rederive.ts';
-import {
-  c,
-  CliExit,
-  failure,
-  info,
-  print,
-  printJson,
-  success,
-  table,
-  UsageError,
-  withSpinner,
-} from './context.ts';
+import { c, CliExit, failure, info, print, printJson, success, table, withSpinner } from './context.ts';
 import type { GlobalOptions } from './context.ts';
-import { readPassword, type PasswordSource } from './shared.ts';
+import { readInputFile, readPassword, type PasswordSource } from './shared.ts';
 
 export interface VerifyFilesOptions {
   globals: GlobalOptions;
@@ -29,25 +17,14 @@ export interface VerifyFilesOptions {
   password?: PasswordSource;
 }
 
-async function readPdf(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await readFile(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `${what} ${path}: no such file` : `${what} ${path}: cannot read (${code})`,
-    );
-  }
-}
-
 /** Reads both files and re-derives the proof (the engine is loaded only here, never at start-up). */
 export async function rederiveFiles(
   originalPath: string,
   correctedPath: string,
   password = '',
 ): Promise<Rederivation> {
-  const original = await readPdf(originalPath, 'original');
-  const corrected = await readPdf(correctedPath, 'corrected');
+  const original = await readInputFile(originalPath, 'original');
+  const corrected = await readInputFile(correctedPath, 'corrected');
   const { rederiveProof } = await import('../src/verify/rederive.ts');
   return withSpinner('Re-deriving the proof', rederiveProof(original, corrected, { password }));
 }

@@ -35,6 +35,18 @@ export async function resolveDocumentId(client: ApiClient, given: string): Promi
   return given;
 }
 
+/** A local file's bytes (`what` names it in the message: "certificate", "original"…); a usage error when it cannot be read. */
+export async function readInputFile(path: string, what: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT' ? `${what} ${path}: no such file` : `${what} ${path}: cannot read (${code})`,
+    );
+  }
+}
+
 /** A PDF path to upload: it must exist, be a regular file and be readable. */
 export async function checkInputFile(path: string): Promise<{ size: number }> {
   let info;

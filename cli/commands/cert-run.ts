@@ -1,7 +1,6 @@
 // The certificate commands' work (cert.ts holds their flags): issue, ls, get, pdf, key, and the
 // offline verify. Loaded when a cert command runs, so `docfix help` does not load Ed25519 or MuPDF.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { EXIT } from '../../src/errors.ts';
 import { keyFingerprint, toBase64Url } from '../../src/certificates/crypto.ts';
 import {
@@ -27,7 +26,7 @@ import {
   warn,
 } from '../context.ts';
 import { printRederivation, rederiveFiles } from '../rederive-report.ts';
-import { resolveDocumentId } from '../shared.ts';
+import { readInputFile, resolveDocumentId } from '../shared.ts';
 import {
   chooseTrust,
   fetchDaemonKeys,
@@ -153,20 +152,9 @@ export async function runCertKey(o: CertKeyOptions): Promise<void> {
 
 // ───────────────────────────── verify offline ─────────────────────────────
 
-async function readInput(path: string, what: string): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await readFile(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `${what} ${path}: no such file` : `${what} ${path}: cannot read (${code})`,
-    );
-  }
-}
-
 export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
-  const file = await readInput(o.file, 'certificate');
-  const document = o.document ? await readInput(o.document, 'document') : undefined;
+  const file = await readInputFile(o.file, 'certificate');
+  const document = o.document ? await readInputFile(o.document, 'document') : undefined;
   // MuPDF reports repairs of a damaged file on stderr; keep them for --verbose only.
   const engineLog: string[] = [];
   mupdf.setLog((message: string) => engineLog.push(message));

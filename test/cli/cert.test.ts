@@ -19,8 +19,8 @@ import {
   runCertPdf,
   runCertVerify,
 } from '../../cli/commands/cert-run.ts';
-import { addGlobalOptions, CliExit, interceptRuns, type GlobalOptions } from '../../cli/context.ts';
-import { CORPUS, runNode, DOCFIX, startDaemon, type TestDaemon } from './helpers.ts';
+import { addGlobalOptions, CliExit, type GlobalOptions } from '../../cli/context.ts';
+import { CORPUS, parsedRun, runNode, DOCFIX, startDaemon, type TestDaemon } from './helpers.ts';
 import { makeCertificate, makeKey } from '../src/certificates/make-certificate.ts';
 import { keyFingerprint, toBase64Url } from '../../src/certificates/crypto.ts';
 
@@ -37,19 +37,7 @@ function program(): Command {
   return p;
 }
 
-async function parse(args: string[]): Promise<{ name: string; options: Record<string, unknown> }> {
-  let captured: { name: string; options: Record<string, unknown> } | undefined;
-  interceptRuns((name, options) => {
-    captured = { name, options: options as Record<string, unknown> };
-  });
-  try {
-    await program().parseAsync(['node', 'docfix', ...args]);
-  } finally {
-    interceptRuns(undefined);
-  }
-  if (!captured) throw new Error(`nothing ran for ${args.join(' ')}`);
-  return captured;
-}
+const parse = (args: string[]) => parsedRun(program, args);
 
 test('argv → options', async () => {
   let r = await parse(['cert', 'verify', 'c.pdf', '--key', 'k.pem', '--document', 'd.pdf']);

@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { interceptRuns } from '../../cli/context.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DOCFIX = join(ROOT, 'bin/docfix.js');
@@ -191,4 +193,22 @@ export async function serves(url: string, apiKey: string, method: string, path: 
   const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${apiKey}` } });
   const text = await res.text();
   return !(res.status === 404 && /no route/i.test(text));
+}
+
+/** What a command line would run: the command's name and options, captured before anything runs. */
+export async function parsedRun(
+  program: () => Command,
+  args: string[],
+): Promise<{ name: string; options: Record<string, unknown> }> {
+  let captured: { name: string; options: Record<string, unknown> } | undefined;
+  interceptRuns((name, options) => {
+    captured = { name, options: options as Record<string, unknown> };
+  });
+  try {
+    await program().parseAsync(['node', 'docfix', ...args]);
+  } finally {
+    interceptRuns(undefined);
+  }
+  if (!captured) throw new Error(`nothing ran for ${args.join(' ')}`);
+  return captured;
 }

@@ -11,9 +11,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { register as registerCert } from '../../cli/commands/cert.ts';
 import { register as registerCorrections } from '../../cli/commands/corrections.ts';
-import { addGlobalOptions, interceptRuns } from '../../cli/context.ts';
+import { addGlobalOptions } from '../../cli/context.ts';
 import { openPdf } from '../../src/pdf/mupdf-adapter.ts';
-import { CORPUS, DOCFIX, ROOT, runNode, startDaemon, type RunResult, type TestDaemon } from './helpers.ts';
+import {
+  CORPUS,
+  DOCFIX,
+  parsedRun,
+  ROOT,
+  runNode,
+  startDaemon,
+  type RunResult,
+  type TestDaemon,
+} from './helpers.ts';
 
 const LETTER = join(ROOT, 'fixtures/sample/letter.pdf');
 const work = mkdtempSync(join(tmpdir(), 'docfix-verify-files-'));
@@ -28,19 +37,7 @@ function program(): Command {
   return p;
 }
 
-async function parse(args: string[]): Promise<{ name: string; options: Record<string, unknown> }> {
-  let captured: { name: string; options: Record<string, unknown> } | undefined;
-  interceptRuns((name, options) => {
-    captured = { name, options: options as Record<string, unknown> };
-  });
-  try {
-    await program().parseAsync(['node', 'docfix', ...args]);
-  } finally {
-    interceptRuns(undefined);
-  }
-  if (!captured) throw new Error(`nothing ran for ${args.join(' ')}`);
-  return captured;
-}
+const parse = (args: string[]) => parsedRun(program, args);
 
 const usage = (args: string[]) =>
   parse(args).then(
