@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { canonicalize } from '../src/canonical-json.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { DocfixError } from '../src/errors.ts';
+import type { ServedCrop } from '../src/corrections/scan/tier5.ts';
 import { findWordMatches, ocrPage } from '../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../src/ocr/recognizer.ts';
 import { makeScans } from '../fixtures/scans/make-scans.ts';
@@ -43,7 +44,7 @@ class FixedClock extends RealDate {
     if (args.length === 0) super(FIXED_NOW);
     else super(...(args as [string | number | Date]));
   }
-  static now(): number {
+  static override now(): number {
     return FIXED_NOW;
   }
 }
@@ -128,7 +129,7 @@ function textInput(
 }
 
 /** A person looked at the whole page magnified: a crop served at 600 dpi before the clock's now. */
-const WHOLE_PAGE_SEEN = (page: number) => [
+const WHOLE_PAGE_SEEN = (page: number): ServedCrop[] => [
   { page_index: page, box_render: [0, 0, 20000, 20000], dpi: 600, at: SERVED_AT },
 ];
 

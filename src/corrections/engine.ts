@@ -13,13 +13,13 @@ import {
   type mupdf,
 } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, PageDiff, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
-import { buildManifest, embedManifest, type ManifestInput } from './manifest.ts';
-import { loadProgram, type FontInfo } from './fonts.ts';
-import { GlyphIndex, observedCodes } from './locate.ts';
-import { locateTarget, pageAnnotationTexts, WORD_GAP_EM, type Target } from './target.ts';
-import { readPageText, quadBox, type TextLine } from './page-text.ts';
-import { takeBytes } from './pdf-bytes.ts';
-import { cropPng, padBox, unionBox, type Box } from './render-diff.ts';
+import { buildManifest, embedManifest, type ManifestInput } from './save/manifest.ts';
+import { loadProgram, type FontInfo } from './locate/fonts.ts';
+import { GlyphIndex, observedCodes } from './locate/locate.ts';
+import { locateTarget, pageAnnotationTexts, WORD_GAP_EM, type Target } from './locate/target.ts';
+import { readPageText, quadBox, type TextLine } from './locate/page-text.ts';
+import { takeBytes } from './locate/pdf-bytes.ts';
+import { cropPng, padBox, unionBox, type Box } from './proof/render-diff.ts';
 import { NOT_BUILT, Refusal, refuse, TIER_NAMES } from './refusals.ts';
 import {
   advanceOf,
@@ -28,7 +28,7 @@ import {
   planEdits,
   type OperandChange,
   type StreamEdit,
-} from './rewrite.ts';
+} from './rewrite/rewrite.ts';
 import {
   interpretPage,
   apply as applyMat,
@@ -38,9 +38,9 @@ import {
   type Interpretation,
   type Mat,
   type StreamUnit,
-} from './text-interpreter.ts';
-import { glyphInkBoxes } from './ink.ts';
-import { worstSharedInk } from './ink-collision.ts';
+} from './locate/text-interpreter.ts';
+import { glyphInkBoxes } from './fit/ink.ts';
+import { worstSharedInk } from './fit/ink-collision.ts';
 import {
   boxesAt,
   sha256,
@@ -50,22 +50,22 @@ import {
   WORKING_DPI,
   type SavedCorrection,
   type VerifyOutput,
-} from './verify.ts';
-import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
+} from './proof/verify.ts';
+import { objectsUntouched, type DeclaredObject } from './proof/object-guard.ts';
 import { keepOriginalNumbers } from '../pdf/exact-save.ts';
 import { restoreShownBoxes } from '../pdf/page-frame.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
-import { writeEdits, type ChangedObject, type ResourceOverrides } from './write.ts';
-import { secondRendererGuard } from './second-renderer.ts';
-import { actualTextAt, actualTextEdit } from './actual-text.ts';
-import { attemptPixelPatch, type ServedCrop } from './tier5.ts';
-import { hiddenWordOf, type HiddenWord } from './hidden-text.ts';
+import { writeEdits, type ChangedObject, type ResourceOverrides } from './rewrite/write.ts';
+import { secondRendererGuard } from './proof/second-renderer.ts';
+import { actualTextAt, actualTextEdit } from './rewrite/actual-text.ts';
+import { attemptPixelPatch, type ServedCrop } from './scan/tier5.ts';
+import { hiddenWordOf, type HiddenWord } from './scan/hidden-text.ts';
 import { classifyPage } from '../documents/classify.ts';
-import { climb, type Code, type TierContext, type TierProduct } from './tier-ladder.ts';
-import { reuseCodes, tier1Code } from './tier1.ts';
-import { freshFontName, planMatchedEdits } from './tier4.ts';
-import { crossFontEdits, crossFontRefusal, crossFontSwap } from './cross-font-swap.ts';
-import { planRespacing, respacingExtent, type Respacing } from './line-respacing.ts';
+import { climb, type Code, type TierContext, type TierProduct } from './tiers/tier-ladder.ts';
+import { reuseCodes, tier1Code } from './tiers/tier1.ts';
+import { freshFontName, planMatchedEdits } from './tiers/tier4.ts';
+import { crossFontEdits, crossFontRefusal, crossFontSwap } from './tiers/cross-font-swap.ts';
+import { planRespacing, respacingExtent, type Respacing } from './fit/line-respacing.ts';
 
 export interface EditTaskInput {
   pdf: Uint8Array;

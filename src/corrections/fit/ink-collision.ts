@@ -6,7 +6,7 @@
 // not do: an italic f's hook or a j's tail reaches over the next letter's box without touching it.
 // Some designs touch by themselves (connected scripts, tight kerning, a serif meeting a serif), so
 // the limit is what the line's own glyphs already share in the input, plus a little.
-import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { around, nearAny, pageGlyphs, type PageGlyph } from './ink.ts';
 
 type Point = [number, number];

@@ -3,7 +3,7 @@
 // (fz_bound_text: the glyph's own outline box, not its advance). Used for the declared box, so an
 // overhanging glyph (italic f, a negative side bearing) is inside the region it changes, and by the
 // ink check (ink-collision.ts), which rasterises glyphs one at a time.
-import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
 
 type Rect = [number, number, number, number];
 

@@ -8,9 +8,9 @@
 // Typesetters shrink inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the
 // glyphs moved are declared, and the correction costs `low` rather than `none` (DESIGN: tier 1
 // keeps every other glyph of the line in place).
-import type { Glyph, Interpretation } from './text-interpreter.ts';
-import type { GlyphIndex } from './locate.ts';
-import type { TextChar } from './page-text.ts';
+import type { Glyph, Interpretation } from '../locate/text-interpreter.ts';
+import type { GlyphIndex } from '../locate/locate.ts';
+import type { TextChar } from '../locate/page-text.ts';
 
 /** A TJ number written before a glyph (thousandths of text space, TJ's sign: positive moves left). */
 export interface Kern {

@@ -1,7 +1,7 @@
 // What the engine needs to know about a PDF font: how its strings split into codes, each code's
 // advance width, each code's Unicode (ToUnicode, else the encoding), whether the font program is
 // embedded, and whether that program really holds a glyph for a character.
-import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
 import { cffGlyphNames, type1GlyphNames } from './glyph-names.ts';

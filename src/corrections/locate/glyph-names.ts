@@ -2,7 +2,7 @@
 // the eexec-encrypted part, for CFF (Type1C) the charset. Tier 2 names the glyph it adds in
 // /Differences with one of these, so the name is the program's own, not a guess; refusals quote how
 // many glyphs a subset kept. Returns null when the program is of another kind or cannot be read.
-import { readCffDict, readCffIndex } from '../fonts/cff.ts';
+import { readCffDict, readCffIndex } from '../../fonts/cff.ts';
 
 /** SIDs 0–228 of the CFF standard strings (the ISOAdobe charset); higher standard SIDs are not needed. */
 const STANDARD_STRINGS = (

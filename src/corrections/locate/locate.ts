@@ -4,7 +4,7 @@
 import { codeUnicode } from './fonts.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
 import type { TextChar, TextLine } from './page-text.ts';
-import { refuse } from './refusals.ts';
+import { refuse } from '../refusals.ts';
 
 export interface Match {
   line: TextLine;

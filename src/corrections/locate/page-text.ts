@@ -1,7 +1,7 @@
 // MuPDF's structured text of one page, flattened to lines of characters (one walk over one page;
 // never over the whole document). Coordinates are page space in points: page rotation applied,
 // origin top-left, as the renders are.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 
 export interface TextChar {
   c: string;

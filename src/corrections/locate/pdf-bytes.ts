@@ -1,5 +1,5 @@
 // Copies bytes out of MuPDF buffers (which own WASM memory) and frees the buffers at once.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 
 /** Copies a MuPDF buffer's bytes into JavaScript memory and destroys the buffer. */
 export function takeBytes(buf: mupdf.Buffer): Uint8Array {

@@ -3,13 +3,13 @@
 // annotation or a form field, vertical writing, a split ligature, drawn out of order or across
 // content parts, zero size, invisible). The engine's proposal and the preflight dry run both start
 // here, so a word the dry run names as refusing refuses the same way when proposed.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { codeReading } from './code-reading.ts';
 import { changedSpan, codePoints, findMatch, glyphsOfSpan, type GlyphIndex } from './locate.ts';
 import type { TextLine } from './page-text.ts';
-import { NOT_BUILT, Refusal, refuse } from './refusals.ts';
+import { NOT_BUILT, Refusal, refuse } from '../refusals.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
-import { CJK } from './script-companion.ts';
+import { CJK } from '../tiers/script-companion.ts';
 
 /** What an annotation or form field shows, and where. */
 export interface AnnotationText {

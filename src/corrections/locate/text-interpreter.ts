@@ -2,7 +2,7 @@
 // glyph lands: graphics state (q/Q, cm), text state (Tf, Tc, Tw, Tz, TL, Ts, Tr), text positioning
 // (BT/ET, Td, TD, Tm, T*) and text showing (Tj, TJ, ', "). Each glyph records the operator, the
 // string operand and the exact bytes that drew it, so an edit can splice the original stream.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ContentSyntaxError, parseContent, type ContentOp, type Operand } from './content-stream.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { codeWidth, loadFontInfo, splitCodes, type FontInfo } from './fonts.ts';

@@ -3,10 +3,10 @@
 // write them (not as MuPDF parsed them): objects the correction did not declare must be identical,
 // and declared ones may differ only at the keys named for their kind (a page's /Contents, the fonts
 // and forms of its /Resources, …). Pixel comparisons are the witness; this is the proof.
-import { readSavedRegion } from '../pdf/exact-save.ts';
-import { dictGet, stringBytes, type PdfValue } from '../pdf/object-syntax.ts';
-import type { ObjectIndex } from '../pdf/xref-index.ts';
-import type { ChangedObject } from './write.ts';
+import { readSavedRegion } from '../../pdf/exact-save.ts';
+import { dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
+import type { ObjectIndex } from '../../pdf/xref-index.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
 
 /** A stream rewritten in a copy: its data and encoding. */
 const STREAM_PATHS = ['/Length', '/Filter', '/DecodeParms', '/DL', '<stream>'];

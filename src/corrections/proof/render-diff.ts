@@ -2,7 +2,7 @@
 // compared with Buffer.compare first; per-pixel work happens only in rows that differ, so two
 // identical 300 dpi pages cost about one pass over memory.
 import { PNG } from 'pngjs';
-import type { RgbImage } from '../pdf/mupdf-adapter.ts';
+import type { RgbImage } from '../../pdf/mupdf-adapter.ts';
 
 /** [x0, y0, x1, y1] in render pixels, x1/y1 exclusive. */
 export type Box = [number, number, number, number];

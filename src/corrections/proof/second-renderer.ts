@@ -15,8 +15,8 @@
 // 301 dpi nothing did; MuPDF and poppler saw nothing at any). A change PDFium sees outside the box
 // is therefore rendered again at RECHECK_DPIS: a moved or changed glyph is there at every scale,
 // a rounding flip is not. The guard passes only when both are clean, and says so.
-import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../verify/pdfium-render.ts';
-import { secondOpinion, type Box, type SecondOpinion } from '../verify/second-opinion.ts';
+import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
+import { secondOpinion, type Box, type SecondOpinion } from '../../verify/second-opinion.ts';
 import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
 
 /** Pixels PDFium may antialias beyond the declared box (already padded for MuPDF). */

@@ -8,20 +8,20 @@ import {
   renderPageRgb as renderPage,
   type RgbImage,
   type mupdf,
-} from '../pdf/mupdf-adapter.ts';
+} from '../../pdf/mupdf-adapter.ts';
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
-import { quadBox, readPageText, type TextLine } from './page-text.ts';
-import type { ChangedObject } from './write.ts';
+import { quadBox, readPageText, type TextLine } from '../locate/page-text.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
 import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
-import { ObjectIndex, type StreamDecoder } from '../pdf/xref-index.ts';
-import type { PdfValue } from '../pdf/object-syntax.ts';
-import { streamBytes } from './pdf-bytes.ts';
-import { glyphInkBoxes, nearAny } from './ink.ts';
-import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from './ink-collision.ts';
-import { codeReading } from './code-reading.ts';
-import { GlyphIndex } from './locate.ts';
-import { interpretPage, type Mat } from './text-interpreter.ts';
-import { CJK } from './script-companion.ts';
+import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
+import type { PdfValue } from '../../pdf/object-syntax.ts';
+import { streamBytes } from '../locate/pdf-bytes.ts';
+import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
+import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
+import { codeReading } from '../locate/code-reading.ts';
+import { GlyphIndex } from '../locate/locate.ts';
+import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
+import { CJK } from '../tiers/script-companion.ts';
 
 export const WORKING_DPI = 300;
 const SCALE = WORKING_DPI / 72;

@@ -2,9 +2,9 @@
 // extracts for the glyphs inside, instead of the glyphs' own codes. XeTeX writes it around words
 // and Word around ligatures and hyphens. A correction of glyphs inside such a span rewrites its
 // ActualText too, or the text layer would still say the old word.
-import { encodeString, type ContentOp, type Operand } from './content-stream.ts';
+import { encodeString, type ContentOp, type Operand } from '../locate/content-stream.ts';
 import type { StreamEdit } from './rewrite.ts';
-import type { StreamUnit } from './text-interpreter.ts';
+import type { StreamUnit } from '../locate/text-interpreter.ts';
 
 type StringOperand = Operand & { kind: 'string' };
 

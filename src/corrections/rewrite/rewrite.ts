@@ -2,10 +2,10 @@
 // was: the new codes go into the string of the first changed glyph, the old codes leave their
 // strings, and a TJ adjustment after each touched string puts the pen back exactly where the
 // original left it. Only the bytes of touched operators change.
-import { encodeString, formatNumber, type ContentOp, type Operand } from './content-stream.ts';
-import type { Glyph, StreamUnit } from './text-interpreter.ts';
-import { codeWidth, writtenWidth, type FontInfo } from './fonts.ts';
-import type { Kern } from './line-respacing.ts';
+import { encodeString, formatNumber, type ContentOp, type Operand } from '../locate/content-stream.ts';
+import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
+import { codeWidth, writtenWidth, type FontInfo } from '../locate/fonts.ts';
+import type { Kern } from '../fit/line-respacing.ts';
 
 export interface StreamEdit {
   start: number;

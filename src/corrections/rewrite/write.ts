@@ -2,10 +2,10 @@
 // new objects, resources dictionaries that must point at them are copied for this page, and the
 // page dictionary is the only existing object that changes. Nothing another page draws is touched.
 import { deflateSync } from 'node:zlib';
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { spliceBytes } from './content-stream.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { spliceBytes } from '../locate/content-stream.ts';
 import type { StreamEdit } from './rewrite.ts';
-import type { StreamUnit } from './text-interpreter.ts';
+import type { StreamUnit } from '../locate/text-interpreter.ts';
 
 export interface ChangedObject {
   /** Object number in the output (new objects included). */

@@ -10,8 +10,8 @@
 // rendering changes; it is made of ordinary new objects plus a changed catalog, so an incremental
 // save keeps it.
 import { readFileSync } from 'node:fs';
-import { DocfixError } from '../errors.ts';
-import { mupdf, messageOf } from '../pdf/mupdf-adapter.ts';
+import { DocfixError } from '../../errors.ts';
+import { mupdf, messageOf } from '../../pdf/mupdf-adapter.ts';
 
 export const MANIFEST_SCHEMA = 'docfix.manifest/1';
 export const MANIFEST_FILENAME = 'docfix-manifest.json';
@@ -265,7 +265,7 @@ export function engineIdentity(): { engine_version: string; renderer: string } {
       return 'unknown';
     }
   };
-  const own = version(new URL('../../package.json', import.meta.url));
+  const own = version(new URL('../../../package.json', import.meta.url));
   let mupdfVersion = 'unknown';
   try {
     mupdfVersion = version(new URL('../package.json', import.meta.resolve('mupdf')));

@@ -2,15 +2,15 @@
 // stands, and retyping it when the scan's pixels under it are patched (tier 5), so that search and
 // copy find the new word and not the old one. Invisible glyphs prove nothing and draw nothing, so
 // a code is taken from the font's Unicode mapping alone, and widths need no fit rule.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { GlyphIndex } from './locate.ts';
-import { readPageText, quadBox, type TextLine } from './page-text.ts';
-import { Refusal } from './refusals.ts';
-import { planEdits } from './rewrite.ts';
-import { locateTarget, pageAnnotationTexts } from './target.ts';
-import { interpretPage, type Glyph, type Mat } from './text-interpreter.ts';
-import { writeEdits, type ChangedObject } from './write.ts';
-import type { FontInfo } from './fonts.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { GlyphIndex } from '../locate/locate.ts';
+import { readPageText, quadBox, type TextLine } from '../locate/page-text.ts';
+import { Refusal } from '../refusals.ts';
+import { planEdits } from '../rewrite/rewrite.ts';
+import { locateTarget, pageAnnotationTexts } from '../locate/target.ts';
+import { interpretPage, type Glyph, type Mat } from '../locate/text-interpreter.ts';
+import { writeEdits, type ChangedObject } from '../rewrite/write.ts';
+import type { FontInfo } from '../locate/fonts.ts';
 
 type Box = [number, number, number, number];
 

@@ -1,9 +1,9 @@
 // Letters drawn for a pixel patch (tier 5) when the scan never shows them: a bundled face's glyph
 // rasterised by MuPDF at the scan's own pixel size, as ink coverage the patch lays over the paper.
 // Which face is the pixel patch's choice (the one whose letters look most like the word's own).
-import { mupdf } from '../pdf/mupdf-adapter.ts';
-import { faceById, type BundledFace } from '../fonts/catalog.ts';
-import { loadFace } from '../fonts/font-match.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { faceById, type BundledFace } from '../../fonts/catalog.ts';
+import { loadFace } from '../../fonts/font-match.ts';
 import type { DrawnLetter, LetterFace } from './pixel-patch.ts';
 
 /** Faces offered to a patch: upright serif and sans, regular and bold (scans of letters and forms). */

@@ -2,7 +2,7 @@
 // turned upright as the page shows them, and the way back from that upright raster to the image's
 // own pixels and to the page's user space, so a patch can be drawn exactly over some of the scan's
 // pixels while the scan itself stays byte-identical (tier 5, docs/engine.md "Scanned pages").
-import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { ScanRaster } from './pixel-patch.ts';
 
 type Box = [number, number, number, number];

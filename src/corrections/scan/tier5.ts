@@ -7,11 +7,11 @@
 // tier (pixels outside the box, objects, other pages) plus an independent reading of the patch.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../pdf/mupdf-adapter.ts';
-import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../ocr/page-ocr.ts';
-import { recogniseWords, type RecognisedWord } from '../ocr/recognizer.ts';
-import { cropPng, diffRenders, padBox, type Box } from './render-diff.ts';
-import { refuse, TIER_NAMES } from './refusals.ts';
+import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
+import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
+import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
+import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
 import { patchLetterFaces } from './letter-drawing.ts';
 import {
@@ -23,7 +23,7 @@ import {
   uprightBoxOfDevice,
   type ScanImage,
 } from './scan-image.ts';
-import { appendPageDrawing, type ChangedObject } from './write.ts';
+import { appendPageDrawing, type ChangedObject } from '../rewrite/write.ts';
 import {
   DECLARED_PAD_PX,
   proveStructure,
@@ -34,8 +34,8 @@ import {
   type GuardResult,
   type SavedCorrection,
   type VerifyOutput,
-} from './verify.ts';
-import type { DeclaredObject } from './object-guard.ts';
+} from '../proof/verify.ts';
+import type { DeclaredObject } from '../proof/object-guard.ts';
 import { retypeHiddenWord, type HiddenWord } from './hidden-text.ts';
 
 /** A crop the account was served (crop.png): box in 300-dpi render pixels, pixels' dpi, when. */

@@ -5,13 +5,13 @@
 // wide as the glyph it replaces: it is drawn by the old glyph's operator, with its font set around
 // it where that is another (`/F6 9.96 Tf [(\320)]TJ /F19 9.96 Tf`), and every glyph keeps its
 // place. Anything else of a word in several fonts is refused.
-import { encodeString, exactNumber, nameToken } from './content-stream.ts';
-import { codeWidth } from './fonts.ts';
-import { codeToBytes, stringOperand, type OperandChange, type StreamEdit } from './rewrite.ts';
-import type { Located } from './engine.ts';
-import { NOT_BUILT, refuse } from './refusals.ts';
+import { encodeString, exactNumber, nameToken } from '../locate/content-stream.ts';
+import { codeWidth } from '../locate/fonts.ts';
+import { codeToBytes, stringOperand, type OperandChange, type StreamEdit } from '../rewrite/rewrite.ts';
+import type { Located } from '../engine.ts';
+import { NOT_BUILT, refuse } from '../refusals.ts';
 import type { Code, TierProduct } from './tier-ladder.ts';
-import type { Glyph } from './text-interpreter.ts';
+import type { Glyph } from '../locate/text-interpreter.ts';
 
 /** Widths (in em) that MuPDF holds as the same whole thousandth. */
 const SAME_WIDTH_EM = 0.0005;

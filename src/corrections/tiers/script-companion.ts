@@ -7,14 +7,14 @@
 // LaTeX's OT2 encoding (cmcyr, the LH fonts), an Arabic font beside a Latin one (arabi, sexam), a
 // Cyrillic subset of a T2A small-caps font. A Latin letter there is set, as the document sets its
 // Latin, in the page's Latin font of the same size and style.
-import { cleanFontName, readFontStyle } from '../fonts/font-match.ts';
-import { fontNameFacts } from '../fonts/pdf-font-facts.ts';
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from './fonts.ts';
-import { mul, type Glyph } from './text-interpreter.ts';
+import { cleanFontName, readFontStyle } from '../../fonts/font-match.ts';
+import { fontNameFacts } from '../../fonts/pdf-font-facts.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from '../locate/fonts.ts';
+import { mul, type Glyph } from '../locate/text-interpreter.ts';
 import { tier1Code } from './tier1.ts';
 import type { Code, TierContext } from './tier-ladder.ts';
-import { copyDict, type ChangedObject } from './write.ts';
+import { copyDict, type ChangedObject } from '../rewrite/write.ts';
 
 /** Han, kana, hangul and CJK punctuation (full-width forms included). */
 export const CJK =

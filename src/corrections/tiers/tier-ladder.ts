@@ -3,12 +3,12 @@
 // produces (TierProduct) and why it refuses (TierRefusal). The first tier that produces wins; the
 // refusals of the tiers passed over are reported with the answer. A new tier is one file with a
 // `Tier` and one line in LADDER. docs/engine.md describes each tier.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import type { TierRejection } from '../schemas.ts';
-import type { FontInfo } from './fonts.ts';
-import { NOT_BUILT, refuse } from './refusals.ts';
-import type { Glyph, Interpretation } from './text-interpreter.ts';
-import type { ChangedObject } from './write.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import type { TierRejection } from '../../schemas.ts';
+import type { FontInfo } from '../locate/fonts.ts';
+import { NOT_BUILT, refuse } from '../refusals.ts';
+import type { Glyph, Interpretation } from '../locate/text-interpreter.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
 import { glyphReuseTier, type ReusedCodes } from './tier1.ts';
 import { encodingExtensionTier } from './tier2.ts';
 import { siblingSubsetTier } from './tier3.ts';

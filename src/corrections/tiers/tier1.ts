@@ -2,10 +2,10 @@
 // glyph the engine can prove exists (drawn on the page, or named by the font's encoding and present
 // in its program). Nothing is added to the document; only the text operators change. Its per-character
 // answer is also what tier 2 starts from: it adds codes only for the characters left without one.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { codeWidth, fontLabel, programGlyphNames, type FontInfo } from './fonts.ts';
-import { baseEncodingName } from './encodings.ts';
-import { TIER_NAMES } from './refusals.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { codeWidth, fontLabel, programGlyphNames, type FontInfo } from '../locate/fonts.ts';
+import { baseEncodingName } from '../locate/encodings.ts';
+import { TIER_NAMES } from '../refusals.ts';
 import type { Code, Tier } from './tier-ladder.ts';
 
 export interface CodeChoice {

@@ -8,8 +8,8 @@
 //   a /W entry and a ToUnicode entry are added.
 // Anything else is refused with evidence. The caller verifies by rendering, including that each new
 // glyph actually leaves ink.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { TIER_NAMES } from './refusals.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { TIER_NAMES } from '../refusals.ts';
 import type { Tier } from './tier-ladder.ts';
 import {
   builtinFont,
@@ -18,12 +18,12 @@ import {
   standardName,
   withFraction,
   type FontInfo,
-} from './fonts.ts';
-import { fractionsByChar } from './rewrite.ts';
-import { unicodeToGlyphName } from './encodings.ts';
-import { streamBytes } from './pdf-bytes.ts';
-import type { Interpretation } from './text-interpreter.ts';
-import { copyDict, type ChangedObject } from './write.ts';
+} from '../locate/fonts.ts';
+import { fractionsByChar } from '../rewrite/rewrite.ts';
+import { unicodeToGlyphName } from '../locate/encodings.ts';
+import { streamBytes } from '../locate/pdf-bytes.ts';
+import type { Interpretation } from '../locate/text-interpreter.ts';
+import { copyDict, type ChangedObject } from '../rewrite/write.ts';
 
 export interface Extension {
   /** The new font dictionary (indirect) to draw with. */

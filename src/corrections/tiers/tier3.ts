@@ -2,9 +2,9 @@
 // tag, "ABCDEF+Name" and "GHIJKL+Name"), and another one has the glyph this one lacks. The changed
 // characters are drawn with the sibling (added to the page's resources under a fresh name) exactly
 // as tier 4 draws with a matched font; since it is the same font program, the cost is `none`.
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
-import { loadFontInfo, type FontInfo } from './fonts.ts';
-import { TIER_NAMES } from './refusals.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { loadFontInfo, type FontInfo } from '../locate/fonts.ts';
+import { TIER_NAMES } from '../refusals.ts';
 import { tier1Code } from './tier1.ts';
 import type { Tier } from './tier-ladder.ts';
 

@@ -13,18 +13,18 @@
 // own advances, written in the old widths' fractions so renderers still read them alike.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import {
   DEFAULT_MAX_MEAN_WIDTH_DIFF,
   loadFace,
   matchFont,
   missingGlyphs,
   type FontCandidate,
-} from '../fonts/font-match.ts';
-import { BUNDLED_FACES } from '../fonts/catalog.ts';
-import { fontFactsFromPdf } from '../fonts/pdf-font-facts.ts';
-import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../fonts/font-subset.ts';
-import type { BundledFace } from '../fonts/catalog.ts';
+} from '../../fonts/font-match.ts';
+import { BUNDLED_FACES } from '../../fonts/catalog.ts';
+import { fontFactsFromPdf } from '../../fonts/pdf-font-facts.ts';
+import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../../fonts/font-subset.ts';
+import type { BundledFace } from '../../fonts/catalog.ts';
 import {
   encodeString,
   exactNumber,
@@ -32,10 +32,17 @@ import {
   nameToken,
   type ContentOp,
   type Operand,
-} from './content-stream.ts';
-import { codeWidth, fillCidWidths, fontLabel, loadFontInfo, withFraction, type FontInfo } from './fonts.ts';
-import { verticalMetrics } from './text-interpreter.ts';
-import { TIER_NAMES } from './refusals.ts';
+} from '../locate/content-stream.ts';
+import {
+  codeWidth,
+  fillCidWidths,
+  fontLabel,
+  loadFontInfo,
+  withFraction,
+  type FontInfo,
+} from '../locate/fonts.ts';
+import { verticalMetrics } from '../locate/text-interpreter.ts';
+import { TIER_NAMES } from '../refusals.ts';
 import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
 import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
 import {
@@ -46,10 +53,10 @@ import {
   kernsBefore,
   kernsIn,
   type StreamEdit,
-} from './rewrite.ts';
-import type { Kern } from './line-respacing.ts';
-import type { Glyph, StreamUnit } from './text-interpreter.ts';
-import type { ChangedObject } from './write.ts';
+} from '../rewrite/rewrite.ts';
+import type { Kern } from '../fit/line-respacing.ts';
+import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
 import { extendType3, INK_AGREEMENT, inkAgreement } from './type3-stand-in.ts';
 
 /** Key put in the font dictionary of an embedded bundled face (its catalogue id). */

@@ -15,16 +15,16 @@
 // the glyph it replaces advances as that one did in each of them, and one of its own width is
 // written to be truncated by the same fraction (readAlike).
 import { createHash } from 'node:crypto';
-import { mupdf } from '../pdf/mupdf-adapter.ts';
-import type { BundledFace } from '../fonts/catalog.ts';
-import { faceAdvance, loadFace } from '../fonts/font-match.ts';
-import { type3Letters, type3Scale } from '../fonts/pdf-font-facts.ts';
-import { streamBytes } from './pdf-bytes.ts';
-import { unicodeToGlyphName } from './encodings.ts';
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
+import type { BundledFace } from '../../fonts/catalog.ts';
+import { faceAdvance, loadFace } from '../../fonts/font-match.ts';
+import { type3Letters, type3Scale } from '../../fonts/pdf-font-facts.ts';
+import { streamBytes } from '../locate/pdf-bytes.ts';
+import { unicodeToGlyphName } from '../locate/encodings.ts';
 import { extendToUnicodeOf } from './tier2.ts';
-import { codeWidth, writtenWidth, type FontInfo } from './fonts.ts';
-import type { Glyph, Interpretation } from './text-interpreter.ts';
-import { copyDict, type ChangedObject } from './write.ts';
+import { codeWidth, writtenWidth, type FontInfo } from '../locate/fonts.ts';
+import type { Glyph, Interpretation } from '../locate/text-interpreter.ts';
+import { copyDict, type ChangedObject } from '../rewrite/write.ts';
 
 /** Share of ink the font's glyphs and the face's must have in common (intersection over union). */
 export const INK_AGREEMENT = 0.7;
