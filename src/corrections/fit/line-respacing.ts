@@ -11,14 +11,7 @@
 import type { Glyph, Interpretation } from '../locate/text-interpreter.ts';
 import type { GlyphIndex } from '../locate/locate.ts';
 import type { TextChar } from '../locate/page-text.ts';
-
-/** A TJ number written before a glyph (thousandths of text space, TJ's sign: positive moves left). */
-export interface Kern {
-  glyph: Glyph;
-  adjustment: number;
-  /** Written after the glyph rather than before it (the number that puts the pen back). */
-  after?: boolean;
-}
+import type { Kern } from '../rewrite/rewrite.ts';
 
 export interface Respacing {
   kerns: Kern[];

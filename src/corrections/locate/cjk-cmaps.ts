@@ -4,7 +4,12 @@
 // code reads as comes from the platform's Shift_JIS decoder (WHATWG Shift_JIS is code page 932).
 // Which CID a code selects is not known here, so a font's /W (keyed by CID) cannot be followed:
 // fonts with one are left unread (their text stays `text_not_mapped`).
-import type { CodespaceRange } from './fonts.ts';
+/** A range of codes of one byte length (a CMap's codespacerange). */
+export interface CodespaceRange {
+  bytes: number;
+  lo: number;
+  hi: number;
+}
 
 export interface PredefinedCMap {
   codespace: CodespaceRange[];

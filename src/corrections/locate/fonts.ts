@@ -6,15 +6,9 @@ import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
 import { cffGlyphNames, type1GlyphNames } from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
-import { predefinedCMap } from './cjk-cmaps.ts';
+import { predefinedCMap, type CodespaceRange } from './cjk-cmaps.ts';
 
 export type FontKind = 'Type1' | 'MMType1' | 'TrueType' | 'Type3' | 'Type0';
-
-export interface CodespaceRange {
-  bytes: number;
-  lo: number;
-  hi: number;
-}
 
 export interface FontInfo {
   /** Object number of the font dictionary (0 when direct). */

@@ -3,6 +3,10 @@
 // origin top-left, as the renders are.
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 
+/** Han, kana, hangul and CJK punctuation (full-width forms included). */
+export const CJK =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
+
 export interface TextChar {
   c: string;
   origin: [number, number];
@@ -124,4 +128,18 @@ export function quadBox(q: number[]): [number, number, number, number] {
   const xs = [q[0], q[2], q[4], q[6]];
   const ys = [q[1], q[3], q[5], q[7]];
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** The resolution the engine renders and compares at; boxes in render pixels are at this dpi. */
+export const WORKING_DPI = 300;
+const SCALE = WORKING_DPI / 72;
+
+/** A point-space box to render pixels (outward rounding). */
+export function toRender(b: [number, number, number, number]): [number, number, number, number] {
+  return [
+    Math.floor(b[0] * SCALE),
+    Math.floor(b[1] * SCALE),
+    Math.ceil(b[2] * SCALE),
+    Math.ceil(b[3] * SCALE),
+  ];
 }

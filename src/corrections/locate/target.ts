@@ -6,10 +6,9 @@
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { codeReading } from './code-reading.ts';
 import { changedSpan, codePoints, findMatch, glyphsOfSpan, type GlyphIndex } from './locate.ts';
-import type { TextLine } from './page-text.ts';
 import { NOT_BUILT, Refusal, refuse } from '../refusals.ts';
 import type { Glyph, Interpretation } from './text-interpreter.ts';
-import { CJK } from '../tiers/script-companion.ts';
+import { CJK, type TextLine } from './page-text.ts';
 
 /** What an annotation or form field shows, and where. */
 export interface AnnotationText {

@@ -1,7 +1,6 @@
 // Verification of a corrected revision: reopen the saved bytes (no repair allowed), render the
 // changed page before and after at the working resolution and compare every pixel, prove the other
 // pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
-import { createHash } from 'node:crypto';
 import {
   loadPage,
   openPdf,
@@ -10,21 +9,23 @@ import {
   type mupdf,
 } from '../../pdf/mupdf-adapter.ts';
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
-import { quadBox, readPageText, type TextLine } from '../locate/page-text.ts';
+import { quadBox, readPageText, toRender, WORKING_DPI, type TextLine } from '../locate/page-text.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
-import { streamBytes } from '../locate/pdf-bytes.ts';
+import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
 import { codeReading } from '../locate/code-reading.ts';
 import { GlyphIndex } from '../locate/locate.ts';
 import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
-import { CJK } from '../tiers/script-companion.ts';
+import { CJK } from '../locate/page-text.ts';
 
-export const WORKING_DPI = 300;
-const SCALE = WORKING_DPI / 72;
+// The working resolution, page points to its pixels, and the bytes' hash are the page reader's
+// (locate/); the verification's readers find them here too.
+export { sha256, toRender, WORKING_DPI };
+
 /** Antialiasing margin added around the declared glyph boxes, in render pixels. */
 export const DECLARED_PAD_PX = 2;
 
@@ -47,16 +48,6 @@ export interface VerifyPage {
   histogram?: Record<string, number>;
 }
 
-/** A point-space box to render pixels (outward rounding). */
-export function toRender(b: [number, number, number, number]): Box {
-  return [
-    Math.floor(b[0] * SCALE),
-    Math.floor(b[1] * SCALE),
-    Math.ceil(b[2] * SCALE),
-    Math.ceil(b[3] * SCALE),
-  ];
-}
-
 /** Boxes of the characters whose origins are near `origins` (points), from a text reading. */
 export function boxesAt(lines: TextLine[], origins: [number, number][], tol: number): Box[] {
   const out: Box[] = [];
@@ -68,18 +59,6 @@ export function boxesAt(lines: TextLine[], origins: [number, number][], tol: num
     }
   }
   return out;
-}
-
-/** Hashes already taken, by buffer: a task hashes its input for several caches (bytes are never changed). */
-const hashed = new WeakMap<Uint8Array, string>();
-
-export function sha256(bytes: Uint8Array): string {
-  let hex = hashed.get(bytes);
-  if (hex === undefined) {
-    hex = createHash('sha256').update(bytes).digest('hex');
-    hashed.set(bytes, hex);
-  }
-  return hex;
 }
 
 /**

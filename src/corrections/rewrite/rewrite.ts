@@ -5,7 +5,14 @@
 import { encodeString, formatNumber, type ContentOp, type Operand } from '../locate/content-stream.ts';
 import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
 import { codeWidth, writtenWidth, type FontInfo } from '../locate/fonts.ts';
-import type { Kern } from '../fit/line-respacing.ts';
+
+/** A TJ number written before a glyph (thousandths of text space, TJ's sign: positive moves left). */
+export interface Kern {
+  glyph: Glyph;
+  adjustment: number;
+  /** Written after the glyph rather than before it (the number that puts the pen back). */
+  after?: boolean;
+}
 
 export interface StreamEdit {
   start: number;

@@ -8,9 +8,9 @@
 import { encodeString, exactNumber, nameToken } from '../locate/content-stream.ts';
 import { codeWidth } from '../locate/fonts.ts';
 import { codeToBytes, stringOperand, type OperandChange, type StreamEdit } from '../rewrite/rewrite.ts';
-import type { Located } from '../engine.ts';
+import type { Located } from '../locate/located.ts';
 import { NOT_BUILT, refuse } from '../refusals.ts';
-import type { Code, TierProduct } from './tier-ladder.ts';
+import type { Code, TierProduct } from './tier.ts';
 import type { Glyph } from '../locate/text-interpreter.ts';
 
 /** Widths (in em) that MuPDF holds as the same whole thousandth. */

@@ -12,13 +12,10 @@ import { fontNameFacts } from '../../fonts/pdf-font-facts.ts';
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { codeUnicode, codeWidth, fillCidWidths, type FontInfo } from '../locate/fonts.ts';
 import { mul, type Glyph } from '../locate/text-interpreter.ts';
+import { CJK } from '../locate/page-text.ts';
 import { tier1Code } from './tier1.ts';
-import type { Code, TierContext } from './tier-ladder.ts';
+import type { Code, TierContext } from './tier.ts';
 import { copyDict, type ChangedObject } from '../rewrite/write.ts';
-
-/** Han, kana, hangul and CJK punctuation (full-width forms included). */
-export const CJK =
-  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
 
 /**
  * Math fonts, whose letters are variables (italic) or symbols, never a text's Latin: TeX's CMMI,

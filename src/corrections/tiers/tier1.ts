@@ -6,18 +6,11 @@ import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { codeWidth, fontLabel, programGlyphNames, type FontInfo } from '../locate/fonts.ts';
 import { baseEncodingName } from '../locate/encodings.ts';
 import { TIER_NAMES } from '../refusals.ts';
-import type { Code, Tier } from './tier-ladder.ts';
+import type { ReusedCodes, Tier } from './tier.ts';
 
 export interface CodeChoice {
   code: number;
   source: string;
-}
-
-/** Tier 1's answer for each new character: a code (-1 where none) and its source, and the characters without one. */
-export interface ReusedCodes {
-  codes: Code[];
-  sources: string[];
-  missing: string[];
 }
 
 /** Tier 1: a code the font already maps to `ch`, whose glyph exists. */

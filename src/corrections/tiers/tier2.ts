@@ -10,7 +10,7 @@
 // glyph actually leaves ink.
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { TIER_NAMES } from '../refusals.ts';
-import type { Tier } from './tier-ladder.ts';
+import type { Tier } from './tier.ts';
 import {
   builtinFont,
   codeUnicode,

@@ -6,7 +6,7 @@ import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { loadFontInfo, type FontInfo } from '../locate/fonts.ts';
 import { TIER_NAMES } from '../refusals.ts';
 import { tier1Code } from './tier1.ts';
-import type { Tier } from './tier-ladder.ts';
+import type { Tier } from './tier.ts';
 
 export interface Sibling {
   ref: mupdf.PDFObject;

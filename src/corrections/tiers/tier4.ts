@@ -43,8 +43,9 @@ import {
 } from '../locate/fonts.ts';
 import { verticalMetrics } from '../locate/text-interpreter.ts';
 import { TIER_NAMES } from '../refusals.ts';
-import { CJK, companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
-import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier-ladder.ts';
+import { companionWithOldAdvances, scriptCompanion, type Companion } from './script-companion.ts';
+import { CJK } from '../locate/page-text.ts';
+import type { Code, Tier, TierContext, TierProduct, TierRefusal } from './tier.ts';
 import {
   addKernEdits,
   advanceOf,
@@ -54,7 +55,7 @@ import {
   kernsIn,
   type StreamEdit,
 } from '../rewrite/rewrite.ts';
-import type { Kern } from '../fit/line-respacing.ts';
+import type { Kern } from '../rewrite/rewrite.ts';
 import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 import { extendType3, INK_AGREEMENT, inkAgreement } from './type3-stand-in.ts';
