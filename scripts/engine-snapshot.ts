@@ -5,7 +5,7 @@
 // message and extra. Compare two runs with `cmp` or `diff`.
 //
 // Usage: node scripts/engine-snapshot.ts OUT.jsonl [ID_REGEX]
-//   (ID_REGEX keeps only the tasks whose id matches, to repeat a few.)
+//   (ID_REGEX keeps only the tasks whose id matches, to repeat a few; ids start with the set's name.)
 //
 // Task sets, in this order:
 //   corpus:  every task of fixtures/corpus/manifest.json. text_layer tasks: propose, then apply (the
@@ -16,11 +16,17 @@
 //   scans:   fixtures/scans/make-scans.ts's scanned pages: the page recognised (src/ocr), each task's
 //            word matched over its box as scan-corpus.test.ts does, then propose and apply.
 //
-// What is truly per run, and how it is normalised: only the clock. Applying embeds the manifest's
-// `created_at` and the embedded file's ModDate, both from `new Date()`, in the output bytes; this
-// script fixes the clock (below) instead of editing any output, so the output bytes are compared as
-// they are. Served crops carry a fixed time before that clock. Nothing else is normalised: ids are
-// not made by the engine (the daemon adds proposal and verification ids).
+// What is truly per run, and how it is normalised (nothing else is; ids are not made by the engine,
+// the daemon adds proposal and verification ids):
+//   - the clock: applying embeds the manifest's `created_at` and the embedded file's ModDate, both
+//     from `new Date()`; this script fixes the clock (below), and served crops carry a fixed time
+//     before it;
+//   - the trailer's /ID: MuPDF writes a fresh second identifier at every save, so the output's hash
+//     (output_sha256, and the verification's) is taken with the second element of every /ID zeroed;
+//   - the AES initialisation vectors: MuPDF encrypts each new string and stream of an encrypted
+//     document with a random IV, so an encrypted output (a trailer with /Encrypt) is recorded by its
+//     length and by the hash of qpdf's decrypted copy (`--decrypt --static-id`), not by its bytes.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +55,9 @@ class FixedClock extends RealDate {
   }
 }
 globalThis.Date = FixedClock as DateConstructor;
+
+/** A folder for qpdf's files, made at start. */
+let scratch = '';
 
 const corpusDir = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -90,14 +99,50 @@ async function propose(input: EditTaskInput): Promise<unknown> {
   }
 }
 
+/** The output's bytes with the second element of every trailer /ID zeroed (MuPDF makes it per save). */
+function withoutFreshId(output: Uint8Array): Buffer {
+  const text = Buffer.from(output).toString('latin1');
+  const fixed = text.replace(
+    /(\/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<)([0-9A-Fa-f]*)>/g,
+    (_m, head: string, second: string) => `${head}${'0'.repeat(second.length)}>`,
+  );
+  return Buffer.from(fixed, 'latin1');
+}
+
+/** An encrypted output's content, decrypted by qpdf with a fixed /ID (its AES IVs are per run). */
+function decryptedHash(output: Uint8Array, password: string, work: string): string {
+  const from = join(work, 'encrypted.pdf');
+  const to = join(work, 'decrypted.pdf');
+  writeFileSync(from, output);
+  try {
+    execFileSync('qpdf', [`--password=${password}`, '--decrypt', '--static-id', from, to], {
+      stdio: 'ignore',
+    });
+  } catch (error) {
+    // qpdf exits 3 when it succeeded with warnings.
+    if ((error as { status?: number }).status !== 3) throw error;
+  }
+  return sha256(readFileSync(to));
+}
+
+function outputRecord(output: Uint8Array, password: string): Record<string, unknown> {
+  const encrypted = /\/Encrypt\s/.test(Buffer.from(output.subarray(-4096)).toString('latin1'));
+  if (encrypted)
+    return {
+      output_bytes: output.byteLength,
+      output_decrypted_sha256: decryptedHash(output, password, scratch),
+    };
+  return { output_bytes: output.byteLength, output_sha256: sha256(withoutFreshId(output)) };
+}
+
 async function apply(input: EditTaskInput): Promise<unknown> {
   try {
     const { proposal, output, verification } = await applyEdit(input);
+    const out = outputRecord(output, input.password);
     return {
       proposal: proposalRecord(proposal),
-      output_sha256: sha256(output),
-      output_bytes: output.byteLength,
-      verification,
+      ...out,
+      verification: { ...verification, output_sha256: out.output_sha256 ?? 'encrypted' },
     };
   } catch (error) {
     return errorRecord(error);
@@ -281,11 +326,16 @@ async function main(): Promise<void> {
   if (!out) throw new Error('usage: node scripts/engine-snapshot.ts OUT.jsonl [ID_REGEX]');
   const keep = only ? new RegExp(only) : null;
   const work = mkdtempSync(join(tmpdir(), 'docfix-snapshot-'));
+  scratch = work;
   writeFileSync(out, '');
   try {
-    const tasks = [...corpusTasks(), ...derivedTasks(), ...scanTasks(work)].filter(
-      (t) => !keep || keep.test(t.id),
-    );
+    // A regex that starts with a set's name (`^scan …`) builds only that set (making scans is slow).
+    const set = only?.match(/^\^?(corpus|derived|scan)\b/)?.[1];
+    const tasks = [
+      ...(!set || set === 'corpus' ? corpusTasks() : []),
+      ...(!set || set === 'derived' ? derivedTasks() : []),
+      ...(!set || set === 'scan' ? scanTasks(work) : []),
+    ].filter((t) => !keep || keep.test(t.id));
     for (const [n, task] of tasks.entries()) {
       const record = { id: task.id, ...(await task.run()) };
       appendFileSync(out, `${canonicalize(record)}\n`);
