@@ -414,14 +414,7 @@ export async function attemptPixelPatch(
   served: ServedCrop[],
   hooks: PatchHooks,
 ): Promise<PatchCandidate> {
-  if (t.replacement === '' || t.replacement === t.find) {
-    refuse(
-      t.replacement === '' ? 'empty_replacement' : 'identical_replacement',
-      t.replacement === '' ? 'The replacement is empty.' : 'The replacement is the same as the text found.',
-      'A pixel patch replaces one word with another.',
-      ['Send the corrected word as `replacement`.'],
-    );
-  }
+  refuseNoChange(t);
   const located = await locateScannedWord(pdf, password, t, served);
   const opened = openPdf(pdf, password);
   const doc = opened.doc;
@@ -430,112 +423,13 @@ export async function attemptPixelPatch(
     const page = loadPage(doc, t.pageIndex);
     // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
-    const toPts = 72 / t.renderDpi;
-    const wordBox = located.match.box_render.map((v) => v * toPts) as Box;
-    const scan = findScanImage(page, wordBox);
-    if ('refused' in scan) {
-      refuse(
-        'not_a_scan',
-        `The word cannot be patched: ${scan.refused}.`,
-        'Tier 5 patches the pixels of a scanned image.',
-        ['Correct text pages with method "text_layer".'],
-      );
-    }
-    const rasterBox = (b: Box) =>
-      uprightBoxOfDevice(scan, [b[0] * toPts, b[1] * toPts, b[2] * toPts, b[3] * toPts]);
-    // Letters are cloned only from words the same image shows.
-    const onScan = (b: Box) => {
-      const d = scan.deviceBox;
-      return (
-        b[0] * toPts >= d[0] - 0.5 &&
-        b[1] * toPts >= d[1] - 0.5 &&
-        b[2] * toPts <= d[2] + 0.5 &&
-        b[3] * toPts <= d[3] + 0.5
-      );
-    };
-    const words: RasterWord[] = located.words
-      .filter((w) => onScan(w.box_render as Box))
-      .map((w) => ({
-        text: w.text,
-        confidence: w.confidence,
-        box: rasterBox(w.box_render as Box),
-      }));
-    const target: RasterWord = {
-      text: located.match.text,
-      confidence: located.match.confidence,
-      box: rasterBox(located.match.box_render),
-    };
-    const request: PatchRequest = {
-      raster: scan.raster,
-      words,
-      target,
-      replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
-      letterFaces: patchLetterFaces(),
-    };
-    const patch = patchWord(request);
-    if ('refused' in patch) {
-      refuse(
-        patch.code,
-        `The word could not be patched: ${patch.refused}.`,
-        'Tier 5 builds the new word from letters of the same page.',
-        ['Choose a replacement made of letters the page shows clearly.'],
-        { evidence: patch.evidence },
-      );
-    }
-    const overPatch = renderBoxOfUpright(scan, patch.box, 72);
-    const covered = scan.overlays.filter(
-      (o) => o[0] < overPatch[2] && overPatch[0] < o[2] && o[1] < overPatch[3] && overPatch[1] < o[3],
-    );
-    if (covered.length) {
-      refuse(
-        'drawn_over_scan',
-        `The word cannot be patched: the page draws ${covered.length} other thing(s) over the scan where the patch would go (a stamp, a colour layer, a line), and the patch would hide them.`,
-        'Tier 5 only patches scan pixels that nothing else covers.',
-        ['Correct a word that nothing is drawn over, or edit the drawing over it.'],
-        { evidence: { overlays: covered.map((o) => o.map((v) => Math.round(v * 10) / 10)) } },
-      );
-    }
-    const inImage = patchInImageSpace(scan, patch.box, patch.pixels);
-    const image = patchImage(doc, scan, inImage);
-    const name = freshXObjectName(page);
-    const m = patchMatrix(scan, inImage.box);
-    const drawing = new TextEncoder().encode(`q ${m.map(fmt).join(' ')} cm /${name} Do Q\n`);
-    const changedObjects: ChangedObject[] = [];
-    // The invisible text layer says the new word too (search finds it, not the old one).
-    const hidden = retypeHiddenWord(doc, page, {
-      // The layer's word where the target was one (it may drift from the scan's), else the scan's.
-      box: t.hidden?.box ?? [
-        located.match.box_render[0] * toPts,
-        located.match.box_render[1] * toPts,
-        located.match.box_render[2] * toPts,
-        located.match.box_render[3] * toPts,
-      ],
-      find: t.hidden?.text ?? t.find,
-      replacement: t.replacement,
-    });
-    changedObjects.push(...hidden.changed);
-    changedObjects.push(...appendPageDrawing(doc, page, drawing, new Map([[name, image]])));
-    changedObjects.push({
-      num: image.asIndirect(),
-      kind: 'image',
-      replaces: 0,
-      bytes_before: 0,
-      bytes_after: inImage.data.length,
-    });
+    const { scan, request } = patchRequest(page, located, t);
+    const patch = patchOrRefuse(request);
+    refuseDrawnOver(scan, patch);
+    const written = writePatch(doc, page, scan, patch, located, t);
+    const { inImage, hidden, changedObjects } = written;
     const patchBox300 = renderBoxOfUpright(scan, patch.box, WORKING_DPI);
-    const confirmation = {
-      needed: located.confirmation.needed,
-      confirmed: located.confirmation.confirmed,
-      competing: located.confirmation.competing,
-      crop: located.confirmation.crop
-        ? {
-            box_render: located.confirmation.crop.box_render,
-            dpi: located.confirmation.crop.dpi,
-            served_at: located.confirmation.crop.at,
-          }
-        : null,
-      checked_by: 'engine',
-    };
+    const confirmation = confirmationOf(located);
     const facts: PatchFacts = {
       box: patchBox300,
       cost: patch.cost,
@@ -553,49 +447,14 @@ export async function attemptPixelPatch(
       hiddenRetyped: hidden.retyped,
       hiddenBefore: hidden.before,
     });
-    const measurements: Record<string, unknown> = {
-      method: patch.method,
-      recognised: {
-        text: located.match.text,
-        confidence: located.match.confidence,
-        lang: located.lang,
-        render_dpi: t.renderDpi,
-      },
-      confirmation,
-      scan: {
-        image: scan.name,
-        width: scan.width,
-        height: scan.height,
-        dpi: round1(scan.pixelsPerPoint * 72),
-        bilevel: scan.raster.bilevel,
-        colour_components: scan.raster.channels,
-        ...(scan.stencil ? { stencil: scan.stencil } : {}),
-        ...(scan.composite ? { composite_layers: scan.composite.layers } : {}),
-      },
-      patch_box_image_px: inImage.box,
-      patch_box_render: patchBox300,
-      text_layer: hidden.retyped
-        ? hidden.detail
-        : hidden.before
-          ? `not retyped: ${hidden.detail}`
-          : 'none on this page',
-      ...patch.measurements,
-    };
-    const explanation = `Tier 5 (pixel patch): “${located.match.text}” on the scan becomes “${t.replacement}” ${
-      patch.method === 'clone'
-        ? 'with letters cloned from the same page, aligned on the word’s baseline and spacing and blended into the paper around it'
-        : 'with letters the page never shows drawn in a matched face at the scan’s resolution and blur'
-    }; the patch is a new image over the word’s box only (${inImage.width}×${inImage.height} scan pixels) and the scan image is unchanged${
-      hidden.retyped ? '; the invisible text layer now says the new word' : ''
-    }.`;
     const fingerprint = createHash('sha256')
       .update(JSON.stringify({ tier: 5, page: t.pageIndex, box: inImage.box, patch: sha256(inImage.data) }))
       .digest('hex');
     return {
       tier: 5,
       cost: patch.cost,
-      explanation,
-      measurements,
+      explanation: patchExplanation(located, t, patch, written),
+      measurements: patchMeasurements(located, t, scan, patch, written, confirmation, patchBox300),
       warnings: [
         ...(located.confirmation.needed
           ? [`The match was confirmed by a person after a magnified crop (${TIER_NAMES[5]}).`]
@@ -612,6 +471,212 @@ export async function attemptPixelPatch(
   } finally {
     doc.destroy();
   }
+}
+
+type LocatedWord = Awaited<ReturnType<typeof locateScannedWord>>;
+type Scan = Exclude<ReturnType<typeof findScanImage>, { refused: string }>;
+type Patch = Exclude<ReturnType<typeof patchWord>, { refused: string }>;
+type WrittenPatch = ReturnType<typeof writePatch>;
+
+function refuseNoChange(t: PatchTarget): void {
+  if (t.replacement === '' || t.replacement === t.find) {
+    refuse(
+      t.replacement === '' ? 'empty_replacement' : 'identical_replacement',
+      t.replacement === '' ? 'The replacement is empty.' : 'The replacement is the same as the text found.',
+      'A pixel patch replaces one word with another.',
+      ['Send the corrected word as `replacement`.'],
+    );
+  }
+}
+
+/** The scan image under the word, and what patchWord is asked: the raster, the words on it, the target. */
+function patchRequest(
+  page: mupdf.PDFPage,
+  located: LocatedWord,
+  t: PatchTarget,
+): { scan: Scan; request: PatchRequest } {
+  const toPts = 72 / t.renderDpi;
+  const wordBox = located.match.box_render.map((v) => v * toPts) as Box;
+  const scan = findScanImage(page, wordBox);
+  if ('refused' in scan) {
+    refuse(
+      'not_a_scan',
+      `The word cannot be patched: ${scan.refused}.`,
+      'Tier 5 patches the pixels of a scanned image.',
+      ['Correct text pages with method "text_layer".'],
+    );
+  }
+  const rasterBox = (b: Box) =>
+    uprightBoxOfDevice(scan, [b[0] * toPts, b[1] * toPts, b[2] * toPts, b[3] * toPts]);
+  // Letters are cloned only from words the same image shows.
+  const onScan = (b: Box) => {
+    const d = scan.deviceBox;
+    return (
+      b[0] * toPts >= d[0] - 0.5 &&
+      b[1] * toPts >= d[1] - 0.5 &&
+      b[2] * toPts <= d[2] + 0.5 &&
+      b[3] * toPts <= d[3] + 0.5
+    );
+  };
+  const words: RasterWord[] = located.words
+    .filter((w) => onScan(w.box_render as Box))
+    .map((w) => ({
+      text: w.text,
+      confidence: w.confidence,
+      box: rasterBox(w.box_render as Box),
+    }));
+  const target: RasterWord = {
+    text: located.match.text,
+    confidence: located.match.confidence,
+    box: rasterBox(located.match.box_render),
+  };
+  const request: PatchRequest = {
+    raster: scan.raster,
+    words,
+    target,
+    replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
+    letterFaces: patchLetterFaces(),
+  };
+  return { scan, request };
+}
+
+function patchOrRefuse(request: PatchRequest): Patch {
+  const patch = patchWord(request);
+  if ('refused' in patch) {
+    refuse(
+      patch.code,
+      `The word could not be patched: ${patch.refused}.`,
+      'Tier 5 builds the new word from letters of the same page.',
+      ['Choose a replacement made of letters the page shows clearly.'],
+      { evidence: patch.evidence },
+    );
+  }
+  return patch;
+}
+
+/** Nothing the page draws over the scan may lie where the patch goes (the patch would hide it). */
+function refuseDrawnOver(scan: Scan, patch: Patch): void {
+  const overPatch = renderBoxOfUpright(scan, patch.box, 72);
+  const covered = scan.overlays.filter(
+    (o) => o[0] < overPatch[2] && overPatch[0] < o[2] && o[1] < overPatch[3] && overPatch[1] < o[3],
+  );
+  if (covered.length) {
+    refuse(
+      'drawn_over_scan',
+      `The word cannot be patched: the page draws ${covered.length} other thing(s) over the scan where the patch would go (a stamp, a colour layer, a line), and the patch would hide them.`,
+      'Tier 5 only patches scan pixels that nothing else covers.',
+      ['Correct a word that nothing is drawn over, or edit the drawing over it.'],
+      { evidence: { overlays: covered.map((o) => o.map((v) => Math.round(v * 10) / 10)) } },
+    );
+  }
+}
+
+/** The patch written: a new image drawn over the word, and the invisible text layer retyped. */
+function writePatch(
+  doc: mupdf.PDFDocument,
+  page: mupdf.PDFPage,
+  scan: Scan,
+  patch: Patch,
+  located: LocatedWord,
+  t: PatchTarget,
+) {
+  const toPts = 72 / t.renderDpi;
+  const inImage = patchInImageSpace(scan, patch.box, patch.pixels);
+  const image = patchImage(doc, scan, inImage);
+  const name = freshXObjectName(page);
+  const m = patchMatrix(scan, inImage.box);
+  const drawing = new TextEncoder().encode(`q ${m.map(fmt).join(' ')} cm /${name} Do Q\n`);
+  const changedObjects: ChangedObject[] = [];
+  // The invisible text layer says the new word too (search finds it, not the old one).
+  const hidden = retypeHiddenWord(doc, page, {
+    // The layer's word where the target was one (it may drift from the scan's), else the scan's.
+    box: t.hidden?.box ?? [
+      located.match.box_render[0] * toPts,
+      located.match.box_render[1] * toPts,
+      located.match.box_render[2] * toPts,
+      located.match.box_render[3] * toPts,
+    ],
+    find: t.hidden?.text ?? t.find,
+    replacement: t.replacement,
+  });
+  changedObjects.push(...hidden.changed);
+  changedObjects.push(...appendPageDrawing(doc, page, drawing, new Map([[name, image]])));
+  changedObjects.push({
+    num: image.asIndirect(),
+    kind: 'image',
+    replaces: 0,
+    bytes_before: 0,
+    bytes_after: inImage.data.length,
+  });
+  return { inImage, hidden, changedObjects };
+}
+
+/** What the engine checked for a match that needed a person (the manifest records it). */
+function confirmationOf(located: LocatedWord) {
+  return {
+    needed: located.confirmation.needed,
+    confirmed: located.confirmation.confirmed,
+    competing: located.confirmation.competing,
+    crop: located.confirmation.crop
+      ? {
+          box_render: located.confirmation.crop.box_render,
+          dpi: located.confirmation.crop.dpi,
+          served_at: located.confirmation.crop.at,
+        }
+      : null,
+    checked_by: 'engine',
+  };
+}
+
+function patchMeasurements(
+  located: LocatedWord,
+  t: PatchTarget,
+  scan: Scan,
+  patch: Patch,
+  written: WrittenPatch,
+  confirmation: ReturnType<typeof confirmationOf>,
+  patchBox300: Box,
+): Record<string, unknown> {
+  const { inImage, hidden } = written;
+  return {
+    method: patch.method,
+    recognised: {
+      text: located.match.text,
+      confidence: located.match.confidence,
+      lang: located.lang,
+      render_dpi: t.renderDpi,
+    },
+    confirmation,
+    scan: {
+      image: scan.name,
+      width: scan.width,
+      height: scan.height,
+      dpi: round1(scan.pixelsPerPoint * 72),
+      bilevel: scan.raster.bilevel,
+      colour_components: scan.raster.channels,
+      ...(scan.stencil ? { stencil: scan.stencil } : {}),
+      ...(scan.composite ? { composite_layers: scan.composite.layers } : {}),
+    },
+    patch_box_image_px: inImage.box,
+    patch_box_render: patchBox300,
+    text_layer: hidden.retyped
+      ? hidden.detail
+      : hidden.before
+        ? `not retyped: ${hidden.detail}`
+        : 'none on this page',
+    ...patch.measurements,
+  };
+}
+
+function patchExplanation(located: LocatedWord, t: PatchTarget, patch: Patch, written: WrittenPatch): string {
+  const { inImage, hidden } = written;
+  return `Tier 5 (pixel patch): “${located.match.text}” on the scan becomes “${t.replacement}” ${
+    patch.method === 'clone'
+      ? 'with letters cloned from the same page, aligned on the word’s baseline and spacing and blended into the paper around it'
+      : 'with letters the page never shows drawn in a matched face at the scan’s resolution and blur'
+  }; the patch is a new image over the word’s box only (${inImage.width}×${inImage.height} scan pixels) and the scan image is unchanged${
+    hidden.retyped ? '; the invisible text layer now says the new word' : ''
+  }.`;
 }
 
 interface PatchVerifyInput extends SavedCorrection {
