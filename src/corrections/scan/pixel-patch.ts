@@ -201,6 +201,30 @@ interface Source {
 }
 
 export function patchWord(req: PatchRequest): PatchResult {
+  const word = wordInk(req);
+  if ('refused' in word) return word;
+  const letters = letterSources(req, word);
+  if ('refused' in letters) return letters;
+  const layout = placeLetters(req, word, letters);
+  if ('refused' in layout) return layout;
+  const paperColour = paperAround(req.raster, layout.box, word);
+  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, paperColour);
+  layNewLetters(pixels, req.raster, layout, word, letters, paperColour);
+  return patched(word, letters, layout, paperColour, pixels);
+}
+
+type Refused = Extract<PatchResult, { refused: string }>;
+
+/** The word's letters, old and new, and its own ink: its box, its height and the scan's levels there. */
+interface WordInk {
+  oldChars: string[];
+  newChars: string[];
+  h: number;
+  around: Box;
+  lv: { paper: number; ink: number; threshold: number };
+}
+
+function wordInk(req: PatchRequest): WordInk | Refused {
   const r = req.raster;
   const target = req.target;
   const oldChars = lettersOf(target.text).filter((c) => !/\s/.test(c));
@@ -239,6 +263,22 @@ export function patchWord(req: PatchRequest): PatchResult {
       code: 'patch_low_contrast',
       evidence: lv,
     };
+  return { oldChars, newChars, h, around, lv };
+}
+
+/** Where each new letter comes from: the word itself, clearly read words of its size, or a face. */
+interface LetterSources {
+  own: NonNullable<ReturnType<typeof segment>>;
+  sources: Map<string, Source>;
+  /** The face whose letters look most like the word's own, and the one drawing missing letters. */
+  fit: FaceChoice | null;
+  drawing: FaceChoice | null;
+}
+
+function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refused {
+  const r = req.raster;
+  const target = req.target;
+  const { oldChars, newChars, h, around, lv } = word;
   // Touching letters are split where a face's widths put their edges (then at the thinnest column
   // near there): the bundled faces' widths averaged, as nothing is known of the scan's face yet.
   const widthOf = letterWidths(req.letterFaces ?? []);
@@ -297,6 +337,20 @@ export function patchWord(req: PatchRequest): PatchResult {
       code: 'letter_not_on_page',
       evidence: { missing: missing() },
     };
+  return { own, sources, fit, drawing };
+}
+
+/** The new letters placed along the word's baseline, and the box the patch covers. */
+interface Layout {
+  placed: { src: Source; x: number }[];
+  box: Box;
+}
+
+function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources): Layout | Refused {
+  const r = req.raster;
+  const target = req.target;
+  const { oldChars, newChars, h } = word;
+  const { own, sources, fit } = letters;
   // Spacing: the word's own gap where the new word keeps a pair of its letters; elsewhere the face's
   // side bearings for the new pair (a narrow "i" before a "d" stands further off than its cell
   // suggests), shifted by how the scan's gaps differ from the face's on the word's own pairs; without
@@ -356,10 +410,13 @@ export function patchWord(req: PatchRequest): PatchResult {
       code: 'patch_too_wide',
       evidence: { right: box[2] },
     };
+  return { placed, box };
+}
+
+/** The paper: the median colour of the light pixels in a ring around the word. */
+function paperAround(r: ScanRaster, box: Box, word: WordInk): number[] {
+  const { h, lv } = word;
   const n = r.channels;
-  const bw = box[2] - box[0];
-  const bh = box[3] - box[1];
-  // The paper: the median colour of the light pixels in a ring around the word.
   const ring: number[][] = Array.from({ length: n }, () => []);
   const outer = clampBox([box[0] - h * 0.4, box[1] - h * 0.3, box[2] + h * 0.4, box[3] + h * 0.3], r);
   for (let yy = outer[1]; yy < outer[3]; yy++)
@@ -370,9 +427,23 @@ export function patchWord(req: PatchRequest): PatchResult {
       for (let k = 0; k < n; k++) ring[k].push(r.data[i + k]);
     }
   const paperColour = ring.map((v) => (v.length ? median(v) : 255));
-  // Start from the scan itself, erase the old letters (their cells and the edge pixels around them)
-  // to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
-  // line above, a speck) stays as it was.
+  return paperColour;
+}
+
+/**
+ * Start from the scan itself, erase the old letters (their cells and the edge pixels around them)
+ * to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
+ * line above, a speck) stays as it was.
+ */
+function erasedOldLetters(
+  r: ScanRaster,
+  box: Box,
+  own: LetterSources['own'],
+  paperColour: number[],
+): Uint8Array {
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
   const pixels = new Uint8Array(bw * bh * n);
   for (let y = 0; y < bh; y++)
     for (let x = 0; x < bw; x++) {
@@ -393,6 +464,24 @@ export function patchWord(req: PatchRequest): PatchResult {
     for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
       for (let x = a.x1; x < b.x0; x++) paperAt(((y - box[1]) * bw + x - box[0]) * n);
   }
+  return pixels;
+}
+
+/** The new letters laid over the erased word: cloned cells as they are, drawn ones in the ink colour. */
+function layNewLetters(
+  pixels: Uint8Array,
+  r: ScanRaster,
+  layout: Layout,
+  word: WordInk,
+  letters: LetterSources,
+  paperColour: number[],
+): void {
+  const { box, placed } = layout;
+  const { lv } = word;
+  const { own, drawing } = letters;
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
   const inkColour = drawing ? inkColourOf(r, own, lv) : [];
   for (const p of placed) {
     const dy = own.baseline - p.src.baseline;
@@ -437,6 +526,18 @@ export function patchWord(req: PatchRequest): PatchResult {
       }
     }
   }
+}
+
+function patched(
+  word: WordInk,
+  letters: LetterSources,
+  layout: Layout,
+  paperColour: number[],
+  pixels: Uint8Array,
+): PatchResult {
+  const { oldChars, newChars, lv } = word;
+  const { own, sources, drawing } = letters;
+  const { box, placed } = layout;
   const drawnCount = placed.filter((p) => p.src.drawn).length;
   return {
     box,
