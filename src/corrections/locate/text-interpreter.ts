@@ -266,6 +266,17 @@ interface TextPosition {
   lost: boolean;
 }
 
+/** One stream being interpreted: its unit, resources and graphics state, and where the text is. */
+interface Run {
+  unit: StreamUnit;
+  resources: mupdf.PDFObject;
+  gs: GState;
+  stack: GState[];
+  result: Interpretation;
+  depth: number;
+  pos: TextPosition;
+}
+
 function run(
   unit: StreamUnit,
   resources: mupdf.PDFObject,
@@ -276,203 +287,230 @@ function run(
   pos: TextPosition = { tm: IDENTITY, tlm: IDENTITY, lost: false },
 ): void {
   // Text position lives in `pos`: a text object may run on into the next part of /Contents.
-  const setLine = (m: Mat) => {
-    pos.tlm = m;
-    pos.tm = m;
-    pos.lost = false;
-  };
-  const nextLine = () => setLine(mul([1, 0, 0, 1, 0, -gs.text.TL], pos.tlm));
-
-  const show = (op: ContentOp, opIndex: number, str: Operand, element: number) => {
-    if (str.kind !== 'string') return;
-    const t = gs.text;
-    const font = t.font;
-    if (!font) {
-      pos.lost = true;
-      return;
-    }
-    const codes = splitCodes(font, str.bytes);
-    const vertical = font.wmode === 1 ? verticalMetrics(font) : null;
-    if (!codes || (font.wmode !== 0 && !vertical)) {
-      if (!codes) result.problems.push(`font ${t.fontName}: codes cannot be split (${font.encodingName})`);
-      pos.lost = true;
-      return;
-    }
-    for (const c of codes) {
-      // Vertical writing (WMode 1), MuPDF's way: the glyph's origin is the pen moved by the
-      // position vector, and the pen advances down the column by DW2's second number.
-      let trm: Mat;
-      let origin: [number, number];
-      let advance: number;
-      if (vertical) {
-        trm = mul(mul(verticalTsm(t, codeWidth(font, c.code), vertical), pos.tm), gs.ctm);
-        // MuPDF's text places a vertical glyph's character at the foot of its em box, (0, −1) in
-        // glyph space: where the characters it is matched with stand.
-        origin = apply(trm, 0, -1);
-        advance = (vertical.w1 / 1000) * t.Tfs + t.Tc;
-      } else {
-        const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
-        advance = (codeWidth(font, c.code) * t.Tfs + t.Tc + space) * t.Th;
-        trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], pos.tm), gs.ctm);
-        origin = [trm[4], trm[5]];
-      }
-      result.glyphs.push({
-        index: result.glyphs.length,
-        unit: unit.id,
-        opIndex,
-        element,
-        offset: c.offset,
-        length: c.length,
-        code: c.code,
-        font,
-        fontName: t.fontName,
-        state: { ...t },
-        tm: pos.tm,
-        ctm: gs.ctm,
-        origin,
-        advance,
-        lost: pos.lost,
-      });
-      pos.tm = mul(vertical ? [1, 0, 0, 1, 0, advance] : [1, 0, 0, 1, advance, 0], pos.tm);
-    }
-    void op;
-  };
-
+  const r: Run = { unit, resources, gs, stack, result, depth, pos };
   unit.ops.forEach((op, opIndex) => {
-    const a = op.operands;
-    switch (op.op) {
-      case 'q':
-        stack.push({ ctm: gs.ctm, text: { ...gs.text } });
-        break;
-      case 'Q': {
-        const top = stack.pop();
-        if (top) {
-          gs.ctm = top.ctm;
-          gs.text = top.text;
-        }
-        break;
+    if (!setState(r, op)) placeAndShow(r, op, opIndex);
+  });
+}
+
+function setLine(pos: TextPosition, m: Mat): void {
+  pos.tlm = m;
+  pos.tm = m;
+  pos.lost = false;
+}
+
+function nextLine(r: Run): void {
+  setLine(r.pos, mul([1, 0, 0, 1, 0, -r.gs.text.TL], r.pos.tlm));
+}
+
+/** The graphics and text state operators (q, Q, cm, Tf, Tc, Tw, Tz, TL, Ts, Tr): true when `op` is one. */
+function setState(r: Run, op: ContentOp): boolean {
+  const { gs } = r;
+  const a = op.operands;
+  switch (op.op) {
+    case 'q':
+      r.stack.push({ ctm: gs.ctm, text: { ...gs.text } });
+      return true;
+    case 'Q': {
+      const top = r.stack.pop();
+      if (top) {
+        gs.ctm = top.ctm;
+        gs.text = top.text;
       }
-      case 'cm':
-        if (a.length >= 6) gs.ctm = mul(a.slice(0, 6).map(num) as Mat, gs.ctm);
-        break;
-      case 'BT':
-        setLine(IDENTITY);
-        break;
-      case 'Tf': {
-        const name = a[0]?.kind === 'name' ? a[0].value : '';
-        gs.text.fontName = name;
-        gs.text.font = fontFor(name, resources, result);
-        gs.text.Tfs = num(a[1]);
-        break;
-      }
-      case 'Tc':
-        gs.text.Tc = num(a[0]);
-        break;
-      case 'Tw':
-        gs.text.Tw = num(a[0]);
-        break;
-      case 'Tz':
-        gs.text.Th = num(a[0]) / 100;
-        break;
-      case 'TL':
-        gs.text.TL = num(a[0]);
-        break;
-      case 'Ts':
-        gs.text.Trise = num(a[0]);
-        break;
-      case 'Tr':
-        gs.text.Tr = num(a[0]);
-        break;
-      case 'Td':
-        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
-        break;
-      case 'TD':
-        gs.text.TL = -num(a[1]);
-        setLine(mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
-        break;
-      case 'Tm':
-        setLine(a.slice(0, 6).map(num) as Mat);
-        break;
-      case 'T*':
-        nextLine();
-        break;
-      case 'Tj':
-        if (a[0]) show(op, opIndex, a[a.length - 1], -1);
-        break;
-      case "'":
-        nextLine();
-        if (a[0]) show(op, opIndex, a[a.length - 1], -1);
-        break;
-      case '"':
-        gs.text.Tw = num(a[0]);
-        gs.text.Tc = num(a[1]);
-        nextLine();
-        if (a[2]) show(op, opIndex, a[2], -1);
-        break;
-      case 'TJ': {
-        const arr = a[a.length - 1];
-        if (!arr || arr.kind !== 'array') break;
-        arr.items.forEach((item, k) => {
-          if (item.kind === 'string') show(op, opIndex, item, k);
-          else if (item.kind === 'number') {
-            // Vertical writing moves the pen along the column instead.
-            const shift = (-item.value / 1000) * gs.text.Tfs;
-            pos.tm =
-              gs.text.font?.wmode === 1
-                ? mul([1, 0, 0, 1, 0, shift], pos.tm)
-                : mul([1, 0, 0, 1, shift * gs.text.Th, 0], pos.tm);
-          }
-        });
-        break;
-      }
-      case 'Do': {
-        const name = a[0]?.kind === 'name' ? a[0].value : '';
-        const xobj = resources.get('XObject').get(name);
-        if (xobj.isNull() || !xobj.isStream()) break;
-        if (xobj.get('Subtype').asName() !== 'Form') break;
-        if (depth >= 8) {
-          result.problems.push(`form ${name}: nested too deep`);
-          break;
-        }
-        let bytes: Uint8Array;
-        let parsed: ContentOp[];
-        try {
-          bytes = streamBytes(xobj);
-          parsed = parseContent(bytes).ops;
-        } catch (error) {
-          result.problems.push(
-            `form ${name}: ${error instanceof ContentSyntaxError ? error.message : 'unreadable'}`,
-          );
-          break;
-        }
-        const res = xobj.get('Resources');
-        const child: StreamUnit = {
-          id: result.units.length,
-          kind: 'form',
-          obj: xobj,
-          bytes,
-          ops: parsed,
-          contentsIndex: null,
-          parent: { unit: unit.id, name, resources },
-          resources: res.isDictionary() ? res : resources,
-          ownResources: res.isDictionary(),
-        };
-        result.units.push(child);
-        const m = xobj.get('Matrix');
-        const matrix: Mat = m.isArray()
-          ? ([0, 1, 2, 3, 4, 5].map((i) => m.get(i).asNumber()) as Mat)
-          : IDENTITY;
-        const saved: GState = { ctm: gs.ctm, text: { ...gs.text } };
-        const inner: GState = { ctm: mul(matrix, gs.ctm), text: { ...gs.text } };
-        run(child, child.resources, inner, [], result, depth + 1);
-        gs.ctm = saved.ctm;
-        gs.text = saved.text;
-        break;
-      }
-      default:
-        break;
+      return true;
+    }
+    case 'cm':
+      if (a.length >= 6) gs.ctm = mul(a.slice(0, 6).map(num) as Mat, gs.ctm);
+      return true;
+    case 'Tf': {
+      const name = a[0]?.kind === 'name' ? a[0].value : '';
+      gs.text.fontName = name;
+      gs.text.font = fontFor(name, r.resources, r.result);
+      gs.text.Tfs = num(a[1]);
+      return true;
+    }
+    case 'Tc':
+      gs.text.Tc = num(a[0]);
+      return true;
+    case 'Tw':
+      gs.text.Tw = num(a[0]);
+      return true;
+    case 'Tz':
+      gs.text.Th = num(a[0]) / 100;
+      return true;
+    case 'TL':
+      gs.text.TL = num(a[0]);
+      return true;
+    case 'Ts':
+      gs.text.Trise = num(a[0]);
+      return true;
+    case 'Tr':
+      gs.text.Tr = num(a[0]);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The operators that place and show text (BT, Td, TD, Tm, T*, Tj, ', ", TJ), and forms drawn (Do). */
+function placeAndShow(r: Run, op: ContentOp, opIndex: number): void {
+  const { gs, pos } = r;
+  const a = op.operands;
+  switch (op.op) {
+    case 'BT':
+      setLine(pos, IDENTITY);
+      break;
+    case 'Td':
+      setLine(pos, mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
+      break;
+    case 'TD':
+      gs.text.TL = -num(a[1]);
+      setLine(pos, mul([1, 0, 0, 1, num(a[0]), num(a[1])], pos.tlm));
+      break;
+    case 'Tm':
+      setLine(pos, a.slice(0, 6).map(num) as Mat);
+      break;
+    case 'T*':
+      nextLine(r);
+      break;
+    case 'Tj':
+      if (a[0]) show(r, opIndex, a[a.length - 1], -1);
+      break;
+    case "'":
+      nextLine(r);
+      if (a[0]) show(r, opIndex, a[a.length - 1], -1);
+      break;
+    case '"':
+      gs.text.Tw = num(a[0]);
+      gs.text.Tc = num(a[1]);
+      nextLine(r);
+      if (a[2]) show(r, opIndex, a[2], -1);
+      break;
+    case 'TJ':
+      showArray(r, opIndex, a[a.length - 1]);
+      break;
+    case 'Do':
+      runForm(r, a[0]?.kind === 'name' ? a[0].value : '');
+      break;
+    default:
+      break;
+  }
+}
+
+/** A TJ array: its strings shown, its numbers moving the pen. */
+function showArray(r: Run, opIndex: number, arr: Operand | undefined): void {
+  const { gs, pos } = r;
+  if (!arr || arr.kind !== 'array') return;
+  arr.items.forEach((item, k) => {
+    if (item.kind === 'string') show(r, opIndex, item, k);
+    else if (item.kind === 'number') {
+      // Vertical writing moves the pen along the column instead.
+      const shift = (-item.value / 1000) * gs.text.Tfs;
+      pos.tm =
+        gs.text.font?.wmode === 1
+          ? mul([1, 0, 0, 1, 0, shift], pos.tm)
+          : mul([1, 0, 0, 1, shift * gs.text.Th, 0], pos.tm);
     }
   });
+}
+
+/** One string shown: a glyph for each of its codes, the pen advanced after each. */
+function show(r: Run, opIndex: number, str: Operand, element: number): void {
+  const { gs, pos, result, unit } = r;
+  if (str.kind !== 'string') return;
+  const t = gs.text;
+  const font = t.font;
+  if (!font) {
+    pos.lost = true;
+    return;
+  }
+  const codes = splitCodes(font, str.bytes);
+  const vertical = font.wmode === 1 ? verticalMetrics(font) : null;
+  if (!codes || (font.wmode !== 0 && !vertical)) {
+    if (!codes) result.problems.push(`font ${t.fontName}: codes cannot be split (${font.encodingName})`);
+    pos.lost = true;
+    return;
+  }
+  for (const c of codes) {
+    // Vertical writing (WMode 1), MuPDF's way: the glyph's origin is the pen moved by the
+    // position vector, and the pen advances down the column by DW2's second number.
+    let trm: Mat;
+    let origin: [number, number];
+    let advance: number;
+    if (vertical) {
+      trm = mul(mul(verticalTsm(t, codeWidth(font, c.code), vertical), pos.tm), gs.ctm);
+      // MuPDF's text places a vertical glyph's character at the foot of its em box, (0, −1) in
+      // glyph space: where the characters it is matched with stand.
+      origin = apply(trm, 0, -1);
+      advance = (vertical.w1 / 1000) * t.Tfs + t.Tc;
+    } else {
+      const space = c.length === 1 && c.code === 32 ? t.Tw : 0;
+      advance = (codeWidth(font, c.code) * t.Tfs + t.Tc + space) * t.Th;
+      trm = mul(mul([t.Tfs * t.Th, 0, 0, t.Tfs, 0, t.Trise], pos.tm), gs.ctm);
+      origin = [trm[4], trm[5]];
+    }
+    result.glyphs.push({
+      index: result.glyphs.length,
+      unit: unit.id,
+      opIndex,
+      element,
+      offset: c.offset,
+      length: c.length,
+      code: c.code,
+      font,
+      fontName: t.fontName,
+      state: { ...t },
+      tm: pos.tm,
+      ctm: gs.ctm,
+      origin,
+      advance,
+      lost: pos.lost,
+    });
+    pos.tm = mul(vertical ? [1, 0, 0, 1, 0, advance] : [1, 0, 0, 1, advance, 0], pos.tm);
+  }
+}
+
+/** A form XObject drawn by Do: interpreted as a unit of its own, nested up to 8 deep. */
+function runForm(r: Run, name: string): void {
+  const { gs, resources, result, unit, depth } = r;
+  const xobj = resources.get('XObject').get(name);
+  if (xobj.isNull() || !xobj.isStream()) return;
+  if (xobj.get('Subtype').asName() !== 'Form') return;
+  if (depth >= 8) {
+    result.problems.push(`form ${name}: nested too deep`);
+    return;
+  }
+  let bytes: Uint8Array;
+  let parsed: ContentOp[];
+  try {
+    bytes = streamBytes(xobj);
+    parsed = parseContent(bytes).ops;
+  } catch (error) {
+    result.problems.push(
+      `form ${name}: ${error instanceof ContentSyntaxError ? error.message : 'unreadable'}`,
+    );
+    return;
+  }
+  const res = xobj.get('Resources');
+  const child: StreamUnit = {
+    id: result.units.length,
+    kind: 'form',
+    obj: xobj,
+    bytes,
+    ops: parsed,
+    contentsIndex: null,
+    parent: { unit: unit.id, name, resources },
+    resources: res.isDictionary() ? res : resources,
+    ownResources: res.isDictionary(),
+  };
+  result.units.push(child);
+  const m = xobj.get('Matrix');
+  const matrix: Mat = m.isArray() ? ([0, 1, 2, 3, 4, 5].map((i) => m.get(i).asNumber()) as Mat) : IDENTITY;
+  const saved: GState = { ctm: gs.ctm, text: { ...gs.text } };
+  const inner: GState = { ctm: mul(matrix, gs.ctm), text: { ...gs.text } };
+  run(child, child.resources, inner, [], result, depth + 1);
+  gs.ctm = saved.ctm;
+  gs.text = saved.text;
 }
 
 /**
