@@ -35,129 +35,148 @@ export class ContentSyntaxError extends Error {
   override readonly name = 'ContentSyntaxError';
 }
 
-/**
- * Splits a decoded content stream into operators with their operands. Operands left on the stack at
- * the end of the stream are returned in `trailing` (a stream may continue in the next part of a
- * page's /Contents array).
- */
-export function parseContent(bytes: Uint8Array): { ops: ContentOp[]; trailing: Operand[] } {
-  const ops: ContentOp[] = [];
-  let stack: Operand[] = [];
-  let pos = 0;
-  const n = bytes.length;
+type Token = Operand | { kind: 'op'; value: string; start: number; end: number };
 
-  const skipWs = () => {
-    while (pos < n) {
-      const c = bytes[pos];
-      if (WS[c]) pos += 1;
+/** A tokenizer over one decoded content stream: `pos` is where it reads next. */
+class ContentReader {
+  readonly bytes: Uint8Array;
+  readonly n: number;
+  pos = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+    this.n = bytes.length;
+  }
+
+  skipWs(): void {
+    const { bytes, n } = this;
+    while (this.pos < n) {
+      const c = bytes[this.pos];
+      if (WS[c]) this.pos += 1;
       else if (c === 0x25 /* % */) {
-        while (pos < n && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos += 1;
+        while (this.pos < n && bytes[this.pos] !== 0x0a && bytes[this.pos] !== 0x0d) this.pos += 1;
       } else break;
     }
-  };
+  }
 
-  const readToken = (): Operand | { kind: 'op'; value: string; start: number; end: number } | null => {
-    skipWs();
-    if (pos >= n) return null;
-    const start = pos;
-    const c = bytes[pos];
-    if (c === 0x28 /* ( */) return readLiteral();
-    if (c === 0x3c /* < */) {
-      if (bytes[pos + 1] === 0x3c) {
-        pos += 2;
-        const entries: Record<string, Operand> = {};
-        for (;;) {
-          skipWs();
-          if (pos >= n) throw new ContentSyntaxError('unterminated dictionary');
-          if (bytes[pos] === 0x3e && bytes[pos + 1] === 0x3e) {
-            pos += 2;
-            return { kind: 'dict', entries, start, end: pos };
-          }
-          const key = readToken();
-          if (!key || key.kind !== 'name') throw new ContentSyntaxError('dictionary key is not a name');
-          const value = readToken();
-          if (!value || value.kind === 'op') throw new ContentSyntaxError('dictionary value missing');
-          entries[key.value] = value;
-        }
-      }
-      return readHex();
-    }
-    if (c === 0x5b /* [ */) {
-      pos += 1;
-      const items: Operand[] = [];
-      for (;;) {
-        skipWs();
-        if (pos >= n) throw new ContentSyntaxError('unterminated array');
-        if (bytes[pos] === 0x5d) {
-          pos += 1;
-          return { kind: 'array', items, start, end: pos };
-        }
-        const item = readToken();
-        if (!item) throw new ContentSyntaxError('unterminated array');
-        if (item.kind === 'op') {
-          // Keywords inside arrays (true/false/null handled below) are not valid operands.
-          throw new ContentSyntaxError(`operator ${item.value} inside an array`);
-        }
-        items.push(item);
-      }
-    }
-    if (c === 0x2f /* / */) {
-      pos += 1;
-      while (pos < n && isRegular(bytes[pos])) pos += 1;
-      const raw = latin1(bytes, start + 1, pos);
-      return {
-        kind: 'name',
-        value: raw.replace(/#([0-9a-fA-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
-        start,
-        end: pos,
-      };
-    }
+  /** The next operand or operator, or null at the end of the stream. */
+  readToken(): Token | null {
+    const { bytes } = this;
+    this.skipWs();
+    if (this.pos >= this.n) return null;
+    const start = this.pos;
+    const c = bytes[this.pos];
+    if (c === 0x28 /* ( */) return this.readLiteral();
+    if (c === 0x3c /* < */) return bytes[this.pos + 1] === 0x3c ? this.readDict(start) : this.readHex();
+    if (c === 0x5b /* [ */) return this.readArray(start);
+    if (c === 0x2f /* / */) return this.readName(start);
     if (c === 0x5d || c === 0x3e || c === 0x29 || c === 0x7b || c === 0x7d) {
-      pos += 1;
+      this.pos += 1;
       throw new ContentSyntaxError(`unexpected '${String.fromCharCode(c)}' at ${start}`);
     }
-    while (pos < n && isRegular(bytes[pos])) pos += 1;
-    const word = latin1(bytes, start, pos);
+    return this.readWord(start);
+  }
+
+  readDict(start: number): Operand {
+    const { bytes, n } = this;
+    this.pos += 2;
+    const entries: Record<string, Operand> = {};
+    for (;;) {
+      this.skipWs();
+      if (this.pos >= n) throw new ContentSyntaxError('unterminated dictionary');
+      if (bytes[this.pos] === 0x3e && bytes[this.pos + 1] === 0x3e) {
+        this.pos += 2;
+        return { kind: 'dict', entries, start, end: this.pos };
+      }
+      const key = this.readToken();
+      if (!key || key.kind !== 'name') throw new ContentSyntaxError('dictionary key is not a name');
+      const value = this.readToken();
+      if (!value || value.kind === 'op') throw new ContentSyntaxError('dictionary value missing');
+      entries[key.value] = value;
+    }
+  }
+
+  readArray(start: number): Operand {
+    const { bytes, n } = this;
+    this.pos += 1;
+    const items: Operand[] = [];
+    for (;;) {
+      this.skipWs();
+      if (this.pos >= n) throw new ContentSyntaxError('unterminated array');
+      if (bytes[this.pos] === 0x5d) {
+        this.pos += 1;
+        return { kind: 'array', items, start, end: this.pos };
+      }
+      const item = this.readToken();
+      if (!item) throw new ContentSyntaxError('unterminated array');
+      if (item.kind === 'op') {
+        // Keywords inside arrays (true/false/null handled below) are not valid operands.
+        throw new ContentSyntaxError(`operator ${item.value} inside an array`);
+      }
+      items.push(item);
+    }
+  }
+
+  readName(start: number): Operand {
+    const { bytes, n } = this;
+    this.pos += 1;
+    while (this.pos < n && isRegular(bytes[this.pos])) this.pos += 1;
+    const raw = latin1(bytes, start + 1, this.pos);
+    return {
+      kind: 'name',
+      value: raw.replace(/#([0-9a-fA-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
+      start,
+      end: this.pos,
+    };
+  }
+
+  /** A number, a boolean, null, or an operator. */
+  readWord(start: number): Token {
+    const { bytes, n } = this;
+    while (this.pos < n && isRegular(bytes[this.pos])) this.pos += 1;
+    const word = latin1(bytes, start, this.pos);
     if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word) || /^[+-]?\d*\.?\d*$/.test(word)) {
       const value = Number(word.replace(/^([+-]?)\./, '$10.').replace(/\.$/, ''));
-      if (Number.isFinite(value)) return { kind: 'number', value, start, end: pos };
-      if (/^[+-]?\.?$/.test(word)) return { kind: 'number', value: 0, start, end: pos };
+      if (Number.isFinite(value)) return { kind: 'number', value, start, end: this.pos };
+      if (/^[+-]?\.?$/.test(word)) return { kind: 'number', value: 0, start, end: this.pos };
     }
-    if (word === 'true' || word === 'false') return { kind: 'bool', value: word === 'true', start, end: pos };
-    if (word === 'null') return { kind: 'null', start, end: pos };
-    return { kind: 'op', value: word, start, end: pos };
-  };
+    if (word === 'true' || word === 'false')
+      return { kind: 'bool', value: word === 'true', start, end: this.pos };
+    if (word === 'null') return { kind: 'null', start, end: this.pos };
+    return { kind: 'op', value: word, start, end: this.pos };
+  }
 
-  const readLiteral = (): Operand => {
-    const start = pos;
-    pos += 1;
+  readLiteral(): Operand {
+    const { bytes, n } = this;
+    const start = this.pos;
+    this.pos += 1;
     const out: number[] = [];
     let depth = 1;
-    while (pos < n) {
-      const c = bytes[pos];
+    while (this.pos < n) {
+      const c = bytes[this.pos];
       if (c === 0x5c /* \ */) {
-        pos += 1;
-        const e = bytes[pos];
+        this.pos += 1;
+        const e = bytes[this.pos];
         if (e === undefined) break;
         if (e >= 0x30 && e <= 0x37) {
           let v = 0;
           let k = 0;
-          while (k < 3 && pos < n && bytes[pos] >= 0x30 && bytes[pos] <= 0x37) {
-            v = v * 8 + (bytes[pos] - 0x30);
-            pos += 1;
+          while (k < 3 && this.pos < n && bytes[this.pos] >= 0x30 && bytes[this.pos] <= 0x37) {
+            v = v * 8 + (bytes[this.pos] - 0x30);
+            this.pos += 1;
             k += 1;
           }
           out.push(v & 0xff);
           continue;
         }
-        pos += 1;
+        this.pos += 1;
         if (e === 0x6e) out.push(0x0a);
         else if (e === 0x72) out.push(0x0d);
         else if (e === 0x74) out.push(0x09);
         else if (e === 0x62) out.push(0x08);
         else if (e === 0x66) out.push(0x0c);
         else if (e === 0x0d) {
-          if (bytes[pos] === 0x0a) pos += 1; // line continuation
+          if (bytes[this.pos] === 0x0a) this.pos += 1; // line continuation
         } else if (e === 0x0a) {
           // line continuation
         } else out.push(e);
@@ -167,37 +186,77 @@ export function parseContent(bytes: Uint8Array): { ops: ContentOp[]; trailing: O
       else if (c === 0x29) {
         depth -= 1;
         if (depth === 0) {
-          pos += 1;
-          return { kind: 'string', bytes: Uint8Array.from(out), hex: false, start, end: pos };
+          this.pos += 1;
+          return { kind: 'string', bytes: Uint8Array.from(out), hex: false, start, end: this.pos };
         }
       }
       out.push(c);
-      pos += 1;
+      this.pos += 1;
     }
     throw new ContentSyntaxError('unterminated string');
-  };
+  }
 
-  const readHex = (): Operand => {
-    const start = pos;
-    pos += 1;
+  readHex(): Operand {
+    const { bytes, n } = this;
+    const start = this.pos;
+    this.pos += 1;
     const digits: number[] = [];
-    while (pos < n && bytes[pos] !== 0x3e) {
-      const c = bytes[pos];
+    while (this.pos < n && bytes[this.pos] !== 0x3e) {
+      const c = bytes[this.pos];
       const d = hexValue(c);
       if (d >= 0) digits.push(d);
       else if (!WS[c]) throw new ContentSyntaxError('bad hex string');
-      pos += 1;
+      this.pos += 1;
     }
-    if (pos >= n) throw new ContentSyntaxError('unterminated hex string');
-    pos += 1;
+    if (this.pos >= n) throw new ContentSyntaxError('unterminated hex string');
+    this.pos += 1;
     if (digits.length % 2) digits.push(0);
     const out = new Uint8Array(digits.length / 2);
     for (let i = 0; i < out.length; i += 1) out[i] = digits[2 * i] * 16 + digits[2 * i + 1];
-    return { kind: 'string', bytes: out, hex: true, start, end: pos };
-  };
+    return { kind: 'string', bytes: out, hex: true, start, end: this.pos };
+  }
 
+  /** Inline image: dictionary up to ID, then binary data up to a whitespace-delimited EI. */
+  readInlineImage(start: number): ContentOp {
+    const { bytes, n } = this;
+    const entries: Operand[] = [];
+    for (;;) {
+      const t = this.readToken();
+      if (!t) throw new ContentSyntaxError('unterminated inline image');
+      if (t.kind === 'op' && t.value === 'ID') break;
+      if (t.kind === 'op') throw new ContentSyntaxError('bad inline image dictionary');
+      entries.push(t);
+    }
+    this.pos += 1; // one whitespace byte after ID
+    let end = -1;
+    for (let i = this.pos; i + 1 < n; i += 1) {
+      if (
+        bytes[i] === 0x45 &&
+        bytes[i + 1] === 0x49 &&
+        (i === 0 || WS[bytes[i - 1]]) &&
+        (i + 2 >= n || WS[bytes[i + 2]] || DELIM[bytes[i + 2]])
+      ) {
+        end = i + 2;
+        break;
+      }
+    }
+    if (end < 0) throw new ContentSyntaxError('inline image without EI');
+    this.pos = end;
+    return { op: 'BI', operands: entries, start, end };
+  }
+}
+
+/**
+ * Splits a decoded content stream into operators with their operands. Operands left on the stack at
+ * the end of the stream are returned in `trailing` (a stream may continue in the next part of a
+ * page's /Contents array).
+ */
+export function parseContent(bytes: Uint8Array): { ops: ContentOp[]; trailing: Operand[] } {
+  const reader = new ContentReader(bytes);
+  const ops: ContentOp[] = [];
+  let stack: Operand[] = [];
   for (;;) {
-    const tok = readToken();
+    const tok = reader.readToken();
     if (!tok) break;
     if (tok.kind !== 'op') {
       stack.push(tok);
@@ -205,31 +264,7 @@ export function parseContent(bytes: Uint8Array): { ops: ContentOp[]; trailing: O
     }
     const start = stack.length ? stack[0].start : tok.start;
     if (tok.value === 'BI') {
-      // Inline image: dictionary up to ID, then binary data up to a whitespace-delimited EI.
-      const entries: Operand[] = [];
-      for (;;) {
-        const t = readToken();
-        if (!t) throw new ContentSyntaxError('unterminated inline image');
-        if (t.kind === 'op' && t.value === 'ID') break;
-        if (t.kind === 'op') throw new ContentSyntaxError('bad inline image dictionary');
-        entries.push(t);
-      }
-      pos += 1; // one whitespace byte after ID
-      let end = -1;
-      for (let i = pos; i + 1 < n; i += 1) {
-        if (
-          bytes[i] === 0x45 &&
-          bytes[i + 1] === 0x49 &&
-          (i === 0 || WS[bytes[i - 1]]) &&
-          (i + 2 >= n || WS[bytes[i + 2]] || DELIM[bytes[i + 2]])
-        ) {
-          end = i + 2;
-          break;
-        }
-      }
-      if (end < 0) throw new ContentSyntaxError('inline image without EI');
-      pos = end;
-      ops.push({ op: 'BI', operands: entries, start, end });
+      ops.push(reader.readInlineImage(start));
       stack = [];
       continue;
     }
