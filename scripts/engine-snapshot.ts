@@ -21,8 +21,10 @@
 //   - the clock: applying embeds the manifest's `created_at` and the embedded file's ModDate, both
 //     from `new Date()`; this script fixes the clock (below), and served crops carry a fixed time
 //     before it;
-//   - the trailer's /ID: MuPDF writes a fresh second identifier at every save, so the output's hash
-//     (output_sha256, and the verification's) is taken with the second element of every /ID zeroed;
+//   - the trailer's /ID: MuPDF writes a fresh second identifier at every save, as a hex string or a
+//     literal one (whose length then varies with its escapes), so the output's hash and length
+//     (output_sha256, output_bytes, and the verification's output_sha256 and bytes_after) are taken
+//     with the second element of every /ID written as 32 zero digits in hex;
 //   - the AES initialisation vectors: MuPDF encrypts each new string and stream of an encrypted
 //     document with a random IV, so an encrypted output (a trailer with /Encrypt) is recorded by its
 //     length and by the hash of qpdf's decrypted copy (`--decrypt --static-id`), not by its bytes.
@@ -99,12 +101,13 @@ async function propose(input: EditTaskInput): Promise<unknown> {
   }
 }
 
-/** The output's bytes with the second element of every trailer /ID zeroed (MuPDF makes it per save). */
+/** The output's bytes with the second element of every trailer /ID as 32 zero digits (MuPDF makes it per save). */
 function withoutFreshId(output: Uint8Array): Buffer {
   const text = Buffer.from(output).toString('latin1');
+  const str = String.raw`(?:<[0-9A-Fa-f]*>|\((?:\\[\s\S]|[^\\)])*\))`;
   const fixed = text.replace(
-    /(\/ID\s*\[\s*<[0-9A-Fa-f]*>\s*<)([0-9A-Fa-f]*)>/g,
-    (_m, head: string, second: string) => `${head}${'0'.repeat(second.length)}>`,
+    new RegExp(String.raw`(\/ID\s*\[\s*${str}\s*)${str}`, 'g'),
+    (_m, head: string) => `${head}<${'0'.repeat(32)}>`,
   );
   return Buffer.from(fixed, 'latin1');
 }
@@ -127,22 +130,32 @@ function decryptedHash(output: Uint8Array, password: string, work: string): stri
 
 function outputRecord(output: Uint8Array, password: string): Record<string, unknown> {
   const encrypted = /\/Encrypt\s/.test(Buffer.from(output.subarray(-4096)).toString('latin1'));
+  const normal = withoutFreshId(output);
   if (encrypted)
     return {
-      output_bytes: output.byteLength,
+      output_bytes: normal.length,
       output_decrypted_sha256: decryptedHash(output, password, scratch),
     };
-  return { output_bytes: output.byteLength, output_sha256: sha256(withoutFreshId(output)) };
+  return { output_bytes: normal.length, output_sha256: sha256(normal) };
 }
 
 async function apply(input: EditTaskInput): Promise<unknown> {
   try {
     const { proposal, output, verification } = await applyEdit(input);
     const out = outputRecord(output, input.password);
+    const changes = verification.stream_changes as Record<string, unknown>;
     return {
       proposal: proposalRecord(proposal),
       ...out,
-      verification: { ...verification, output_sha256: out.output_sha256 ?? 'encrypted' },
+      verification: {
+        ...verification,
+        output_sha256: out.output_sha256 ?? 'encrypted',
+        // Moved by what the /ID's literal form added or took (it varies per save).
+        stream_changes: {
+          ...changes,
+          bytes_after: Number(changes.bytes_after) + Number(out.output_bytes) - output.byteLength,
+        },
+      },
     };
   } catch (error) {
     return errorRecord(error);
