@@ -4,8 +4,11 @@
 // apply's verification, the SHA-256 of the output PDF and of the preview PNGs, or the error's code,
 // message and extra. Compare two runs with `cmp` or `diff`.
 //
-// Usage: node scripts/engine-snapshot.ts OUT.jsonl [ID_REGEX]
-//   (ID_REGEX keeps only the tasks whose id matches, to repeat a few; ids start with the set's name.)
+// Usage: node scripts/engine-snapshot.ts OUT.jsonl [ID_REGEX] [SCANS_DIR]
+//   (ID_REGEX keeps only the tasks whose id matches, to repeat a few; ids start with the set's name.
+//   SCANS_DIR: scans made before by `node fixtures/scans/make-scans.ts SCANS_DIR`, read instead of
+//   made: tesseract writes its text-layer PDFs with a fresh date and /ID, so two runs compared on
+//   the scanned pages must read the same scan files.)
 //
 // Task sets, in this order:
 //   corpus:  every task of fixtures/corpus/manifest.json. text_layer tasks: propose, then apply (the
@@ -40,7 +43,7 @@ import { DocfixError } from '../src/errors.ts';
 import type { ServedCrop } from '../src/corrections/scan/tier5.ts';
 import { findWordMatches, ocrPage } from '../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../src/ocr/recognizer.ts';
-import { makeScans } from '../fixtures/scans/make-scans.ts';
+import { makeScans, type ScanEntry } from '../fixtures/scans/make-scans.ts';
 import { deriveTasks, loadManifest } from '../test/src/corrections/derived-tasks.ts';
 
 /** The fixed clock: `new Date()` and `Date.now()` answer this instant; dates given explicitly are kept. */
@@ -266,10 +269,13 @@ const overlap = (a: number[], b: number[]) =>
   Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
   Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
-function scanTasks(work: string): Task[] {
+function scanTasks(work: string, madeIn: string | undefined): Task[] {
   const tasks: Task[] = [];
-  for (const scan of makeScans(work)) {
-    const pdfPath = join(work, scan.file);
+  const scans = madeIn
+    ? (JSON.parse(readFileSync(join(madeIn, 'tasks.json'), 'utf8')) as { scans: ScanEntry[] }).scans
+    : makeScans(work);
+  for (const scan of scans) {
+    const pdfPath = join(madeIn ?? work, scan.file);
     const pdf = () => new Uint8Array(readFileSync(pdfPath));
     let recognised: Awaited<ReturnType<typeof ocrPage>> | null = null;
     const recognise = async () => {
@@ -335,7 +341,7 @@ function scanTasks(work: string): Task[] {
 }
 
 async function main(): Promise<void> {
-  const [out, only] = process.argv.slice(2);
+  const [out, only, scansDir] = process.argv.slice(2);
   if (!out) throw new Error('usage: node scripts/engine-snapshot.ts OUT.jsonl [ID_REGEX]');
   const keep = only ? new RegExp(only) : null;
   const work = mkdtempSync(join(tmpdir(), 'docfix-snapshot-'));
@@ -347,7 +353,7 @@ async function main(): Promise<void> {
     const tasks = [
       ...(!set || set === 'corpus' ? corpusTasks() : []),
       ...(!set || set === 'derived' ? derivedTasks() : []),
-      ...(!set || set === 'scan' ? scanTasks(work) : []),
+      ...(!set || set === 'scan' ? scanTasks(work, scansDir) : []),
     ].filter((t) => !keep || keep.test(t.id));
     for (const [n, task] of tasks.entries()) {
       const record = { id: task.id, ...(await task.run()) };
