@@ -376,6 +376,67 @@ function compositeScan(
 export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { refused: string } {
   const bounds = page.getBounds();
   const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
+  const drawn = drawnOnPage(page, bounds);
+  if (word) {
+    const composite = layeredScan(page, drawn, word);
+    if (composite) return composite;
+  }
+  const chosen = chooseScan(drawn, pageArea, word);
+  if ('refused' in chosen) return chosen;
+  const stencil = chosen.stencil;
+  const image = chosen.drawn.image as mupdf.Image;
+  const ctm = chosen.drawn.ctm as Mat;
+  const index = drawn.indexOf(chosen.drawn);
+  // Whatever is drawn after the scan lies over it: a patch must stay clear of it.
+  const overlays = drawn.slice(index + 1).map((d) => d.box);
+  const width = image.getWidth();
+  const height = image.getHeight();
+  const turned = orientationOf(ctm, width, height);
+  if (!turned) return { refused: 'the scan is drawn skewed or turned by other than a quarter turn' };
+  const found = imageObject(page, width, height, !!stencil);
+  if (!found)
+    return { refused: 'the scan is not an image XObject of the page itself (inline or inside a form)' };
+  const n = stencil ? 1 : image.getNumberOfComponents();
+  if (n !== 1 && n !== 3)
+    return { refused: `the scan has ${n} colour components (grey and RGB scans are patched)` };
+  const bpc = image.getBitsPerComponent();
+  const pixmap = image.toPixmap();
+  try {
+    const data = uprightPixels(pixmap, { width, height, n, stencil: !!stencil, turned });
+    if (!data) return { refused: 'the scan did not decode to its declared size and colours' };
+    const { w, h, o } = turned;
+    const pageTransform = page.getTransform() as Mat;
+    // device = FLIP × user × page transform, so user = FLIP × device × page transform⁻¹.
+    const userMatrix = mul(mul(FLIP, ctm), invert(pageTransform));
+    const widthPts = Math.hypot(ctm[0], ctm[1]);
+    return {
+      name: found.name,
+      obj: found.obj,
+      width,
+      height,
+      bitsPerComponent: stencil ? 1 : bpc,
+      userMatrix,
+      deviceMatrix: ctm,
+      deviceBox: chosen.drawn.box,
+      raster: {
+        width: w,
+        height: h,
+        channels: n as 1 | 3,
+        data,
+        bilevel: stencil ? true : bpc === 1,
+      },
+      pixelsPerPoint: width / widthPts,
+      orientation: o,
+      ...(stencil ? { stencil } : {}),
+      overlays,
+    };
+  } finally {
+    pixmap.destroy();
+  }
+}
+
+/** Everything the page draws, in order: images, stencils, flat colours, and the rest as boxes. */
+function drawnOnPage(page: mupdf.PDFPage, bounds: number[]): Drawn[] {
   const drawn: Drawn[] = [];
   const other = (box: Box) => drawn.push({ kind: 'other', box, area: 0 });
   const device = new mupdf.Device({
@@ -433,85 +494,53 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
   } finally {
     device.destroy();
   }
-  if (word) {
-    // Several raster layers under and around the word (and nothing else): patch their composite.
-    const h = word[3] - word[1];
-    const region: Box = [word[0] - h, word[1] - h / 2, word[2] + h, word[3] + h / 2];
-    const layers = drawn.filter((d) => meets(d.box, region));
-    const rasters = layers.filter((d) => d.kind !== 'other');
-    if (rasters.length > 1 && rasters.length === layers.length) {
-      const grid = commonGrid(rasters);
-      if (grid) return compositeScan(page, grid, rasters.length);
+  return drawn;
+}
+
+/** Several raster layers under and around the word (and nothing else): their composite, or null. */
+function layeredScan(page: mupdf.PDFPage, drawn: Drawn[], word: Box): ScanImage | null {
+  const h = word[3] - word[1];
+  const region: Box = [word[0] - h, word[1] - h / 2, word[2] + h, word[3] + h / 2];
+  const layers = drawn.filter((d) => meets(d.box, region));
+  const rasters = layers.filter((d) => d.kind !== 'other');
+  if (rasters.length > 1 && rasters.length === layers.length) {
+    const grid = commonGrid(rasters);
+    if (grid) return compositeScan(page, grid, rasters.length);
+  }
+  return null;
+}
+
+/** The scan's pixels turned upright (a stencil as black on white), or null when they do not decode as declared. */
+function uprightPixels(
+  pixmap: mupdf.Pixmap,
+  scan: {
+    width: number;
+    height: number;
+    n: number;
+    stencil: boolean;
+    turned: NonNullable<ReturnType<typeof orientationOf>>;
+  },
+): Uint8Array | null {
+  const { width, height, n, stencil, turned } = scan;
+  const pw = pixmap.getWidth();
+  const ph = pixmap.getHeight();
+  const stride = pixmap.getStride();
+  // A stencil decodes to coverage alone (one byte a pixel, 255 where it paints).
+  const pn = stencil ? 1 : pixmap.getNumberOfComponents() + (pixmap.getAlpha() ? 1 : 0);
+  if (pw !== width || ph !== height || (!stencil && pixmap.getNumberOfComponents() !== n)) return null;
+  const samples = pixmap.getPixels();
+  const { o, w, h } = turned;
+  const data = new Uint8Array(w * h * n);
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      const [u, v] = sourcePixel(o, i, j);
+      const src = v * stride + u * pn;
+      const dst = (j * w + i) * n;
+      if (stencil) data[dst] = samples[src] >= 128 ? 0 : 255;
+      else for (let k = 0; k < n; k++) data[dst + k] = samples[src + k];
     }
   }
-  const chosen = chooseScan(drawn, pageArea, word);
-  if ('refused' in chosen) return chosen;
-  const stencil = chosen.stencil;
-  const image = chosen.drawn.image as mupdf.Image;
-  const ctm = chosen.drawn.ctm as Mat;
-  const index = drawn.indexOf(chosen.drawn);
-  // Whatever is drawn after the scan lies over it: a patch must stay clear of it.
-  const overlays = drawn.slice(index + 1).map((d) => d.box);
-  const width = image.getWidth();
-  const height = image.getHeight();
-  const turned = orientationOf(ctm, width, height);
-  if (!turned) return { refused: 'the scan is drawn skewed or turned by other than a quarter turn' };
-  const found = imageObject(page, width, height, !!stencil);
-  if (!found)
-    return { refused: 'the scan is not an image XObject of the page itself (inline or inside a form)' };
-  const n = stencil ? 1 : image.getNumberOfComponents();
-  if (n !== 1 && n !== 3)
-    return { refused: `the scan has ${n} colour components (grey and RGB scans are patched)` };
-  const bpc = image.getBitsPerComponent();
-  const pixmap = image.toPixmap();
-  try {
-    const pw = pixmap.getWidth();
-    const ph = pixmap.getHeight();
-    const stride = pixmap.getStride();
-    // A stencil decodes to coverage alone (one byte a pixel, 255 where it paints).
-    const pn = stencil ? 1 : pixmap.getNumberOfComponents() + (pixmap.getAlpha() ? 1 : 0);
-    if (pw !== width || ph !== height || (!stencil && pixmap.getNumberOfComponents() !== n))
-      return { refused: 'the scan did not decode to its declared size and colours' };
-    const samples = pixmap.getPixels();
-    const { o, w, h } = turned;
-    const data = new Uint8Array(w * h * n);
-    for (let j = 0; j < h; j++) {
-      for (let i = 0; i < w; i++) {
-        const [u, v] = sourcePixel(o, i, j);
-        const src = v * stride + u * pn;
-        const dst = (j * w + i) * n;
-        if (stencil) data[dst] = samples[src] >= 128 ? 0 : 255;
-        else for (let k = 0; k < n; k++) data[dst + k] = samples[src + k];
-      }
-    }
-    const pageTransform = page.getTransform() as Mat;
-    // device = FLIP × user × page transform, so user = FLIP × device × page transform⁻¹.
-    const userMatrix = mul(mul(FLIP, ctm), invert(pageTransform));
-    const widthPts = Math.hypot(ctm[0], ctm[1]);
-    return {
-      name: found.name,
-      obj: found.obj,
-      width,
-      height,
-      bitsPerComponent: stencil ? 1 : bpc,
-      userMatrix,
-      deviceMatrix: ctm,
-      deviceBox: chosen.drawn.box,
-      raster: {
-        width: w,
-        height: h,
-        channels: n as 1 | 3,
-        data,
-        bilevel: stencil ? true : bpc === 1,
-      },
-      pixelsPerPoint: width / widthPts,
-      orientation: o,
-      ...(stencil ? { stencil } : {}),
-      overlays,
-    };
-  } finally {
-    pixmap.destroy();
-  }
+  return data;
 }
 
 /**
