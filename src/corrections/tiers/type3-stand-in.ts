@@ -207,29 +207,73 @@ export function extendType3(
   const chars = [...new Set(newChars)];
   const gidOf = new Map(newChars.map((ch, i) => [ch, gids[i]]));
   const resources = font.dict.get('Resources');
-  if (!resources.isDictionary()) {
-    // Its procedures run with the page's resources; the copy's own would hide them.
-    for (const name of font.differences.values()) {
-      const proc = charProc(font, name);
-      if (proc && NAMED_RESOURCE.test(Buffer.from(streamBytes(proc)).toString('latin1')))
-        return { refused: 'Its glyph procedures draw with the page’s resources.' };
-    }
-  }
-  // Free codes: no procedure (no glyph name, or one CharProcs lacks: dvipdfm names all 256), not
-  // drawn with this font on the page. A later Differences entry for a code overrides an earlier one.
-  const used = new Set(interp.glyphs.filter((g) => g.font.objNum === font.objNum).map((g) => g.code));
-  const free: number[] = [];
-  for (let c = 1; c < 256 && free.length < chars.length; c += 1)
-    if (!charProc(font, font.differences.get(c)) && !used.has(c) && c !== 32) free.push(c);
+  if (!resources.isDictionary() && drawsWithPageResources(font))
+    return { refused: 'Its glyph procedures draw with the page’s resources.' };
+  const free = freeCodes(font, interp, chars.length);
   if (free.length < chars.length) return { refused: 'It has no unused code left.' };
   const codes = new Map(chars.map((ch, i) => [ch, free[i]]));
 
   const natural = (ch: string) => Math.round(((faceAdvance(face, ch) ?? 0) / 1000 / scale) * 1e4) / 1e4;
-  // Widths where each new character takes one old glyph's: one as wide within OLD_WIDTH_SLACK (a
-  // "ü" where a "u" stood). A wider letter given the old advance would overlap the next ("æ" where
-  // "c" stood), a narrower one leave a hole in the word ("j" where "e" stood): each takes its own
-  // width, and the fit rule judges it (a narrower one's gap, left before the next letter, is
-  // refused and the rest of the word redrawn after it, so the gap joins the space after the word).
+  const old = oldWidthsKept(font, newChars, replaced, natural, scale);
+
+  // Otherwise the face's width, moved by less than a thousandth of an em so that it is read as the
+  // old glyph's is: MuPDF truncates a Type 3 width to whole thousandths, poppler keeps every digit,
+  // and a new width that truncates by the same fraction leaves the rest of the line where each of
+  // them had it (the TJ adjustment after it, read alike by all, takes the whole difference).
+  const replacedBy = new Map(newChars.map((ch, i) => [ch, replaced[i]]));
+  const widthOf = (ch: string) => {
+    const kept = old?.get(ch);
+    if (kept !== undefined) return kept;
+    const was = replacedBy.get(ch);
+    return was ? readAlike(font, natural(ch), was.code) : natural(ch);
+  };
+  const copy = { chars, codes, gidOf, widthOf, scale, faceRef };
+  const { ref, changed, widths, differences, first, last } = writeType3Copy(doc, font, copy);
+  return {
+    ref,
+    font: extendedInfo(font, { ref, widths, differences, first, last, codes }),
+    codes,
+    keepsOldAdvances: old !== null,
+    changed,
+  };
+}
+
+/** Glyph procedures that name a resource, where the font has none of its own: the page's are meant. */
+function drawsWithPageResources(font: FontInfo): boolean {
+  // Its procedures run with the page's resources; the copy's own would hide them.
+  for (const name of font.differences.values()) {
+    const proc = charProc(font, name);
+    if (proc && NAMED_RESOURCE.test(Buffer.from(streamBytes(proc)).toString('latin1'))) return true;
+  }
+  return false;
+}
+
+/**
+ * Free codes: no procedure (no glyph name, or one CharProcs lacks: dvipdfm names all 256), not
+ * drawn with this font on the page. A later Differences entry for a code overrides an earlier one.
+ */
+function freeCodes(font: FontInfo, interp: Interpretation, wanted: number): number[] {
+  const used = new Set(interp.glyphs.filter((g) => g.font.objNum === font.objNum).map((g) => g.code));
+  const free: number[] = [];
+  for (let c = 1; c < 256 && free.length < wanted; c += 1)
+    if (!charProc(font, font.differences.get(c)) && !used.has(c) && c !== 32) free.push(c);
+  return free;
+}
+
+/**
+ * Widths where each new character takes one old glyph's: one as wide within OLD_WIDTH_SLACK (a
+ * "ü" where a "u" stood). A wider letter given the old advance would overlap the next ("æ" where
+ * "c" stood), a narrower one leave a hole in the word ("j" where "e" stood): each takes its own
+ * width, and the fit rule judges it (a narrower one's gap, left before the next letter, is
+ * refused and the rest of the word redrawn after it, so the gap joins the space after the word).
+ */
+function oldWidthsKept(
+  font: FontInfo,
+  newChars: string[],
+  replaced: readonly Glyph[],
+  natural: (ch: string) => number,
+  scale: number,
+): Map<string, number> | null {
   let old: Map<string, number> | null = null;
   if (replaced.length === newChars.length && replaced.every((g) => g.font.objNum === font.objNum)) {
     old = new Map();
@@ -247,18 +291,24 @@ export function extendType3(
     }
   }
 
-  // Otherwise the face's width, moved by less than a thousandth of an em so that it is read as the
-  // old glyph's is: MuPDF truncates a Type 3 width to whole thousandths, poppler keeps every digit,
-  // and a new width that truncates by the same fraction leaves the rest of the line where each of
-  // them had it (the TJ adjustment after it, read alike by all, takes the whole difference).
-  const replacedBy = new Map(newChars.map((ch, i) => [ch, replaced[i]]));
-  const widthOf = (ch: string) => {
-    const kept = old?.get(ch);
-    if (kept !== undefined) return kept;
-    const was = replacedBy.get(ch);
-    return was ? readAlike(font, natural(ch), was.code) : natural(ch);
-  };
+  return old;
+}
 
+/** The font copied with a procedure for each new character drawing the face's glyph, and its new codes. */
+function writeType3Copy(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  copy: {
+    chars: string[];
+    codes: Map<string, number>;
+    gidOf: Map<string, number>;
+    widthOf: (ch: string) => number;
+    scale: number;
+    faceRef: mupdf.PDFObject;
+  },
+) {
+  const { chars, codes, gidOf, widthOf, scale, faceRef } = copy;
+  const resources = font.dict.get('Resources');
   const changed: ChangedObject[] = [];
   const dict = copyDict(doc, font.dict);
   const procs = copyDict(doc, font.dict.get('CharProcs'));
@@ -325,7 +375,23 @@ export function extendType3(
     bytes_before: 0,
     bytes_after: 0,
   });
-  const info: FontInfo = {
+  return { ref, changed, widths, differences, first, last };
+}
+
+/** What the engine reads of the copy: its widths, names and the new codes' text. */
+function extendedInfo(
+  font: FontInfo,
+  copy: {
+    ref: mupdf.PDFObject;
+    widths: Map<number, number>;
+    differences: Map<number, string>;
+    first: number;
+    last: number;
+    codes: Map<string, number>;
+  },
+): FontInfo {
+  const { ref, widths, differences, first, last, codes } = copy;
+  return {
     ...font,
     dict: ref,
     widths,
@@ -345,5 +411,4 @@ export function extendType3(
         }
       : {}),
   };
-  return { ref, font: info, codes, keepsOldAdvances: old !== null, changed };
 }
