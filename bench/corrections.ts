@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mupdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
-import { takeBytes } from '../src/corrections/pdf-bytes.ts';
-import { diffRenders } from '../src/corrections/render-diff.ts';
+import { takeBytes } from '../src/corrections/locate/pdf-bytes.ts';
+import { diffRenders } from '../src/corrections/proof/render-diff.ts';
 import { runDerived, summarize } from '../test/src/corrections/derived-tasks.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

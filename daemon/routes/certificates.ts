@@ -17,7 +17,7 @@ import {
   verifyCertificateSeal,
   type StatementCorrection,
 } from '../../src/certificates/statement.ts';
-import { engineIdentity } from '../../src/corrections/manifest.ts';
+import { engineIdentity } from '../../src/corrections/save/manifest.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability } from '../../src/plans.ts';
 import type { CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';

@@ -10,7 +10,7 @@ import {
   readManifest,
   type ManifestCorrection,
   type ManifestInput,
-} from '../../src/corrections/manifest.ts';
+} from '../../src/corrections/save/manifest.ts';
 import type { EditTaskInput, EngineProposal } from '../../src/corrections/tasks.ts';
 import type { EngineTaskOutput } from '../../src/engine-tasks.ts';
 import { DocfixError } from '../../src/errors.ts';

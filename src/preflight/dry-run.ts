@@ -13,12 +13,12 @@
 //   does): only a real proposal can tell.
 // test/src/preflight/dry-run.test.ts checks it against real proposals on corpus pages.
 import { _internals as engineInternals } from '../corrections/engine.ts';
-import { loadProgram, type FontInfo } from '../corrections/fonts.ts';
-import { GlyphIndex, observedCodes } from '../corrections/locate.ts';
-import { readPageText, type TextLine } from '../corrections/page-text.ts';
+import { loadProgram, type FontInfo } from '../corrections/locate/fonts.ts';
+import { GlyphIndex, observedCodes } from '../corrections/locate/locate.ts';
+import { readPageText, type TextLine } from '../corrections/locate/page-text.ts';
 import { Refusal } from '../corrections/refusals.ts';
-import { locateTarget, pageAnnotationTexts, type AnnotationText } from '../corrections/target.ts';
-import { interpretPage, type Interpretation, type Mat } from '../corrections/text-interpreter.ts';
+import { locateTarget, pageAnnotationTexts, type AnnotationText } from '../corrections/locate/target.ts';
+import { interpretPage, type Interpretation, type Mat } from '../corrections/locate/text-interpreter.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { RefusalAdvice } from '../schemas.ts';
 

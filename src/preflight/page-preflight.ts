@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { classifyPage } from '../documents/classify.ts';
 import { loadPageChecked } from '../documents/render.ts';
 import { proposeEdit } from '../corrections/engine.ts';
-import { readPageText, quadBox, type TextLine } from '../corrections/page-text.ts';
+import { readPageText, quadBox, type TextLine } from '../corrections/locate/page-text.ts';
 import { openPdf } from '../pdf/mupdf-adapter.ts';
 import type { PreflightOut, RefusalAdvice } from '../schemas.ts';
 import { PageDryRun } from './dry-run.ts';

@@ -6,7 +6,7 @@
 // Boxes are [x0, y0, x1, y1] in render pixels, top-left origin, page rotation applied, x1/y1
 // exclusive — the convention of the MuPDF render-diff. The declared box is given at 300 dpi (the
 // working resolution) and scaled outward to the render dpi when that differs.
-import { diffRenders } from '../corrections/render-diff.ts';
+import { diffRenders } from '../corrections/proof/render-diff.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium } from './pdfium-render.ts';
 import type { RgbImage } from './pdfium-render.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ENGINE_TASKS } from '../../src/engine-tasks.ts';
-import { parseManifest } from '../../src/corrections/manifest.ts';
+import { parseManifest } from '../../src/corrections/save/manifest.ts';
 import { CORPUS_DIR, makeHarness, type Harness } from './harness.ts';
 
 interface CorpusTask {

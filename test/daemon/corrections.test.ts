@@ -13,7 +13,7 @@ import {
   embedManifest,
   parseManifest,
   type ManifestInput,
-} from '../../src/corrections/manifest.ts';
+} from '../../src/corrections/save/manifest.ts';
 import { sealPassword } from '../../src/documents/password-seal.ts';
 import { openPdf } from '../../src/pdf/mupdf-adapter.ts';
 import type { EditRequest } from '../../src/schemas.ts';
@@ -685,7 +685,7 @@ test('manifest: the head revision’s embedded manifest byte for byte', async ()
   assert.is(r.status, 200);
   assert.match(String(r.headers['content-type']), /application\/json/);
   const stored = await services.blobs.read(tenantId, documentId, v2.output_sha256);
-  const { readManifest } = await import('../../src/corrections/manifest.ts');
+  const { readManifest } = await import('../../src/corrections/save/manifest.ts');
   assert.equal(Buffer.from(r.raw), Buffer.from(readManifest(stored, '')!));
   const m = parseManifest(r.raw);
   assert.is(m.document_id, documentId);

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeRecognisers } from '../../src/ocr/recognizer.ts';
-import { readManifest } from '../../src/corrections/manifest.ts';
+import { readManifest } from '../../src/corrections/save/manifest.ts';
 import { makeHarness, type Harness } from './harness.ts';
 import { scannedPage } from '../src/corrections/scan-fixtures.ts';
 

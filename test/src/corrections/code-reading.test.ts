@@ -3,12 +3,12 @@
 // in that reading, checked by poppler.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { codeReading } from '../../../src/corrections/code-reading.ts';
+import { codeReading } from '../../../src/corrections/locate/code-reading.ts';
 import { applyEdit } from '../../../src/corrections/engine.ts';
-import type { FontInfo } from '../../../src/corrections/fonts.ts';
-import { GlyphIndex } from '../../../src/corrections/locate.ts';
-import type { TextChar, TextLine } from '../../../src/corrections/page-text.ts';
-import type { Glyph } from '../../../src/corrections/text-interpreter.ts';
+import type { FontInfo } from '../../../src/corrections/locate/fonts.ts';
+import { GlyphIndex } from '../../../src/corrections/locate/locate.ts';
+import type { TextChar, TextLine } from '../../../src/corrections/locate/page-text.ts';
+import type { Glyph } from '../../../src/corrections/locate/text-interpreter.ts';
 import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
 import { popplerProblemsOf as popplerProblems } from './poppler.ts';
 

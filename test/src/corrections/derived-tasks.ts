@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { readPageText } from '../../../src/corrections/page-text.ts';
+import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
 import { DocfixError } from '../../../src/errors.ts';
 import { popplerCheck } from './poppler.ts';

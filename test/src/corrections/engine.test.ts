@@ -12,10 +12,10 @@ import * as assert from 'uvu/assert';
 import { DocfixError } from '../../../src/errors.ts';
 import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
-import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
-import { streamBytes, takeBytes } from '../../../src/corrections/pdf-bytes.ts';
-import { secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
-import type { VerifyOutput } from '../../../src/corrections/verify.ts';
+import { interpretPage, type Mat } from '../../../src/corrections/locate/text-interpreter.ts';
+import { streamBytes, takeBytes } from '../../../src/corrections/locate/pdf-bytes.ts';
+import { secondRendererGuard } from '../../../src/corrections/proof/second-renderer.ts';
+import type { VerifyOutput } from '../../../src/corrections/proof/verify.ts';
 import {
   cjkWithLatinPdf,
   justifiedParagraphPdf,
@@ -29,12 +29,12 @@ import {
   withDoc,
 } from './fixtures.ts';
 import { popplerCheck, popplerProblemsIn as popplerProblems, popplerProblemsOf } from './poppler.ts';
-import { readPageText } from '../../../src/corrections/page-text.ts';
+import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
 import { loadFace } from '../../../src/fonts/font-match.ts';
-import { scaledWidth } from '../../../src/corrections/tier4.ts';
-import { withFraction } from '../../../src/corrections/fonts.ts';
+import { scaledWidth } from '../../../src/corrections/tiers/tier4.ts';
+import { withFraction } from '../../../src/corrections/locate/fonts.ts';
 
 /** Glyph origins of the page as the interpreter computes them, with their codes. */
 function glyphs(bytes: Uint8Array, page = 0) {

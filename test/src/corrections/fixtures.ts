@@ -2,7 +2,7 @@
 // embedded), pages with given content streams, and optionally Form XObjects shared between pages.
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { faceById, fontBytes } from '../../../src/fonts/catalog.ts';
-import { takeBytes } from '../../../src/corrections/pdf-bytes.ts';
+import { takeBytes } from '../../../src/corrections/locate/pdf-bytes.ts';
 import type { EditTaskInput } from '../../../src/corrections/engine.ts';
 
 export interface FixturePage {

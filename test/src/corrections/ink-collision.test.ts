@@ -4,8 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makePdf, withDoc } from './fixtures.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { SHARED_INK_FLOOR_PX, worstSharedInk } from '../../../src/corrections/ink-collision.ts';
-import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
+import { SHARED_INK_FLOOR_PX, worstSharedInk } from '../../../src/corrections/fit/ink-collision.ts';
+import { interpretPage, type Mat } from '../../../src/corrections/locate/text-interpreter.ts';
 
 /** The most ink the glyph at `at` shares, and the most any two glyphs of the line share. */
 function shared(content: string, at: number): { drawn: number; line: number; pair: string | null } {

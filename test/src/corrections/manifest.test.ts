@@ -16,7 +16,7 @@ import {
   readManifest,
   type ManifestCorrection,
   type ManifestInput,
-} from '../../../src/corrections/manifest.ts';
+} from '../../../src/corrections/save/manifest.ts';
 import { openPdf, renderPage } from '../../../src/pdf/mupdf-adapter.ts';
 
 const CORPUS = new URL('../../../fixtures/corpus/pdf/', import.meta.url);

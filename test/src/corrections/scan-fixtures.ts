@@ -2,7 +2,7 @@
 // resolution (grey, or RGB on a cream paper), and the pixels placed as the page's only image —
 // JPEG-encoded like a scanner's output, or kept lossless. What the tests correct is in the pixels only.
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { takeBytes } from '../../../src/corrections/pdf-bytes.ts';
+import { takeBytes } from '../../../src/corrections/locate/pdf-bytes.ts';
 
 export interface ScanOptions {
   dpi?: number;

@@ -3,8 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { RECHECK_DPIS, secondRendererGuard } from '../../../src/corrections/second-renderer.ts';
-import type { VerifyOutput } from '../../../src/corrections/verify.ts';
+import { RECHECK_DPIS, secondRendererGuard } from '../../../src/corrections/proof/second-renderer.ts';
+import type { VerifyOutput } from '../../../src/corrections/proof/verify.ts';
 
 /** A Times line set as LuaTeX sets it (text matrix 1.02 wide, words kerned apart in one TJ). */
 function timesLine(x: number, tj: string): Uint8Array {

@@ -3,16 +3,16 @@
 // encodings, glyph names and ToUnicode CMaps.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { interpretPage, type Mat } from '../../../src/corrections/text-interpreter.ts';
-import { readPageText } from '../../../src/corrections/page-text.ts';
+import { interpretPage, type Mat } from '../../../src/corrections/locate/text-interpreter.ts';
+import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadFontInfo, programGlyphNames, readCMap } from '../../../src/corrections/fonts.ts';
+import { loadFontInfo, programGlyphNames, readCMap } from '../../../src/corrections/locate/fonts.ts';
 import {
   baseEncodingUnicode,
   glyphNameToUnicode,
   unicodeToGlyphName,
-} from '../../../src/corrections/encodings.ts';
+} from '../../../src/corrections/locate/encodings.ts';
 import { makePdf, type3Font, withDoc } from './fixtures.ts';
 
 const CONTENT = [

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
-import type { ServedCrop } from '../../../src/corrections/tier5.ts';
+import type { ServedCrop } from '../../../src/corrections/scan/tier5.ts';
 import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
 import { compare, pdftoppm, pdftotext } from './poppler.ts';
 import { makePdf } from './fixtures.ts';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { proposeEdit } from '../../../src/corrections/engine.ts';
-import { readPageText } from '../../../src/corrections/page-text.ts';
+import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { PageDryRun, type DryRunAnswer } from '../../../src/preflight/dry-run.ts';
 import {

@@ -1,0 +1,317 @@
+// Re-spacing the rest of a line for a replacement wider than the gap after its word: the word gaps
+// that follow it on the line (in its text operator, and in later operators of the same stream up
+// to a column's gap: Ghostscript and word processors place each word with its own Td or Tm) are
+// each narrowed by the same amount (none below a word gap, WORD_GAP_EM), so the words between move
+// right by what the gaps before them gave up and the last word, and the pen after it, stay exactly
+// where they were. Numbers written in TJ arrays move the words; an operator placed afresh needs its
+// own, and none touches a text line matrix, so later lines keep their positions to the bit.
+// Typesetters shrink inter-word space the same way (TeX lets a 1/3 em space shrink by 1/9 em); the
+// glyphs moved are declared, and the correction costs `low` rather than `none` (DESIGN: tier 1
+// keeps every other glyph of the line in place).
+import type { Glyph, Interpretation } from '../locate/text-interpreter.ts';
+import type { GlyphIndex } from '../locate/locate.ts';
+import type { TextChar } from '../locate/page-text.ts';
+import type { Kern } from '../rewrite/rewrite.ts';
+
+export interface Respacing {
+  kerns: Kern[];
+  /** Every glyph of the line that moves, and how far along the baseline (points; negative: left). */
+  moved: { glyph: Glyph; shift: number }[];
+  /** Each word gap used after the target: its width before and after, in points. */
+  gaps: { before: number; after: number }[];
+  /**
+   * The word gaps before the target that narrow (a justified line's last words have no room after
+   * them): the target, the start of its word and the words between move left (planRespacing's
+   * `before`). Empty when only the gaps after it give.
+   */
+  gapsBefore: { before: number; after: number }[];
+  /** How far the target's new text starts left of where the old did (points, ≤ 0). */
+  targetShift: number;
+  /** How far the line's last word moves into free space after it (0: it stays; negative: a narrower run shortens a line not set flush). */
+  endShift: number;
+  /** The rest of the target's word, drawn in its own font, moved with the new letters (restOfWord). */
+  rest: { glyphs: number; shift: number };
+}
+
+interface Geometry {
+  /** Distance along the baseline from the target's start, in points, of a glyph's point at x (text space). */
+  along: (g: Glyph, x: number) => number;
+  /** Points per text-space unit along the baseline. */
+  dirLen: number;
+  emPts: number;
+}
+
+/**
+ * The re-spacing that lets the target's last glyph end `overflow` points further than it did, or
+ * null where the gaps after it on the line cannot give that much (each keeps `keepGapEm`).
+ * `wordGapEm`: a gap this wide between letters is a word gap even without a space glyph.
+ * `restOfWord`: the target's word may go on after it (new letters drawn in another font, tier 4):
+ * the rest of the word moves by the whole `overflow` and the gaps after the word give it; a
+ * negative `overflow` (narrower new letters) moves the rest left and widens the gaps after it.
+ * `before`: where the gaps after it cannot give enough, the word gaps before it on the line give
+ * too, all alike (as a typesetter shrinks a justified line's spaces): the line's first word stays,
+ * the words after it move left by what the gaps before them gave up, and so does the target (with
+ * the start of its word), so a line's last word can grow without passing the line's right edge.
+ */
+export function planRespacing(
+  target: Glyph[],
+  interp: Interpretation,
+  lineChars: TextChar[],
+  index: GlyphIndex,
+  overflow: number,
+  geo: Geometry,
+  limits: {
+    keepGapEm: number;
+    wordGapEm: number;
+    roomAfter: (g: Glyph) => number;
+    restOfWord?: boolean;
+    before?: boolean;
+  },
+): Respacing | null {
+  const last = target[target.length - 1]!;
+  const s = last.state;
+  if (!(s.Tfs > 0 && s.Th > 0) || last.font.wmode === 1) return null;
+  // Characters MuPDF read on the line, by the glyph that draws them: a glyph it did not read there
+  // (another line, a glyph drawn over another) ends the part of the operator that can move.
+  const charOf = new Map<Glyph, string>();
+  for (const ch of lineChars) {
+    const g = index.at(ch);
+    if (g && !charOf.has(g)) charOf.set(g, ch.c);
+  }
+  const afresh = new Set<Glyph>();
+  // The glyphs after it in its stream: its operator's, then later operators' on the same line
+  // (Ghostscript and word processors place each word with its own Td or Tm).
+  const after = interp.glyphs.filter((g) => g.unit === last.unit && g.index > last.index);
+  const ops = interp.units[last.unit]!.ops;
+  const words: { start: Glyph; glyphs: Glyph[]; gap: number }[] = [];
+  const rest: Glyph[] = [];
+  let inkEnd = geo.along(last, last.advance);
+  let spaced = false;
+  let stopped = false;
+  let prev = last;
+  for (const g of after) {
+    const c = charOf.get(g);
+    const at = geo.along(g, 0);
+    // Kerning may pull a letter back a little; a string that goes back further is another line. A
+    // later operator's glyph after a gap of COLUMN_GAP_EM is another column or a table's cell.
+    if (
+      !movesWith(g, c, s) ||
+      at < inkEnd - 0.3 * geo.emPts ||
+      (g.opIndex !== last.opIndex && (at - inkEnd > COLUMN_GAP_EM * geo.emPts || !inTextSpace(g, geo)))
+    ) {
+      // Inside the last word's operator: the glyphs after it there cannot move, nor it into room
+      // they would be drawn over. A later operator's glyph off the line is the next line.
+      stopped = g.opIndex === prev.opIndex;
+      // The word goes on in a glyph that cannot move (another size, another line of MuPDF's): the
+      // part before it cannot move either, or a gap would open in the word or glyphs overlap.
+      if (!words.length && at >= inkEnd - 0.3 * geo.emPts && at - inkEnd < limits.wordGapEm * geo.emPts)
+        return null;
+      break;
+    }
+    if (g.opIndex !== prev.opIndex && placedAfresh(ops, prev.opIndex, g.opIndex)) afresh.add(g);
+    prev = g;
+    if (/\s/u.test(c)) {
+      spaced = true;
+      continue;
+    }
+    const gap = at - inkEnd;
+    if (spaced || gap >= limits.wordGapEm * geo.emPts) words.push({ start: g, glyphs: [g], gap });
+    else if (words.length) words[words.length - 1]!.glyphs.push(g);
+    else if (limits.restOfWord) rest.push(g);
+    else return null; // the target's word goes on: no gap to take from
+    spaced = false;
+    inkEnd = geo.along(g, g.advance);
+  }
+  const ahead =
+    limits.before && overflow > 0 ? wordsBefore(target, interp, charOf, geo, limits.wordGapEm) : null;
+  if (!words.length && !rest.length && !ahead?.moving.length) return null;
+  if (overflow < 0 && !rest.length) return null;
+  const keep = limits.keepGapEm * geo.emPts;
+  const beforeRoom = (ahead?.moving ?? []).map((w) => Math.max(0, w.gap - keep));
+  const room = words.map((w) => Math.max(0, w.gap - keep));
+  // The last word may also move right where the line's text ends (or the space after it is wide):
+  // a number after it puts the pen back, so what is drawn after it stays.
+  const tail = words.length ? words[words.length - 1]!.glyphs : rest.length ? rest : target;
+  const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
+  const rooms = [...beforeRoom, ...room, end];
+  // Narrower: a line not set flush (room after its last word) is shorter by as much, every word
+  // after moving left; a justified one keeps its right edge, and the word gaps after the word widen
+  // alike (one gap widened by the whole difference reads as a column break). With no gap after it,
+  // a number after the word puts the pen back.
+  const allGiven =
+    overflow < 0
+      ? words.length && end <= 0
+        ? [...words.map(() => overflow / words.length), 0]
+        : [...words.map(() => 0), overflow]
+      : waterFill(rooms, overflow);
+  if (!allGiven) return null;
+  const givenBefore = allGiven.slice(0, beforeRoom.length);
+  const given = allGiven.slice(beforeRoom.length);
+  // Thousandths of text space per point along the baseline, written whole and summing to zero, so
+  // the pen after the last word is put back by numbers that cancel exactly.
+  const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
+  const kerns: Kern[] = [];
+  const moved: Respacing['moved'] = [];
+  // The shift the pen carries, in thousandths: a glyph of an operator placed afresh starts from its
+  // own position (the Td or Tm before it), not from the pen the glyphs before it left.
+  let written = 0;
+  // The words before the target, then the start of its word and the target, move left by what the
+  // gaps before them gave up (a positive number moves left), rounded as a running total.
+  let left = 0;
+  const kernTo = (g: Glyph, total: number) => {
+    if (ahead?.afresh.has(g)) written = 0;
+    if (total !== written) kerns.push({ glyph: g, adjustment: total - written });
+    written = total;
+  };
+  (ahead?.moving ?? []).forEach((w, i) => {
+    left += givenBefore[i]!;
+    const total = Math.round(left * perPt);
+    for (const g of w.glyphs) {
+      kernTo(g, total);
+      if (total !== 0) moved.push({ glyph: g, shift: -total / perPt });
+    }
+  });
+  // The target's new text is drawn where the pen is: a number before it (unless the start of its
+  // word, moved above, took it) carries it as far.
+  const targetTotal = Math.round(left * perPt);
+  if (ahead) kernTo(target[0]!, targetTotal);
+  const targetShift = -targetTotal / perPt;
+  let shift = overflow + targetShift;
+  // The rest of the word first (no gap before it gives anything), then the words after it.
+  const groups = [
+    ...(rest.length ? [{ start: rest[0]!, glyphs: rest, given: 0 }] : []),
+    ...words.map((w, i) => ({ start: w.start, glyphs: w.glyphs, given: given[i]! })),
+  ];
+  groups.forEach((w, i) => {
+    // Word i moves right by what the gaps after it give up (the pen was put back at the target's
+    // old end). Rounded as a running total, so no word drifts left of where it stood.
+    shift -= w.given;
+    const stays = i === groups.length - 1 && Math.abs(given[words.length]!) < 1e-9;
+    const total = stays ? 0 : Math.round(-shift * perPt);
+    const at = -total / perPt;
+    for (const g of w.glyphs) {
+      if (afresh.has(g)) written = 0;
+      if (total !== written) kerns.push({ glyph: g, adjustment: total - written });
+      written = total;
+      if (Math.abs(at) > 1e-9) moved.push({ glyph: g, shift: at });
+    }
+  });
+  if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
+  const targetEnd = overflow + targetShift;
+  const restShift = rest.length ? (moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
+  return {
+    kerns,
+    moved,
+    gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
+    gapsBefore: (ahead?.moving ?? []).map((w, i) => ({ before: w.gap, after: w.gap - givenBefore[i]! })),
+    targetShift,
+    // With no word after it, the target is the line's last: its end moves as far as it grows (less
+    // than the rounding of a thousandth is none).
+    endShift: groups.length ? (written === 0 ? 0 : -written / perPt) : targetEnd > 0.01 ? targetEnd : 0,
+    rest: { glyphs: rest.length, shift: restShift },
+  };
+}
+
+/**
+ * The words before the target on its line, in its stream, that can move left: every word after the
+ * line's first (which stays), each with the gap before it, in the order they are drawn; the start
+ * of the target's word is one of them, moving with it. Null where no word before it can move (the
+ * target's word starts the line, or the line cannot be read back so far).
+ */
+function wordsBefore(
+  target: Glyph[],
+  interp: Interpretation,
+  charOf: Map<Glyph, string>,
+  geo: Geometry,
+  wordGapEm: number,
+): { moving: { glyphs: Glyph[]; gap: number }[]; afresh: Set<Glyph> } | null {
+  const first = target[0]!;
+  const s = first.state;
+  const ops = interp.units[first.unit]!.ops;
+  const earlier = interp.glyphs.filter((g) => g.unit === first.unit && g.index < first.index).reverse();
+  const afresh = new Set<Glyph>();
+  // Built from the target back: each word's glyphs, and the gap before it once the word before is seen.
+  const found: { glyphs: Glyph[]; gap: number | null }[] = [{ glyphs: [], gap: null }];
+  let inkStart = geo.along(first, 0);
+  let spaced = false;
+  let next = first;
+  for (const g of earlier) {
+    const c = charOf.get(g);
+    const end = geo.along(g, g.advance);
+    if (
+      !movesWith(g, c, s) ||
+      end > inkStart + 0.3 * geo.emPts ||
+      (g.opIndex !== next.opIndex && (inkStart - end > COLUMN_GAP_EM * geo.emPts || !inTextSpace(g, geo)))
+    )
+      break;
+    if (g.opIndex !== next.opIndex && placedAfresh(ops, g.opIndex, next.opIndex)) afresh.add(next);
+    next = g;
+    if (/\s/u.test(c)) {
+      spaced = true;
+      continue;
+    }
+    const word = found[found.length - 1]!;
+    const gap = inkStart - end;
+    if (spaced || gap >= wordGapEm * geo.emPts) {
+      word.gap = gap;
+      found.push({ glyphs: [g], gap: null });
+    } else word.glyphs.unshift(g);
+    spaced = false;
+    inkStart = geo.along(g, 0);
+  }
+  // The earliest word found stays (the line's first, or one next to what cannot move).
+  const moving = found.filter((w): w is { glyphs: Glyph[]; gap: number } => w.gap !== null).reverse();
+  return moving.length ? { moving, afresh } : null;
+}
+
+/**
+ * A glyph that can move with the target's line: MuPDF read it on the line (`c`), it is drawn, at
+ * the target's size and horizontal scale.
+ */
+const movesWith = (g: Glyph, c: string | undefined, s: Glyph['state']): c is string =>
+  c !== undefined && !g.lost && g.state.Tfs === s.Tfs && g.state.Th === s.Th;
+
+/** Numbers are written in the target's text space: a glyph of another scale or direction is not in it. */
+const inTextSpace = (g: Glyph, geo: Geometry) =>
+  Math.abs(geo.along(g, 1) - geo.along(g, 0) - geo.dirLen) <= 1e-6 * geo.dirLen;
+
+/** A gap this wide (em) before a later operator's glyph is another column or a table's cell. */
+const COLUMN_GAP_EM = 2;
+
+/**
+ * The text operator at `to` starts from a position of its own rather than from the pen the one at
+ * `from` left: a Td, TD, Tm, T* or BT between them, or it is ' or " (which move to the next line).
+ */
+function placedAfresh(ops: { op: string }[], from: number, to: number): boolean {
+  if (ops[to]!.op === "'" || ops[to]!.op === '"') return true;
+  for (let k = from + 1; k < to; k += 1) if (['Td', 'TD', 'Tm', 'T*', 'BT'].includes(ops[k]!.op)) return true;
+  return false;
+}
+
+/**
+ * Water-filling: every room gives the same amount λ (a room with less gives all it has) so that
+ * together they give `overflow`; null when they cannot.
+ */
+function waterFill(rooms: number[], overflow: number): number[] | null {
+  if (rooms.reduce((a, b) => a + b, 0) < overflow) return null;
+  const sorted = [...rooms].sort((a, b) => a - b);
+  let lambda = 0;
+  let left = overflow;
+  for (let i = 0; i < sorted.length; i += 1) {
+    const share = left / (sorted.length - i);
+    if (sorted[i]! >= share) {
+      lambda = share;
+      break;
+    }
+    left -= sorted[i]!;
+  }
+  return rooms.map((r) => Math.min(r, lambda));
+}
+
+/** The most any gap gave up and any glyph moved, in points. */
+export function respacingExtent(r: Respacing): { given: number; moved: number } {
+  return {
+    given: Math.max(0, ...r.gaps.map((g) => g.before - g.after)),
+    moved: Math.max(0, ...r.moved.map((m) => Math.abs(m.shift))),
+  };
+}

@@ -1,0 +1,120 @@
+// Glyph names an embedded Type1 or CFF font program really contains: for Type1 the /CharStrings of
+// the eexec-encrypted part, for CFF (Type1C) the charset. Tier 2 names the glyph it adds in
+// /Differences with one of these, so the name is the program's own, not a guess; refusals quote how
+// many glyphs a subset kept. Returns null when the program is of another kind or cannot be read.
+import { readCffDict, readCffIndex } from '../../fonts/cff.ts';
+
+/** SIDs 0–228 of the CFF standard strings (the ISOAdobe charset); higher standard SIDs are not needed. */
+const STANDARD_STRINGS = (
+  '.notdef space exclam quotedbl numbersign dollar percent ampersand quoteright parenleft parenright asterisk plus ' +
+  'comma hyphen period slash zero one two three four five six seven eight nine colon semicolon less equal greater ' +
+  'question at A B C D E F G H I J K L M N O P Q R S T U V W X Y Z bracketleft backslash bracketright asciicircum ' +
+  'underscore quoteleft a b c d e f g h i j k l m n o p q r s t u v w x y z braceleft bar braceright asciitilde ' +
+  'exclamdown cent sterling fraction yen florin section currency quotesingle quotedblleft guillemotleft ' +
+  'guilsinglleft guilsinglright fi fl endash dagger daggerdbl periodcentered paragraph bullet quotesinglbase ' +
+  'quotedblbase quotedblright guillemotright ellipsis perthousand questiondown grave acute circumflex tilde macron ' +
+  'breve dotaccent dieresis ring cedilla hungarumlaut ogonek caron emdash AE ordfeminine Lslash Oslash OE ' +
+  'ordmasculine ae dotlessi lslash oslash oe germandbls onesuperior logicalnot mu trademark Eth onehalf plusminus ' +
+  'Thorn onequarter divide brokenbar degree thorn threequarters twosuperior registered minus eth multiply ' +
+  'threesuperior copyright Aacute Acircumflex Adieresis Agrave Aring Atilde Ccedilla Eacute Ecircumflex Edieresis ' +
+  'Egrave Iacute Icircumflex Idieresis Igrave Ntilde Oacute Ocircumflex Odieresis Ograve Otilde Scaron Uacute ' +
+  'Ucircumflex Udieresis Ugrave Yacute Ydieresis Zcaron aacute acircumflex adieresis agrave aring atilde ccedilla ' +
+  'eacute ecircumflex edieresis egrave iacute icircumflex idieresis igrave ntilde oacute ocircumflex odieresis ' +
+  'ograve otilde scaron uacute ucircumflex udieresis ugrave yacute ydieresis zcaron'
+).split(' ');
+const N_STANDARD = 391;
+
+/** Names of the glyphs in a Type1 program (FontFile), from its /CharStrings. */
+export function type1GlyphNames(program: Uint8Array): Set<string> | null {
+  const text = Buffer.from(program).toString('latin1');
+  const eexec = text.indexOf('eexec');
+  if (eexec < 0) return null;
+  let start = eexec + 5;
+  while (
+    start < program.length &&
+    (program[start] === 0x0d || program[start] === 0x0a || program[start] === 0x20)
+  )
+    start += 1;
+  let bin = program.subarray(start);
+  // Some files keep the encrypted part as hex.
+  const head = Buffer.from(bin.subarray(0, 4)).toString('latin1');
+  if (/^[0-9A-Fa-f]{4}$/.test(head)) {
+    const hex = Buffer.from(bin)
+      .toString('latin1')
+      .replace(/[^0-9A-Fa-f]/g, '');
+    bin = new Uint8Array(Buffer.from(hex.slice(0, hex.length - (hex.length % 2)), 'hex'));
+  }
+  let r = 55665;
+  const plain = Buffer.alloc(bin.length);
+  for (let i = 0; i < bin.length; i += 1) {
+    const c = bin[i];
+    plain[i] = c ^ (r >> 8);
+    r = ((c + r) * 52845 + 22719) & 0xffff;
+  }
+  const dec = plain.subarray(4).toString('latin1');
+  const at = dec.indexOf('/CharStrings');
+  if (at < 0) return null;
+  const names = new Set<string>();
+  const re = /\/([^\s/[\]{}()<>]+)\s+(\d+)\s+(?:RD|-\|)\s/g;
+  re.lastIndex = at + 12;
+  for (;;) {
+    const m = re.exec(dec);
+    if (!m) break;
+    names.add(m[1]);
+    re.lastIndex = m.index + m[0].length + Number(m[2]);
+  }
+  return names.size ? names : null;
+}
+
+/** Names of the glyphs in a bare CFF program (FontFile3 /Type1C); null for CID-keyed or unreadable. */
+export function cffGlyphNames(b: Uint8Array): Set<string> | null {
+  if (b.length < 4 || b[0] !== 1) return null;
+  const hdrSize = b[2];
+  const names = readCffIndex(b, hdrSize);
+  const top = names && readCffIndex(b, names.end);
+  const strings = top && readCffIndex(b, top.end);
+  if (!top || !strings || !top.items.length) return null;
+  const dict = new Map(readCffDict(top.items[0]).map((e) => [e.op, e.operands]));
+  if (dict.has(1230)) return null; // ROS: CID-keyed, glyphs have CIDs, not names
+  const charStringsAt = dict.get(17)?.[0];
+  if (charStringsAt === undefined) return null;
+  const charStrings = readCffIndex(b, charStringsAt);
+  if (!charStrings) return null;
+  const nGlyphs = charStrings.items.length;
+  const sidName = (sid: number): string | null => {
+    if (sid < STANDARD_STRINGS.length) return STANDARD_STRINGS[sid];
+    if (sid < N_STANDARD) return null; // expert strings: not needed for Latin text
+    const k = sid - N_STANDARD;
+    return k < strings.items.length ? Buffer.from(strings.items[k]).toString('latin1') : null;
+  };
+  const out = new Set<string>(['.notdef']);
+  const charsetAt = dict.get(15)?.[0] ?? 0;
+  if (charsetAt === 0) {
+    // ISOAdobe: glyph i is SID i.
+    for (let g = 1; g < nGlyphs && g < STANDARD_STRINGS.length; g += 1) out.add(STANDARD_STRINGS[g]);
+    return out;
+  }
+  if (charsetAt < 3) return null; // Expert charsets
+  const format = b[charsetAt];
+  let p = charsetAt + 1;
+  let g = 1;
+  const add = (sid: number) => {
+    const n = sidName(sid);
+    if (n) out.add(n);
+    g += 1;
+  };
+  if (format === 0) {
+    while (g < nGlyphs) {
+      add((b[p] << 8) | b[p + 1]);
+      p += 2;
+    }
+  } else if (format === 1 || format === 2) {
+    while (g < nGlyphs && p < b.length) {
+      const first = (b[p] << 8) | b[p + 1];
+      const left = format === 1 ? b[p + 2] : (b[p + 2] << 8) | b[p + 3];
+      p += format === 1 ? 3 : 4;
+      for (let k = 0; k <= left && g < nGlyphs; k += 1) add(first + k);
+    }
+  } else return null;
+  return out;
+}

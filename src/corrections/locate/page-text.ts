@@ -1,0 +1,145 @@
+// MuPDF's structured text of one page, flattened to lines of characters (one walk over one page;
+// never over the whole document). Coordinates are page space in points: page rotation applied,
+// origin top-left, as the renders are.
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+
+/** Han, kana, hangul and CJK punctuation (full-width forms included). */
+export const CJK =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60\u30fc]+$/u;
+
+export interface TextChar {
+  c: string;
+  origin: [number, number];
+  quad: number[];
+  size: number;
+  font: string;
+}
+
+export interface TextLine {
+  index: number;
+  bbox: [number, number, number, number];
+  wmode: number;
+  dir: [number, number];
+  chars: TextChar[];
+  text: string;
+}
+
+/**
+ * Reads the page's text. Ligatures are expanded into their letters (MuPDF's default), whitespace is
+ * kept as drawn; `accurate` asks MuPDF for glyph-outline boxes instead of font-metric boxes;
+ * `annotations` (default) adds what the page's annotations and form fields draw, after its own text.
+ */
+export function readPageText(page: mupdf.Page, accurate = false, annotations = true): TextLine[] {
+  const options = accurate ? 'preserve-whitespace,accurate-bboxes' : 'preserve-whitespace';
+  const lines: TextLine[] = [];
+  walkText(page.toStructuredText(options), lines);
+  // What annotations and form fields show (their appearances) is read too, after the page's own
+  // text: a correction can be made there, and the text layer check must see it.
+  const pdfPage = annotations && 'getAnnotations' in page ? (page as mupdf.PDFPage) : null;
+  const annots = pdfPage ? pdfPage.getAnnotations() : [];
+  const widgets = pdfPage ? pdfPage.getWidgets() : [];
+  for (const a of [...annots, ...widgets]) {
+    let list: mupdf.DisplayList | null = null;
+    try {
+      list = a.toDisplayList();
+      walkText(list.toStructuredText(options), lines);
+    } catch {
+      // no appearance
+    } finally {
+      list?.destroy();
+    }
+  }
+  return joinColumns(lines);
+}
+
+/** Appends the lines of a structured text to `lines` and destroys it. */
+function walkText(st: mupdf.StructuredText, lines: TextLine[]): void {
+  let current: TextLine | null = null;
+  try {
+    st.walk({
+      beginLine(bbox: mupdf.Rect, wmode: number, dir: mupdf.Point) {
+        current = {
+          index: lines.length,
+          bbox: [bbox[0], bbox[1], bbox[2], bbox[3]],
+          wmode,
+          dir: [dir[0], dir[1]],
+          chars: [],
+          text: '',
+        };
+        lines.push(current);
+      },
+      onChar(c: string, origin: mupdf.Point, font: mupdf.Font, size: number, quad: mupdf.Quad) {
+        if (!current) return;
+        current.chars.push({
+          c,
+          origin: [origin[0], origin[1]],
+          quad: [...quad],
+          size,
+          font: font.getName(),
+        });
+      },
+      endLine() {
+        if (current) current.text = current.chars.map((ch) => ch.c).join('');
+        current = null;
+      },
+    });
+  } finally {
+    st.destroy();
+  }
+}
+
+/**
+ * MuPDF's text gives each character of vertical writing a line of its own; a column is what a
+ * reader (and a search) sees. Consecutive vertical lines whose characters stand one under the other
+ * (same x within a tenth of the size, the next at most 1.5 sizes further down) become one line.
+ */
+function joinColumns(lines: TextLine[]): TextLine[] {
+  const out: TextLine[] = [];
+  for (const line of lines) {
+    const prev = out[out.length - 1];
+    const last = prev?.chars[prev.chars.length - 1];
+    const first = line.chars[0];
+    const joins =
+      prev !== undefined &&
+      last !== undefined &&
+      first !== undefined &&
+      prev.wmode === 1 &&
+      line.wmode === 1 &&
+      Math.abs(first.origin[0] - last.origin[0]) <= 0.1 * last.size &&
+      first.origin[1] - last.origin[1] > 0 &&
+      first.origin[1] - last.origin[1] <= 1.5 * last.size;
+    if (!joins) {
+      out.push({ ...line, index: out.length });
+      continue;
+    }
+    prev.chars = [...prev.chars, ...line.chars];
+    prev.text += line.text;
+    prev.bbox = [
+      Math.min(prev.bbox[0], line.bbox[0]),
+      Math.min(prev.bbox[1], line.bbox[1]),
+      Math.max(prev.bbox[2], line.bbox[2]),
+      Math.max(prev.bbox[3], line.bbox[3]),
+    ];
+  }
+  return out;
+}
+
+export function quadBox(q: number[]): [number, number, number, number] {
+  const xs = [q[0], q[2], q[4], q[6]];
+  const ys = [q[1], q[3], q[5], q[7]];
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/** The resolution the engine renders and compares at; boxes in render pixels are at this dpi. */
+export const WORKING_DPI = 300;
+const SCALE = WORKING_DPI / 72;
+
+/** A point-space box to render pixels (outward rounding). */
+export function toRender(b: [number, number, number, number]): [number, number, number, number] {
+  return [
+    Math.floor(b[0] * SCALE),
+    Math.floor(b[1] * SCALE),
+    Math.ceil(b[2] * SCALE),
+    Math.ceil(b[3] * SCALE),
+  ];
+}

@@ -1,0 +1,241 @@
+// The structural guard `objects_untouched`: the proof that a correction changed only what it
+// declared. Every object of the input is compared with the output, token for token, as the files
+// write them (not as MuPDF parsed them): objects the correction did not declare must be identical,
+// and declared ones may differ only at the keys named for their kind (a page's /Contents, the fonts
+// and forms of its /Resources, …). Pixel comparisons are the witness; this is the proof.
+import { readSavedRegion } from '../../pdf/exact-save.ts';
+import { dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
+import type { ObjectIndex } from '../../pdf/xref-index.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
+
+/** A stream rewritten in a copy: its data and encoding. */
+const STREAM_PATHS = ['/Length', '/Filter', '/DecodeParms', '/DL', '<stream>'];
+/** A form (or an appearance) copied with new data and, possibly, new fonts or forms. */
+const FORM_PATHS = ['/Resources/Font', '/Resources/XObject', ...STREAM_PATHS];
+
+/** Keys (paths below the object) each kind of declared object may change. `<stream>` is its data. */
+const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name tree', string[]> = {
+  // An annotation whose text was corrected: its normal appearance, and the text it holds as values.
+  annotation: ['/AP/N', '/Contents', '/RC', '/V'],
+  'annotation appearance': FORM_PATHS,
+  page: ['/Contents', '/Resources/Font', '/Resources/XObject'],
+  resources: ['/Font', '/XObject'],
+  'form xobject': FORM_PATHS,
+  'content stream': STREAM_PATHS,
+  font: ['/Encoding', '/FirstChar', '/LastChar', '/Widths', '/ToUnicode', '/DescendantFonts', '/W'],
+  // A Type 3 font given glyph procedures that draw a bundled face (type3-stand-in.ts).
+  'type3 font': [
+    '/Encoding',
+    '/FirstChar',
+    '/LastChar',
+    '/Widths',
+    '/ToUnicode',
+    '/CharProcs',
+    '/Resources/Font',
+  ],
+  cmap: STREAM_PATHS,
+  // A new image (a tier-5 patch): new objects have no earlier version to compare.
+  image: [],
+  // The provenance manifest: the catalog's associated files and its embedded-files name tree.
+  catalog: ['/Names', '/AF'],
+  names: ['/EmbeddedFiles'],
+  'name tree': ['/Names', '/Kids', '/Limits'],
+};
+
+export interface DeclaredObject {
+  num: number;
+  kind: keyof typeof DECLARED_PATHS;
+  /** For a new object copied from an existing one: that object's number. */
+  from?: number;
+}
+
+export interface ObjectGuard {
+  passed: boolean;
+  detail: string;
+  compared: number;
+  rewritten: { num: number; from: number; kind: string; changed: string[] }[];
+  undeclared: { num: number; paths: string[] }[];
+}
+
+interface Side {
+  index: ObjectIndex;
+  bytes: Uint8Array;
+}
+
+const decodeName = (s: string) =>
+  s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+/** Paths where `a` (output) and `b` (input) differ; references followed where one side is direct. */
+function differences(
+  a: PdfValue,
+  b: PdfValue,
+  aSide: Side,
+  bSide: Side,
+  path: string,
+  out: string[],
+  opts: { encrypted: boolean },
+  depth = 0,
+): void {
+  if (out.length > 50) return;
+  if (depth > 24) {
+    out.push(`${path} (too deep to compare)`);
+    return;
+  }
+  if (a.kind === 'ref' && b.kind === 'ref') {
+    if (a.num !== b.num || a.gen !== b.gen) out.push(path || '/');
+    return;
+  }
+  if (a.kind === 'ref' || b.kind === 'ref') {
+    const ra = a.kind === 'ref' ? aSide.index.get(a.num)?.value : a;
+    const rb = b.kind === 'ref' ? bSide.index.get(b.num)?.value : b;
+    if (!ra || !rb) out.push(path || '/');
+    else differences(ra, rb, aSide, bSide, path, out, opts, depth + 1);
+    return;
+  }
+  if (a.kind !== b.kind) {
+    out.push(path || '/');
+    return;
+  }
+  switch (a.kind) {
+    case 'number':
+    case 'keyword':
+      if (a.text !== (b as typeof a).text) out.push(path || '/');
+      return;
+    case 'name':
+      if (decodeName(a.text) !== decodeName((b as typeof a).text)) out.push(path || '/');
+      return;
+    case 'string':
+      // Encrypted strings are re-encrypted with a fresh vector when an object is written again:
+      // equal length is all the bytes can show (their decrypted text is compared by the text layer).
+      {
+        const sa = stringBytes(a.text);
+        const sb = stringBytes((b as typeof a).text);
+        if (opts.encrypted ? sa.length !== sb.length : !sa.equals(sb)) out.push(path || '/');
+      }
+      return;
+    case 'array': {
+      const bb = b as typeof a;
+      if (a.items.length !== bb.items.length) out.push(path || '/');
+      else
+        a.items.forEach((item, i) =>
+          differences(item, bb.items[i], aSide, bSide, `${path}/${i}`, out, opts, depth + 1),
+        );
+      return;
+    }
+    case 'dict': {
+      const bb = b as typeof a;
+      const keys = new Set([...a.entries.keys(), ...bb.entries.keys()]);
+      for (const key of keys) {
+        const va = a.entries.get(key);
+        const vb = bb.entries.get(key);
+        if (!va || !vb) out.push(`${path}${key}`);
+        else differences(va, vb, aSide, bSide, `${path}${key}`, out, opts, depth + 1);
+      }
+    }
+  }
+}
+
+function inheritedResources(page: PdfValue, index: ObjectIndex): PdfValue | null {
+  let node: PdfValue | undefined = page;
+  for (let depth = 0; node && depth < 32; depth += 1) {
+    const res = dictGet(node, '/Resources');
+    if (res) return res;
+    const parent = dictGet(node, '/Parent');
+    node = parent?.kind === 'ref' ? index.get(parent.num)?.value : undefined;
+  }
+  return null;
+}
+
+const allowed = (path: string, declared: string[]) =>
+  declared.some((p) => path === p || path.startsWith(`${p}/`));
+
+/**
+ * Compares every object of `input` with `output`. `declared` lists the existing objects the
+ * correction rewrote and the new objects copied from existing ones; other new objects are free
+ * (nothing reaches them except through a declared key).
+ */
+export function objectsUntouched(
+  input: Uint8Array,
+  output: Uint8Array,
+  inputIndex: ObjectIndex,
+  outputIndex: ObjectIndex,
+  declared: DeclaredObject[],
+  opts: { encrypted: boolean },
+): ObjectGuard {
+  const byNum = new Map(declared.map((d) => [d.num, d]));
+  const result: ObjectGuard = { passed: true, detail: '', compared: 0, rewritten: [], undeclared: [] };
+  const inSide = { index: inputIndex, bytes: input };
+  const outSide = { index: outputIndex, bytes: output };
+  let region;
+  try {
+    region = readSavedRegion(input, output);
+  } catch (error) {
+    return {
+      ...result,
+      passed: false,
+      detail: `the saved file could not be read object by object: ${(error as Error).message}`,
+    };
+  }
+  // Incremental: every input byte is kept as the prefix; only objects written after it are compared.
+  // Full rewrite: every object of the input is compared with its number in the output.
+  const nums = region.incremental ? region.objects.map((o) => o.num) : inputIndex.numbers();
+  if (region.incremental) {
+    // New objects copied from an existing one are compared with it.
+    for (const d of declared)
+      if (d.from !== undefined && !inputIndex.get(d.num) && !nums.includes(d.num)) nums.push(d.num);
+  } else for (const d of declared) if (d.from !== undefined && !nums.includes(d.num)) nums.push(d.num);
+
+  for (const num of nums) {
+    const decl = byNum.get(num);
+    const before = inputIndex.get(num) ?? (decl?.from !== undefined ? inputIndex.get(decl.from) : null);
+    if (!before) {
+      // An object the input has but that cannot be read here is not assumed unchanged.
+      if (inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
+      continue; // a new object: reached only through a declared key
+    }
+    const after = outputIndex.get(num);
+    result.compared += 1;
+    const paths: string[] = [];
+    let was = before.value;
+    if (decl?.kind === 'page' && was.kind === 'dict' && !was.entries.has('/Resources')) {
+      // A page that inherited its resources now holds a copy: compare it with what it inherited.
+      const inherited = inheritedResources(was, inputIndex);
+      if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
+    }
+    if (!after) paths.push('(missing from the output)');
+    else {
+      differences(after.value, was, outSide, { ...inSide, bytes: before.bytes }, '', paths, opts);
+      if (after.stream && before.stream) {
+        const da = after.bytes.subarray(after.stream.start, after.stream.end);
+        const db = before.bytes.subarray(before.stream.start, before.stream.end);
+        if (Buffer.compare(Buffer.from(da), Buffer.from(db)) !== 0) paths.push('<stream>');
+      } else if (Boolean(after.stream) !== Boolean(before.stream)) paths.push('<stream>');
+    }
+    if (paths.length === 0) continue;
+    const declaredPaths = decl ? DECLARED_PATHS[decl.kind] : [];
+    const bad = paths.filter((p) => !allowed(p, declaredPaths));
+    if (bad.length) result.undeclared.push({ num, paths: bad });
+    else result.rewritten.push({ num, from: decl?.from ?? num, kind: decl!.kind, changed: paths });
+  }
+  // The trailer keeps the same catalog, encryption and identity.
+  const tIn = inputIndex.trailer;
+  const tOut = outputIndex.trailer;
+  for (const key of ['/Root', '/Encrypt', '/Info']) {
+    const a = dictGet(tOut ?? undefined, key);
+    const b = dictGet(tIn ?? undefined, key);
+    const same = (!a && !b) || (a?.kind === 'ref' && b?.kind === 'ref' && a.num === b.num && a.gen === b.gen);
+    if (!same && tIn && tOut) result.undeclared.push({ num: 0, paths: [`trailer${key}`] });
+  }
+  result.passed = result.undeclared.length === 0;
+  result.detail = result.passed
+    ? `${result.compared} object(s) compared token for token${region.incremental ? ' after the unchanged original bytes' : ' in a full rewrite'}; ${
+        result.rewritten.length
+          ? `changed only where declared: ${result.rewritten.map((r) => `${r.num}${r.from !== r.num ? ` (copy of ${r.from})` : ''} ${r.changed.slice(0, 6).join(' ')}`).join('; ')}`
+          : 'none changed'
+      }`
+    : `objects changed where the correction declared nothing: ${result.undeclared
+        .slice(0, 5)
+        .map((u) => `${u.num ? `object ${u.num}` : 'trailer'} ${u.paths.slice(0, 4).join(' ')}`)
+        .join('; ')}`;
+  return result;
+}

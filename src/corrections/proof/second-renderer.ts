@@ -1,0 +1,127 @@
+// Guard `second_renderer_pdfium`: the changed page rendered before and after by PDFium, an engine
+// that shares no code with MuPDF, and compared exactly. It passes only when PDFium also sees no
+// changed pixel outside the declared box (MuPDF's padded glyph box, plus 1 px because PDFium can
+// antialias one pixel beyond MuPDF), other than its own one-level rounding noise
+// (second-opinion.ts, PDFIUM_ROUNDING_NOISE). The PDFium render of the page before is kept for the last two
+// (input SHA-256, page, band) pairs, as the MuPDF one is. Given a band of rows, only that band is
+// rendered, before and after alike: the engine passes the edited line's band (full page width)
+// when the structural guard has proven every other object unchanged and MuPDF's exact comparison
+// covers the whole page, so PDFium witnesses where a change can move glyphs (the rest of the line
+// after a rewritten operator) at a fraction of a full render's cost.
+//
+// PDFium places each glyph at a pixel its own rounding picks: after a split operator, a glyph whose
+// origin falls within float error of a rounding boundary can land one pixel over at one scale and
+// not at the next (a Latin Modern line measured at 300 and 400 dpi moved, at 144, 200, 250, 299 and
+// 301 dpi nothing did; MuPDF and poppler saw nothing at any). A change PDFium sees outside the box
+// is therefore rendered again at RECHECK_DPIS: a moved or changed glyph is there at every scale,
+// a rounding flip is not. The guard passes only when both are clean, and says so.
+import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
+import { secondOpinion, type Box, type SecondOpinion } from '../../verify/second-opinion.ts';
+import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
+
+/** Pixels PDFium may antialias beyond the declared box (already padded for MuPDF). */
+export const PDFIUM_MARGIN_PX = 1;
+export const GUARD_NAME = 'second_renderer_pdfium';
+/** Scales next to the working one where a real change outside the box shows as well. */
+export const RECHECK_DPIS = [299, 301] as const;
+
+const beforeCache: { key: string; render: RgbImage }[] = [];
+
+async function pdfiumBefore(
+  pdf: Uint8Array,
+  password: string,
+  pageIndex: number,
+  rows: [number, number] | undefined,
+): Promise<RgbImage> {
+  const key = `${sha256(pdf)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
+  const hit = beforeCache.find((e) => e.key === key);
+  if (hit) return hit.render;
+  const render = await renderPageWithPdfium(pdf, password, pageIndex, WORKING_DPI, rows);
+  if (render.pixels.byteLength <= 64 * 1024 * 1024) {
+    beforeCache.unshift({ key, render });
+    beforeCache.length = Math.min(beforeCache.length, 2);
+  }
+  return render;
+}
+
+/** Adds the guard to `v` (and fails it when PDFium disagrees or cannot read the file). */
+export async function secondRendererGuard(
+  input: Uint8Array,
+  output: Uint8Array,
+  password: string,
+  pageIndex: number,
+  v: VerifyOutput,
+  rows?: [number, number],
+): Promise<void> {
+  let guard: Record<string, unknown> & { name: string; passed: boolean; detail: string };
+  try {
+    const before = await pdfiumBefore(input, password, pageIndex, rows);
+    const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
+      marginPx: PDFIUM_MARGIN_PX,
+      beforeRender: before,
+      rows,
+    });
+    const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';
+    const rechecks = so.passed ? [] : await otherScales(input, output, password, pageIndex, v, rows);
+    const flips = rechecks.length > 0 && rechecks.every((r) => r.passed);
+    guard = {
+      name: GUARD_NAME,
+      passed: so.passed || flips,
+      detail:
+        so.changed_pixels === 0
+          ? `${so.renderer} sees no changed pixel${where || ' on the page'}`
+          : `${so.renderer}: ${so.changed_pixels} changed pixel(s)${where}, ${so.outside_pixels} outside the declared box ${JSON.stringify(so.declared_box)} (changed ${JSON.stringify(so.bbox)})${so.outside_pixels && so.passed ? `, each by ${so.outside_max_delta}/255 at most: PDFium's rounding of the positions after a split operator, not a moved glyph` : so.outside_pixels ? `, by up to ${so.outside_max_delta}/255` : ''}${rechecks.length ? `; at ${rechecks.map((r) => `${r.dpi} dpi ${r.outside_pixels}`).join(', ')} outside${flips ? ': glyphs PDFium rounds onto another pixel at one scale only, not a moved glyph' : ''}` : ''}`,
+      renderer: so.renderer,
+      changed_pixels: so.changed_pixels,
+      outside_pixels: so.outside_pixels,
+      outside_max_delta: so.outside_max_delta,
+      bbox: so.bbox,
+      declared_box: so.declared_box,
+      rows: so.rows,
+      ...(rechecks.length
+        ? {
+            other_scales: rechecks.map((r) => ({
+              dpi: r.dpi,
+              outside_pixels: r.outside_pixels,
+              passed: r.passed,
+            })),
+          }
+        : {}),
+    };
+  } catch (error) {
+    guard = {
+      name: GUARD_NAME,
+      passed: false,
+      detail: `${PDFIUM_RENDERER} could not render the page: ${(error as Error).message}`,
+      renderer: PDFIUM_RENDERER,
+    };
+  }
+  v.guards.push(guard);
+  if (!guard.passed) {
+    v.passed = false;
+    v.failure_reason = [v.failure_reason, `${GUARD_NAME}: ${guard.detail}`].filter(Boolean).join('; ');
+  }
+}
+
+/** PDFium's opinion at RECHECK_DPIS, the band's rows scaled outward from the working dpi. */
+async function otherScales(
+  input: Uint8Array,
+  output: Uint8Array,
+  password: string,
+  pageIndex: number,
+  v: VerifyOutput,
+  rows: [number, number] | undefined,
+): Promise<SecondOpinion[]> {
+  const out: SecondOpinion[] = [];
+  for (const dpi of RECHECK_DPIS) {
+    const k = dpi / WORKING_DPI;
+    const scaled: [number, number] | undefined = rows && [Math.floor(rows[0] * k), Math.ceil(rows[1] * k)];
+    out.push(
+      await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, dpi, {
+        marginPx: PDFIUM_MARGIN_PX,
+        rows: scaled,
+      }),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,520 @@
+// Verification of a corrected revision: reopen the saved bytes (no repair allowed), render the
+// changed page before and after at the working resolution and compare every pixel, prove the other
+// pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
+import {
+  loadPage,
+  openPdf,
+  renderPageRgb as renderPage,
+  type RgbImage,
+  type mupdf,
+} from '../../pdf/mupdf-adapter.ts';
+import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
+import { quadBox, readPageText, toRender, WORKING_DPI, type TextLine } from '../locate/page-text.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
+import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
+import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
+import type { PdfValue } from '../../pdf/object-syntax.ts';
+import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
+import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
+import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
+import { codeReading } from '../locate/code-reading.ts';
+import { GlyphIndex } from '../locate/locate.ts';
+import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
+import { CJK } from '../locate/page-text.ts';
+
+// The working resolution, page points to its pixels, and the bytes' hash are the page reader's
+// (locate/); the verification's readers find them here too.
+export { sha256, toRender, WORKING_DPI };
+
+/** Antialiasing margin added around the declared glyph boxes, in render pixels. */
+export const DECLARED_PAD_PX = 2;
+
+export interface GuardResult {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+export interface VerifyPage {
+  page_index: number;
+  identical: boolean;
+  proven_by: 'render' | 'objects';
+  changed_pixels: number;
+  changed_fraction: number;
+  outside_pixels: number;
+  max_delta: number;
+  bbox: number[] | null;
+  declared_box: number[] | null;
+  histogram?: Record<string, number>;
+}
+
+/** Boxes of the characters whose origins are near `origins` (points), from a text reading. */
+export function boxesAt(lines: TextLine[], origins: [number, number][], tol: number): Box[] {
+  const out: Box[] = [];
+  for (const line of lines) {
+    for (const ch of line.chars) {
+      if (nearAny(origins, ch.origin, tol)) {
+        out.push(toRender(quadBox(ch.quad)));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Objects a page's rendering depends on: page dictionary, contents, resources, annotations and what
+ * they reference, by object number. Back-links (Parent, P, …) and navigation are not followed. Each
+ * object is read once as text (one call into MuPDF) and its references collected from it.
+ */
+const BACK_LINK =
+  /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
+const NAV_ARRAY = /\/(?:Dest|D)\s*\[[^\]]*\]/g;
+const REF = /(\d+)\s+(\d+)\s+R/g;
+
+export function refsOf(text: string): number[] {
+  const out: number[] = [];
+  const clean = text.replace(BACK_LINK, '').replace(NAV_ARRAY, '');
+  for (const m of clean.matchAll(REF)) out.push(Number(m[1]));
+  return out;
+}
+
+export function pageClosure(
+  doc: mupdf.PDFDocument,
+  pageObj: mupdf.PDFObject,
+  memo: Map<number, boolean>,
+  hit: Set<number>,
+): boolean {
+  const visitNum = (num: number, depth: number): boolean => {
+    if (hit.has(num)) return true;
+    const known = memo.get(num);
+    if (known !== undefined) return known;
+    memo.set(num, false); // in progress: a cycle adds nothing
+    let reaches = false;
+    if (depth < 64) {
+      const ref = doc.newIndirect(num);
+      const text = ref.resolve().toString(true);
+      for (const n of refsOf(text)) {
+        if (visitNum(n, depth + 1)) {
+          reaches = true;
+          break;
+        }
+      }
+    }
+    memo.set(num, reaches);
+    return reaches;
+  };
+  if (pageObj.isIndirect()) return visitNum(pageObj.asIndirect(), 0);
+  return refsOf(pageObj.toString(true)).some((n) => visitNum(n, 1));
+}
+
+export interface VerifyInput extends SavedCorrection {
+  beforeRender: RgbImage;
+  beforeLines: TextLine[];
+  /** Old glyph boxes in render pixels (from the accurate and the metric text reading). */
+  oldBoxes: Box[];
+  /** Outline (ink) boxes of the old glyphs, render pixels, computed on demand. */
+  oldInk: () => Box[];
+  /** Origins (points) of the new glyphs, to find their boxes after the edit. */
+  newOrigins: [number, number][];
+  /** The new characters, one per origin. */
+  newChars: string[];
+  /** Origins (points) after the edit of glyphs the correction moved (a re-spaced line's words). */
+  movedOrigins?: [number, number][];
+  tolerance: number;
+  line: TextLine;
+  /** The reading `line` is in: the text check reads the edited page the same way (code-reading.ts). */
+  reading: 'mupdf' | 'codes';
+  matchStart: number;
+  matchLength: number;
+  replacement: string;
+  find: string;
+  textPlaceOk: { passed: boolean; detail: string };
+  /** The widths of the new and old codes, as written and as MuPDF reads them, place the line alike. */
+  widthsReadAlike?: { passed: boolean; detail: string };
+  /**
+   * Boxes (render pixels) the new glyphs draw in, when the engine knows them better than MuPDF's
+   * character quads (vertical writing: the quads stand an em lower than the drawing). Without
+   * them, the quads of the characters found at `newOrigins` after the edit are used.
+   */
+  newGlyphBoxes?: Box[];
+  /** Size of an em on the page (points), for the ink check's resolution. */
+  emPts?: number;
+  /** The most ink two glyphs of the old line share in the input (ink-collision.ts), on demand. */
+  lineInk?: () => number;
+}
+
+/** Decoded stream data by object number, through an open document (decryption and filters applied). */
+export function streamDecoder(doc: mupdf.PDFDocument): StreamDecoder {
+  return (num) => {
+    try {
+      const obj = doc.newIndirect(num);
+      return obj.isStream() ? streamBytes(obj) : null;
+    } catch {
+      return null;
+    }
+  };
+}
+
+export interface VerifyOutput {
+  passed: boolean;
+  failure_reason: string | null;
+  output_sha256: string;
+  dpi: number;
+  pages: VerifyPage[];
+  guards: GuardResult[];
+  stream_changes: Record<string, unknown>;
+  declared_box: number[];
+  changed_box: number[] | null;
+  text_before: string;
+  text_after: string;
+  diff: DiffResult;
+  afterRender: RgbImage;
+}
+
+/** What every verification of a saved correction knows about the document, whatever the tier. */
+export interface SavedCorrection {
+  output: Uint8Array;
+  input: Uint8Array;
+  password: string;
+  protectedInput: boolean;
+  pageIndex: number;
+  pageCount: number;
+  changedObjects: ChangedObject[];
+  /** Object numbers of existing objects rewritten (page dictionary, catalog …). */
+  rewrittenExisting: number[];
+  /** The input's objects as its bytes write them (for the structural guard). */
+  inputIndex: ObjectIndex;
+  /** Existing objects the correction rewrote and new objects copied from existing ones. */
+  declared: DeclaredObject[];
+  /** Number tokens MuPDF re-printed that the save put back as the input wrote them. */
+  numbersKept: number;
+  /** The document is encrypted (strings are re-encrypted when an object is written again). */
+  encrypted: boolean;
+}
+
+/** Reopens the saved bytes without repair (the guard `output_reopens`); throws when they do not open. */
+export function reopenOutput(v: SavedCorrection): { doc: mupdf.PDFDocument; reopen: GuardResult } {
+  let doc: mupdf.PDFDocument | null = null;
+  let reopenOk = true;
+  let reopenDetail = '';
+  try {
+    const opened = openPdf(v.output, v.protectedInput ? v.password : '');
+    doc = opened.doc;
+    if (doc.wasRepaired()) {
+      reopenOk = false;
+      reopenDetail = 'MuPDF had to repair the saved file';
+    } else if (doc.countPages() !== v.pageCount) {
+      reopenOk = false;
+      reopenDetail = `page count changed from ${v.pageCount} to ${doc.countPages()}`;
+    } else
+      reopenDetail = `reopened without repair${v.protectedInput ? ' with the document password' : ''}, ${v.pageCount} page(s)`;
+  } catch (error) {
+    reopenOk = false;
+    reopenDetail = `the saved file did not reopen: ${(error as Error).message}`;
+  }
+  if (!doc) {
+    const guard = { name: 'output_reopens', passed: false, detail: reopenDetail };
+    throw Object.assign(new Error(reopenDetail), { guards: [guard] });
+  }
+  return { doc, reopen: { name: 'output_reopens', passed: reopenOk, detail: reopenDetail } };
+}
+
+export function verifyOutput(v: VerifyInput): VerifyOutput {
+  const guards: GuardResult[] = [];
+  guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
+  if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
+  const { doc, reopen } = reopenOutput(v);
+  try {
+    const page = loadPage(doc, v.pageIndex);
+    const afterRender = renderPage(page, WORKING_DPI);
+    const afterLines = readPageText(page);
+    const afterAccurate = readPageText(page, true);
+    const newBoxes = v.newGlyphBoxes ?? [
+      ...boxesAt(afterLines, v.newOrigins, v.tolerance),
+      ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
+    ];
+    let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
+    let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+    let diff = diffRenders(v.beforeRender, afterRender, declared);
+    if (diff.outside_pixels > 0) {
+      // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
+      // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
+      const drawn = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+      const ink = [...v.oldInk(), ...glyphInkBoxes(page, drawn, v.tolerance).map((b) => toRender(b))];
+      glyphBox = unionBox([glyphBox, ...ink]);
+      declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+      diff = diffRenders(v.beforeRender, afterRender, declared);
+    }
+
+    // Every new glyph that is not a space leaves ink (a missing glyph draws nothing and would
+    // otherwise pass as an erased letter with a true text layer).
+    const inkless: string[] = [];
+    v.newOrigins.forEach((o, i) => {
+      if (/\s/.test(v.newChars[i])) return;
+      const ink = boxesAt(afterAccurate, [o], v.tolerance);
+      if (!ink.some((b) => b[2] - b[0] > 0 && b[3] - b[1] > 0)) inkless.push(v.newChars[i]);
+    });
+    guards.push({
+      name: 'glyphs_drawn',
+      passed: inkless.length === 0,
+      detail: inkless.length
+        ? `no ink for ${inkless.map((c) => `“${c}”`).join(', ')}: the font draws nothing for ${inkless.length > 1 ? 'them' : 'it'}`
+        : `each of the ${v.newChars.filter((c) => !/\s/.test(c)).length} new glyph(s) leaves ink`,
+    });
+
+    // New and moved glyphs draw beside their neighbours, not over them (ink-collision.ts): no more
+    // ink shared than the line's own glyphs share in the input.
+    const drawnNow = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+    if (v.emPts && drawnNow.length) {
+      const now = worstSharedInk(page, drawnNow, drawnNow, v.tolerance, v.emPts);
+      const own = now.worst > SHARED_INK_FLOOR_PX ? (v.lineInk?.() ?? 0) : 0;
+      const limit = Math.max(SHARED_INK_FLOOR_PX, Math.ceil(own * 1.5));
+      guards.push({
+        name: 'new_ink_clear',
+        passed: now.worst <= limit,
+        detail:
+          now.worst <= limit
+            ? `the new and moved glyphs share at most ${now.worst} pixel(s) of ink with a neighbour (at ${PX_PER_EM} px per em; limit ${limit})`
+            : `${now.pair} share ${now.worst} pixels of ink (at ${PX_PER_EM} px per em): a glyph is drawn over another; the line's own glyphs share at most ${own}`,
+      });
+    }
+
+    // Text layer: the line now reads the replacement where the target was.
+    const first = v.line.chars[v.matchStart];
+    const readLines =
+      v.reading === 'codes'
+        ? codeReading(afterLines, new GlyphIndex(interpretPage(page, page.getTransform() as Mat).glyphs))
+            .lines
+        : afterLines;
+    // Found by the old text's first character, or the new text's (a line re-spaced by the gaps
+    // before it draws it further left).
+    const starts = [first.origin, ...v.newOrigins.slice(0, 1)];
+    const lineAfter = readLines.find((l) => l.chars.some((c) => nearAny(starts, c.origin, v.tolerance)));
+    const chars = v.line.chars.map((c) => c.c);
+    const expected = [
+      ...chars.slice(0, v.matchStart),
+      v.replacement,
+      ...chars.slice(v.matchStart + v.matchLength),
+    ].join('');
+    const got = lineAfter?.text ?? '';
+    // Whitespace runs count as one space, but a space MuPDF now infers inside a word (a gap left by
+    // a narrower replacement) fails: search would no longer find the new word. Where a half-width
+    // letter meets CJK text, a space is what typesetting itself puts there (cjkBoundarySpaced).
+    const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+    const prefix = chars.slice(0, v.matchStart).join('');
+    const cjkGap =
+      norm(got) !== norm(expected) &&
+      cjkBoundarySpaced(got, { prefix, find: v.find, replacement: v.replacement, expected }, norm);
+    const layerOk = norm(got) === norm(expected) || cjkGap;
+    const stillOld =
+      !v.replacement.includes(v.find) &&
+      got.includes(v.find) &&
+      v.line.text.split(v.find).length === got.split(v.find).length;
+    guards.push({
+      name: 'text_layer_true',
+      passed: layerOk && !stillOld,
+      detail: layerOk
+        ? `the line now extracts as “${got.trim()}”${cjkGap ? ', with a space where a half-width letter of the replacement meets CJK text (the gap the narrower letter leaves in its cell; CJK typesetting spaces these boundaries too)' : ''}`
+        : `expected the line to extract as “${expected.trim()}”, got “${got.trim()}”`,
+    });
+
+    // Edit on its own line: changed pixels stay in the line's band (across the text direction).
+    const band = toRender(v.line.bbox);
+    const height = band[3] - band[1];
+    const width = band[2] - band[0];
+    const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
+    let ownLine = true;
+    if (diff.bbox) {
+      const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
+      ownLine = horizontal
+        ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
+        : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
+    }
+    guards.push({
+      name: 'edit_on_own_line',
+      passed: ownLine,
+      detail: diff.bbox
+        ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
+        : 'no pixel changed',
+    });
+    guards.push(reopen);
+
+    const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
+    guards.push(...proof.guards);
+    const { pages, stream_changes } = proof;
+
+    const failures: string[] = [];
+    for (const g of guards) if (!g.passed) failures.push(`${g.name}: ${g.detail}`);
+    if (diff.outside_pixels > 0)
+      failures.push(`${diff.outside_pixels} pixel(s) changed outside the declared box`);
+    return {
+      passed: failures.length === 0,
+      failure_reason: failures.length ? failures.join('; ') : null,
+      output_sha256: sha256(v.output),
+      dpi: WORKING_DPI,
+      pages,
+      guards,
+      stream_changes,
+      declared_box: declared ?? [0, 0, 0, 0],
+      changed_box: diff.bbox,
+      text_before: v.line.text,
+      text_after: got,
+      diff,
+      afterRender,
+    };
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** The edited page's entry: proven by its render, compared with the declared box. */
+export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box | null): VerifyPage {
+  return {
+    page_index: pageIndex,
+    identical: diff.identical,
+    proven_by: 'render',
+    changed_pixels: diff.changed_pixels,
+    changed_fraction: diff.changed_fraction,
+    outside_pixels: diff.outside_pixels,
+    max_delta: diff.max_delta,
+    bbox: diff.bbox,
+    declared_box: declared,
+    histogram: diff.histogram,
+  };
+}
+
+/** Objects new in the output that some object of the input already referred to (then dangling). */
+function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
+  const fresh = new Set(output.numbers().filter((n) => n !== 0 && !input.inUse(n)));
+  if (fresh.size === 0) return [];
+  const found = new Set<number>();
+  const walk = (value: PdfValue) => {
+    if (value.kind === 'ref') {
+      if (fresh.has(value.num)) found.add(value.num);
+    } else if (value.kind === 'array') value.items.forEach(walk);
+    else if (value.kind === 'dict') value.entries.forEach(walk);
+  };
+  for (const n of input.numbers()) {
+    const obj = input.get(n);
+    if (obj) walk(obj.value);
+  }
+  if (input.trailer) walk(input.trailer);
+  return [...found];
+}
+
+/**
+ * The proof by objects, shared by every tier: each object of the input compared token for token
+ * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
+ * unchanged because the input is kept as a prefix and no other page reaches a rewritten object.
+ */
+export function proveStructure(
+  doc: mupdf.PDFDocument,
+  v: SavedCorrection,
+  edited: VerifyPage,
+): { guards: GuardResult[]; pages: VerifyPage[]; stream_changes: Record<string, unknown> } {
+  const guards: GuardResult[] = [];
+  // The proof: every object compared token for token with the input; only declared keys differ.
+  const outputIndex = new ObjectIndex(v.output, streamDecoder(doc));
+  const structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
+    encrypted: v.encrypted,
+  });
+  guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
+
+  // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
+  // the only existing objects rewritten are listed; no other page's closure reaches them.
+  const prefixKept =
+    v.output.length >= v.input.length &&
+    Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+  // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
+  // when every object of the input was compared and found as written, and no reference the input
+  // left dangling now finds an object (new objects are then reached only through declared ones).
+  const strangers = prefixKept ? [] : danglingNowFilled(v.inputIndex, outputIndex);
+  const rewrittenProven = !prefixKept && structure.passed && strangers.length === 0;
+  const hit = new Set(v.rewrittenExisting);
+  const memo = new Map<number, boolean>();
+  const pages: VerifyPage[] = [];
+  const touchedPages: number[] = [];
+  for (let i = 0; i < v.pageCount; i += 1) {
+    if (i === v.pageIndex) {
+      pages.push(edited);
+      continue;
+    }
+    const pageRef = doc.findPage(i);
+    // The edited page's own dictionary is a back-link target only; do not count reaching it.
+    const touched =
+      pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
+    if (touched) touchedPages.push(i);
+    pages.push({
+      page_index: i,
+      identical: !touched,
+      proven_by: 'objects',
+      changed_pixels: 0,
+      changed_fraction: 0,
+      outside_pixels: 0,
+      max_delta: 0,
+      bbox: null,
+      declared_box: null,
+    });
+  }
+  let otherPages: string;
+  if (!prefixKept && !rewrittenProven)
+    otherPages = `the output was rewritten in full; other pages were not proven by objects${strangers.length ? ` (the input refers to objects ${strangers.slice(0, 8).join(', ')}, which it lacks and the output has)` : ''}`;
+  else if (touchedPages.length) otherPages = `pages ${touchedPages.join(', ')} reach a rewritten object`;
+  else if (!prefixKept)
+    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the file was rewritten in full (it could not be updated in place), all ${structure.compared} of its objects were compared with the input as written, and only objects ${[...hit].join(', ')} differ, none reachable from another page`;
+  else
+    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`;
+  guards.push({
+    name: 'other_pages_identical',
+    passed: (prefixKept || rewrittenProven) && touchedPages.length === 0,
+    detail: otherPages,
+  });
+
+  const stream_changes = {
+    incremental: prefixKept,
+    objects: v.changedObjects,
+    rewritten_existing: v.rewrittenExisting,
+    bytes_before: v.input.length,
+    bytes_after: v.output.length,
+    pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
+    objects_compared: structure.compared,
+    objects_changed_as_declared: structure.rewritten,
+    objects_changed_undeclared: structure.undeclared,
+    numbers_kept_as_written: v.numbersKept,
+  };
+  return { guards, pages, stream_changes };
+}
+
+/**
+ * True when `got` reads as `expected` with a space at one or more boundaries where a half-width
+ * character meets a CJK one: inside the replacement or at its ends, in the new text, or at an end
+ * where the old text had such a boundary. A Latin letter drawn in a CJK cell is narrower than the
+ * cell, and readers infer a space from the gap it leaves; xeCJK and word processors put space at
+ * those boundaries themselves, and the new word is still found. A space inside a run of one kind
+ * fails.
+ */
+export function cjkBoundarySpaced(
+  got: string,
+  parts: { prefix: string; find: string; replacement: string; expected: string },
+  norm: (s: string) => string,
+): boolean {
+  const cps = [...parts.expected];
+  const start = [...parts.prefix].length;
+  const end = start + [...parts.replacement].length;
+  const old = [...parts.find];
+  const meet = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && !/\s/.test(a) && !/\s/.test(b) && CJK.test(a) !== CJK.test(b);
+  const points: number[] = [];
+  for (let i = Math.max(1, start); i <= Math.min(end, cps.length - 1); i++) {
+    const wasMeeting =
+      (i === start && meet(cps[i - 1], old[0])) || (i === end && meet(old[old.length - 1], cps[i]));
+    if (meet(cps[i - 1], cps[i]) || wasMeeting) points.push(i);
+  }
+  if (!points.length || points.length > 6) return false;
+  const want = norm(got);
+  for (let mask = 1; mask < 1 << points.length; mask++) {
+    const out = cps.map((c, i) => (points.some((p, k) => mask & (1 << k) && p === i) ? ` ${c}` : c));
+    if (norm(out.join('')) === want) return true;
+  }
+  return false;
+}

@@ -1,0 +1,140 @@
+// What the engine answers: a candidate correction as a proposal (its diff, its preview), a refusal
+// as a proposal with advice, and a candidate that would not verify as the refusal it becomes.
+import { createHash } from 'node:crypto';
+import type { EditRequest, PageDiff } from '../schemas.ts';
+import { costOf, type Candidate, type EngineProposal, type EngineVerification } from './correction.ts';
+import { WORKING_DPI } from './locate/page-text.ts';
+import { cropPng, padBox } from './proof/render-diff.ts';
+import { NOT_BUILT, Refusal, TIER_NAMES } from './refusals.ts';
+
+const PREVIEW_MARGIN_PX = 12;
+
+/** Refusal proposal (tier -1, tier_name 'none', visibility_cost 'refused'). */
+export function refusalProposal(pageIndex: number, r: Refusal, fontAttempt: number): EngineProposal {
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ refused: r.advice.code, page: pageIndex }))
+    .digest('hex');
+  return {
+    page_index: pageIndex,
+    tier: -1,
+    tier_name: 'none',
+    visibility_cost: 'refused',
+    explanation: `${r.advice.what} ${r.advice.why}`.trim(),
+    measurements: Object.keys(r.evidence).length ? r.evidence : undefined,
+    warnings: [],
+    refusal: r.advice.what,
+    advice: r.advice,
+    rejected: r.rejected,
+    predicted_diff: [],
+    preview: null,
+    font_alternatives: Number(r.evidence.font_alternatives ?? 0),
+    font_attempt: fontAttempt,
+    fingerprint,
+  };
+}
+
+/** A verified candidate as the proposal offered: its measurements, its predicted diff and preview. */
+export function proposalOf(candidate: Candidate, pageIndex: number, fontAttempt: number): EngineProposal {
+  const v = candidate.verify;
+  const pageDiff: PageDiff = {
+    page_index: pageIndex,
+    identical: v.diff.identical,
+    changed_pixels: v.diff.changed_pixels,
+    changed_fraction: v.diff.changed_fraction,
+    bbox: v.diff.bbox,
+    outside_pixels: v.diff.outside_pixels,
+    max_delta: v.diff.max_delta,
+    histogram: v.diff.histogram,
+  };
+  const previewBox = padBox(candidate.box, PREVIEW_MARGIN_PX, candidate.beforeRender);
+  const warnings = [...candidate.warnings];
+  return {
+    page_index: pageIndex,
+    tier: candidate.tier,
+    tier_name: TIER_NAMES[candidate.tier],
+    visibility_cost: costOf({ tier: candidate.tier, cost: candidate.cost }),
+    explanation: candidate.explanation,
+    measurements: candidate.measurements,
+    warnings,
+    refusal: null,
+    advice: null,
+    rejected: candidate.rejected,
+    predicted_diff: [pageDiff],
+    preview: {
+      box_render: previewBox,
+      render_dpi: WORKING_DPI,
+      before_png: Buffer.from(cropPng(candidate.beforeRender, previewBox)).toString('base64'),
+      after_png: Buffer.from(cropPng(v.afterRender, previewBox)).toString('base64'),
+      complete: true,
+    },
+    font_alternatives: candidate.fontAlternatives,
+    font_attempt: fontAttempt,
+    fingerprint: candidate.fingerprint,
+  };
+}
+
+/** A candidate that failed its verification, as the refusal it becomes (the evidence kept). */
+export function wouldNotVerify(candidate: Candidate, request: EditRequest): Refusal {
+  const v = candidate.verify;
+  // A candidate that would not verify is not offered: the proposal is a refusal with the evidence.
+  // Failing only because renderers read the font's fractional widths differently is a known
+  // limit of the format, not an engine failure: the advice says which replacements keep the line.
+  const readingsOnly =
+    v.diff.outside_pixels === 0 && v.guards.every((g) => g.passed || g.name === 'widths_read_alike');
+  return new Refusal(
+    {
+      code: 'would_not_verify',
+      what: 'The rewritten text would change the page in a way the verification does not accept.',
+      why: v.failure_reason ?? 'verification failed',
+      do: [
+        ...(candidate.tier === 4 && candidate.fontAlternatives > (request.font_attempt ?? 0) + 1
+          ? [`Try the next matched font: font_attempt ${(request.font_attempt ?? 0) + 1}.`]
+          : []),
+        ...(candidate.tier === 5
+          ? [
+              'Choose a replacement made of letters the scan shows clearly, or look at the patch in the preview.',
+            ]
+          : readingsOnly
+            ? [
+                'Choose letters as wide as the ones they replace: the same letters in another order keep the rest of the line in place in every renderer.',
+              ]
+            : ['Choose a replacement of the same width as the original.']),
+        'Correct a different occurrence.',
+      ],
+      worth_reporting: !readingsOnly,
+    },
+    [
+      {
+        tier: candidate.tier,
+        tier_name: TIER_NAMES[candidate.tier],
+        code: 'would_not_verify',
+        reason: v.failure_reason ?? 'verification failed',
+        evidence: {
+          predicted_diff: { ...v.diff },
+          guards: v.guards,
+          measurements: candidate.measurements,
+        },
+      },
+      ...(candidate.tier === 5 ? [] : NOT_BUILT),
+    ],
+    { ...candidate.measurements, font_alternatives: candidate.fontAlternatives },
+  );
+}
+
+/** A candidate's verification as the apply answers it. */
+export function verificationOf(c: Candidate): EngineVerification {
+  const v = c.verify;
+  return {
+    output_sha256: v.output_sha256,
+    dpi: v.dpi,
+    passed: v.passed,
+    failure_reason: v.failure_reason,
+    pages: v.pages,
+    guards: v.guards,
+    stream_changes: v.stream_changes,
+    declared_box: v.declared_box,
+    changed_box: v.changed_box,
+    text_before: c.textBefore,
+    text_after: c.textAfter,
+  };
+}

@@ -1,0 +1,60 @@
+// The save stage, second half: the document saved incrementally, and the object numbers MuPDF
+// re-printed put back where the input wrote them (src/pdf/exact-save.ts).
+import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
+import type { mupdf, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { restoreShownBoxes } from '../../pdf/page-frame.ts';
+import { ObjectIndex } from '../../pdf/xref-index.ts';
+import type { EditTaskInput } from '../correction.ts';
+import { takeBytes } from '../locate/pdf-bytes.ts';
+import type { DeclaredObject } from '../proof/object-guard.ts';
+import { streamDecoder, type SavedCorrection } from '../proof/verify.ts';
+import type { ChangedObject } from '../rewrite/write.ts';
+
+/** Saves incrementally and puts back the object numbers MuPDF re-printed where the input wrote them. */
+export function saveExact(
+  doc: mupdf.PDFDocument,
+  input: EditTaskInput,
+  opened: ReturnType<typeof openPdf>,
+  t: { pageIndex: number; pageCount: number },
+  changedObjects: ChangedObject[],
+  objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
+): SavedCorrection {
+  const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
+  const saved = save(doc);
+  let output = saved;
+  let numbersKept = 0;
+  try {
+    const exact = keepOriginalNumbers(
+      input.pdf,
+      saved,
+      inputIndex,
+      new Map(objects.declared.filter((d) => d.from !== undefined).map((d) => [d.num, d.from!])),
+    );
+    output = exact.bytes;
+    numbersKept = exact.restored;
+  } catch {
+    // MuPDF's bytes stand; the structural guard then names every number it re-printed.
+  }
+  return {
+    output,
+    input: input.pdf,
+    password: input.password,
+    protectedInput: opened.protected || (opened.encrypted && input.password !== ''),
+    pageIndex: t.pageIndex,
+    pageCount: t.pageCount,
+    changedObjects,
+    rewrittenExisting: objects.rewrittenExisting,
+    inputIndex,
+    declared: objects.declared,
+    numbersKept,
+    encrypted: opened.encrypted,
+  };
+}
+
+export function save(doc: mupdf.PDFDocument): Uint8Array {
+  restoreShownBoxes(doc);
+  // Incremental: the original bytes stay as a prefix (signed revisions stay byte-exact) and the
+  // document's encryption is kept for the new objects.
+  const options = doc.canBeSavedIncrementally() ? 'incremental' : 'garbage=0';
+  return takeBytes(doc.saveToBuffer(options));
+}

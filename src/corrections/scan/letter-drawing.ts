@@ -1,0 +1,86 @@
+// Letters drawn for a pixel patch (tier 5) when the scan never shows them: a bundled face's glyph
+// rasterised by MuPDF at the scan's own pixel size, as ink coverage the patch lays over the paper.
+// Which face is the pixel patch's choice (the one whose letters look most like the word's own).
+import { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { faceById, type BundledFace } from '../../fonts/catalog.ts';
+import { loadFace } from '../../fonts/font-match.ts';
+import type { DrawnLetter, LetterFace } from './pixel-patch.ts';
+
+/** Faces offered to a patch: upright serif and sans, regular and bold (scans of letters and forms). */
+const PATCH_FACES = [
+  'liberation-serif-regular',
+  'liberation-serif-bold',
+  'liberation-sans-regular',
+  'liberation-sans-bold',
+];
+
+/** One glyph of `face` at `emPx` pixels per em, cropped to its ink; null when the face lacks it. */
+export function rasteriseLetter(face: BundledFace, ch: string, emPx: number): DrawnLetter | null {
+  const cp = ch.codePointAt(0);
+  if (cp === undefined || !(emPx > 0) || emPx > 2000) return null;
+  const font = loadFace(face);
+  const gid = font.encodeCharacter(cp);
+  if (gid === 0) return null;
+  const w = Math.ceil(emPx * 2) + 4;
+  const h = Math.ceil(emPx * 2) + 4;
+  const baselineY = Math.round(emPx * 1.4) + 2;
+  const originX = Math.round(emPx * 0.4) + 2;
+  const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, w, h], false);
+  try {
+    pix.clear(255);
+    const text = new mupdf.Text();
+    // Glyph space is y-up, the pixmap y-down: the text matrix flips it about the baseline.
+    text.showGlyph(font, [emPx, 0, 0, -emPx, originX, baselineY], gid, cp, 0);
+    const device = new mupdf.DrawDevice(mupdf.Matrix.identity, pix);
+    device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
+    device.close();
+    const stride = pix.getStride();
+    const px = pix.getPixels();
+    let x0 = w;
+    let y0 = h;
+    let x1 = -1;
+    let y1 = -1;
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++)
+        if (px[y * stride + x] < 250) {
+          x0 = Math.min(x0, x);
+          x1 = Math.max(x1, x);
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y);
+        }
+    if (x1 < 0) return null; // a space or a mark with no ink
+    const cw = x1 - x0 + 1;
+    const ch_ = y1 - y0 + 1;
+    const coverage = new Uint8Array(cw * ch_);
+    for (let y = 0; y < ch_; y++)
+      for (let x = 0; x < cw; x++) coverage[y * cw + x] = 255 - px[(y0 + y) * stride + x0 + x];
+    return {
+      width: cw,
+      height: ch_,
+      coverage,
+      baseline: baselineY - y0,
+      advance: font.advanceGlyph(gid) * emPx,
+      left: x0 - originX,
+    };
+  } finally {
+    pix.destroy();
+  }
+}
+
+/**
+ * The faces a pixel patch may draw missing letters with. Each remembers what it drew: one patch asks
+ * for the same letter at the same size several times (widths to cut by, the face fit, the drawing).
+ */
+export function patchLetterFaces(): LetterFace[] {
+  return PATCH_FACES.map((id) => faceById(id))
+    .filter((f): f is BundledFace => f !== undefined)
+    .map((face) => {
+      const drawn = new Map<string, DrawnLetter | null>();
+      const draw = (ch: string, emPx: number) => {
+        const key = `${ch}@${emPx}`;
+        if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
+        return drawn.get(key)!;
+      };
+      return { id: face.id, draw };
+    });
+}

@@ -1,0 +1,844 @@
+// Tier 5's pixel patch (issue 11 item 4): the replacement word's pixels for a scanned page, made
+// from the page's own glyph images where it can (cloning, cost low) and from a bundled face drawn
+// at the page's measured size and blur where a letter never occurs on the page (cost medium).
+// Pure image work: the engine decodes the scan, writes the returned pixels over `box` and verifies.
+// Letters are told apart by columns of ink (broken or touching letters shared out by a face's
+// widths), cut with their own grey levels and laid over a paper colour measured around the word,
+// spaced by the word's own gaps or the face's side bearings.
+
+export type Box = [number, number, number, number]; // x0, y0, x1, y1 in raster pixels, x1/y1 exclusive, top-left origin
+export interface ScanRaster {
+  width: number;
+  height: number;
+  channels: 1 | 3;
+  data: Uint8Array;
+  /** 1-bit source (CCITT/JBIG2): the patch must be pure 0/255 */
+  bilevel: boolean;
+}
+export interface RasterWord {
+  text: string;
+  box: Box;
+  confidence: number;
+}
+/** A letter drawn from a face: ink coverage (0 none … 255 full) cropped to its ink. */
+export interface DrawnLetter {
+  width: number;
+  height: number;
+  coverage: Uint8Array;
+  /** Row of the baseline, counted from the top of `coverage`. */
+  baseline: number;
+  /** Advance width in pixels. */
+  advance: number;
+  /** Pixels from the glyph's origin to its ink's left edge (the left side bearing). */
+  left: number;
+}
+/** A face that can draw letters at a size in pixels per em (null: no glyph). */
+export interface LetterFace {
+  id: string;
+  draw: (ch: string, emPx: number) => DrawnLetter | null;
+}
+export interface PatchRequest {
+  raster: ScanRaster;
+  words: RasterWord[];
+  target: RasterWord;
+  replacement: string;
+  /** Faces to draw letters the page never shows (cost medium); none: such words are refused. */
+  letterFaces?: LetterFace[];
+}
+export type PatchResult =
+  | {
+      box: Box;
+      pixels: Uint8Array;
+      method: 'clone' | 'drawn';
+      cost: 'low' | 'medium';
+      measurements: Record<string, unknown>;
+    }
+  | { refused: string; code: string; evidence: Record<string, unknown> };
+
+/** Least (paper − ink) / paper for letters to be cloned (darkest 2 % of the word's pixels as ink). */
+export const MIN_CONTRAST = 0.5;
+
+/** Grey level of a pixel (the mean of its channels). */
+function greyAt(r: ScanRaster, x: number, y: number): number {
+  const n = r.channels;
+  const i = (y * r.width + x) * n;
+  return n === 1 ? r.data[i] : (r.data[i] + r.data[i + 1] + r.data[i + 2]) / 3;
+}
+
+const clampBox = (b: Box, r: ScanRaster): Box => [
+  Math.max(0, Math.floor(b[0])),
+  Math.max(0, Math.floor(b[1])),
+  Math.min(r.width, Math.ceil(b[2])),
+  Math.min(r.height, Math.ceil(b[3])),
+];
+
+/** Paper and ink levels around a word: the light and dark ends of its pixels' grey histogram. */
+function levels(r: ScanRaster, box: Box): { paper: number; ink: number; threshold: number } {
+  const values: number[] = [];
+  for (let y = box[1]; y < box[3]; y++) for (let x = box[0]; x < box[2]; x++) values.push(greyAt(r, x, y));
+  values.sort((a, b) => a - b);
+  const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 255;
+  const paper = at(0.9);
+  const ink = at(0.02);
+  return { paper, ink, threshold: (paper + ink) / 2 };
+}
+
+/** One letter of a word: its columns and the rows its ink spans, in raster pixels. */
+interface LetterCell {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** Letters forming a word's characters: counted ink columns split (touching) or merged (broken). */
+interface Segmented {
+  letters: LetterCell[];
+  ink: Box;
+  baseline: number;
+  adjusted: number;
+}
+
+const DESCENDERS = new Set([...'gjpqyQ,;']);
+
+/** Splits a word's ink into as many column runs as it has characters, or null. */
+function segment(
+  r: ScanRaster,
+  box: Box,
+  chars: string[],
+  threshold: number,
+  widthOf?: (c: string) => number | null,
+): Segmented | null {
+  const cols: number[] = [];
+  let iy0 = Infinity;
+  let iy1 = -1;
+  let ix0 = Infinity;
+  let ix1 = -1;
+  for (let x = box[0]; x < box[2]; x++) {
+    let c = 0;
+    for (let y = box[1]; y < box[3]; y++) {
+      if (greyAt(r, x, y) < threshold) {
+        c++;
+        iy0 = Math.min(iy0, y);
+        iy1 = Math.max(iy1, y);
+      }
+    }
+    cols.push(c);
+    if (c > 0) {
+      ix0 = Math.min(ix0, x);
+      ix1 = Math.max(ix1, x);
+    }
+  }
+  if (ix1 < 0) return null;
+  let runs: [number, number][] = [];
+  for (let i = 0; i < cols.length; i++) {
+    if (cols[i] === 0) continue;
+    if (runs.length && runs[runs.length - 1][1] === i) runs[runs.length - 1][1] = i + 1;
+    else runs.push([i, i + 1]);
+  }
+  // Specks (a column or two of a few pixels) are noise, not letters.
+  const height = iy1 - iy0 + 1;
+  runs = runs.filter(([a, b]) => b - a > 1 || cols.slice(a, b).some((c) => c > height * 0.15));
+  let adjusted = 0;
+  if (runs.length !== chars.length && widthOf) {
+    const shared = shareByWidths(runs, cols, chars, widthOf);
+    if (shared) {
+      adjusted += Math.abs(chars.length - runs.length);
+      runs = shared;
+    }
+  }
+  while (runs.length > chars.length && runs.length > 1) {
+    // Broken letters: join the two runs with the narrowest gap.
+    let k = 0;
+    for (let i = 1; i < runs.length - 1; i++)
+      if (runs[i + 1][0] - runs[i][1] < runs[k + 1][0] - runs[k][1]) k = i;
+    runs.splice(k, 2, [runs[k][0], runs[k + 1][1]]);
+    adjusted++;
+  }
+  while (runs.length < chars.length) {
+    // Touching letters: split the widest run at its thinnest column, away from its edges.
+    let k = 0;
+    for (let i = 1; i < runs.length; i++) if (runs[i][1] - runs[i][0] > runs[k][1] - runs[k][0]) k = i;
+    const [a, b] = runs[k];
+    if (b - a < 4) return null;
+    let cut = -1;
+    for (let x = a + Math.ceil((b - a) * 0.25); x < b - Math.ceil((b - a) * 0.25); x++)
+      if (cut < 0 || cols[x] < cols[cut]) cut = x;
+    runs.splice(k, 1, [a, cut], [cut, b]);
+    adjusted++;
+  }
+  if (runs.length !== chars.length) return null;
+  const letters = runs.map(([a, b]) => {
+    let y0 = Infinity;
+    let y1 = -1;
+    for (let x = box[0] + a; x < box[0] + b; x++)
+      for (let y = box[1]; y < box[3]; y++)
+        if (greyAt(r, x, y) < threshold) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y + 1);
+        }
+    return { x0: box[0] + a, x1: box[0] + b, y0, y1 };
+  });
+  // The baseline: the lowest ink of the letters that do not descend.
+  const feet = letters.filter((_, i) => !DESCENDERS.has(chars[i])).map((l) => l.y1);
+  const baseline = feet.length ? median(feet) : Math.max(...letters.map((l) => l.y1));
+  return { letters, ink: [ix0 + 0, iy0, ix1 + 1, iy1 + 1], baseline, adjusted };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+const lettersOf = (text: string) => Array.from(text.normalize('NFC'));
+
+/** A letter image to place: where to cut it from and where its baseline is. */
+interface Source {
+  cell: LetterCell;
+  baseline: number;
+  /** A letter drawn from a face (its cell is then in the coverage's own pixels). */
+  drawn?: DrawnLetter;
+}
+
+export function patchWord(req: PatchRequest): PatchResult {
+  const word = wordInk(req);
+  if ('refused' in word) return word;
+  const letters = letterSources(req, word);
+  if ('refused' in letters) return letters;
+  const layout = placeLetters(req, word, letters);
+  if ('refused' in layout) return layout;
+  const paperColour = paperAround(req.raster, layout.box, word);
+  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, paperColour);
+  layNewLetters(pixels, req.raster, layout, word, letters, paperColour);
+  return patched(word, letters, layout, paperColour, pixels);
+}
+
+type Refused = Extract<PatchResult, { refused: string }>;
+
+/** The word's letters, old and new, and its own ink: its box, its height and the scan's levels there. */
+interface WordInk {
+  oldChars: string[];
+  newChars: string[];
+  h: number;
+  around: Box;
+  lv: { paper: number; ink: number; threshold: number };
+}
+
+function wordInk(req: PatchRequest): WordInk | Refused {
+  const r = req.raster;
+  const target = req.target;
+  const oldChars = lettersOf(target.text).filter((c) => !/\s/.test(c));
+  const newChars = lettersOf(req.replacement).filter((c) => !/\s/.test(c));
+  if (lettersOf(req.replacement).some((c) => /\s/.test(c)))
+    return {
+      refused: 'the replacement has a space; a patch replaces one word with one word',
+      code: 'patch_one_word',
+      evidence: {},
+    };
+  const h = target.box[3] - target.box[1];
+  // The word's own ink: its recognised box widened a little sideways (recognition boxes can clip
+  // serifs) but hardly at all up and down, where the lines above and below may come close.
+  const vpad = Math.max(2, h * 0.04);
+  const around = clampBox(
+    [target.box[0] - h * 0.1, target.box[1] - vpad, target.box[2] + h * 0.1, target.box[3] + vpad],
+    r,
+  );
+  const lv = levels(
+    r,
+    clampBox([around[0] - h * 0.5, around[1] - h * 0.3, around[2] + h * 0.5, around[3] + h * 0.3], r),
+  );
+  // Faint or blurred letters (a low-quality JPEG, a soft scan) cut and moved are read as other
+  // letters by some readers: below this contrast the engine does not rearrange them. (At 0.8, with
+  // letters split by columns alone and spaced by cell, native tesseract misread 3 of 8 soft patches
+  // tesseract.js read right; split and spaced by a face's widths, it read all 6 that verified at 0.5.)
+  if ((lv.paper - lv.ink) / Math.max(1, lv.paper) < MIN_CONTRAST)
+    return {
+      refused: `the scan's letters are too faint or blurred here (ink ${Math.round(lv.ink)} on paper ${Math.round(lv.paper)}) to be cut and moved surely`,
+      code: 'patch_faint_scan',
+      evidence: { ink: Math.round(lv.ink), paper: Math.round(lv.paper), min_contrast: MIN_CONTRAST },
+    };
+  if (lv.paper - lv.ink < 60)
+    return {
+      refused: 'the word has too little contrast with its paper to cut letters from',
+      code: 'patch_low_contrast',
+      evidence: lv,
+    };
+  return { oldChars, newChars, h, around, lv };
+}
+
+/** Where each new letter comes from: the word itself, clearly read words of its size, or a face. */
+interface LetterSources {
+  own: NonNullable<ReturnType<typeof segment>>;
+  sources: Map<string, Source>;
+  /** The face whose letters look most like the word's own, and the one drawing missing letters. */
+  fit: FaceChoice | null;
+  drawing: FaceChoice | null;
+}
+
+function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refused {
+  const r = req.raster;
+  const target = req.target;
+  const { oldChars, newChars, h, around, lv } = word;
+  // Touching letters are split where a face's widths put their edges (then at the thinnest column
+  // near there): the bundled faces' widths averaged, as nothing is known of the scan's face yet.
+  const widthOf = letterWidths(req.letterFaces ?? []);
+  const own = segment(r, around, oldChars, lv.threshold, widthOf);
+  if (!own)
+    return {
+      refused: `the letters of “${target.text}” could not be told apart on the scan`,
+      code: 'patch_unsegmented',
+      evidence: { letters: oldChars.length },
+    };
+  // Letters cut from the word itself first, then from clearly read words of the same size.
+  const sources = new Map<string, Source>();
+  oldChars.forEach((c, i) => {
+    if (!sources.has(c)) sources.set(c, { cell: own.letters[i], baseline: own.baseline });
+  });
+  const ownHeight = own.baseline - Math.min(...own.letters.map((l) => l.y0));
+  const missing = () => newChars.filter((c) => !sources.has(c));
+  for (const w of req.words) {
+    if (!missing().length) break;
+    if (w.confidence < 90 || w === target) continue;
+    const wh = w.box[3] - w.box[1];
+    if (Math.abs(wh - h) > 0.25 * h) continue;
+    const chars = lettersOf(w.text).filter((c) => !/\s/.test(c));
+    if (!chars.some((c) => missing().includes(c))) continue;
+    const box = clampBox(
+      [w.box[0] - wh * 0.1, w.box[1] - wh * 0.15, w.box[2] + wh * 0.1, w.box[3] + wh * 0.15],
+      r,
+    );
+    const seg = segment(r, box, chars, lv.threshold, widthOf);
+    if (!seg || seg.adjusted > 0) continue; // only words whose letters stand apart on their own
+    const segHeight = seg.baseline - Math.min(...seg.letters.map((l) => l.y0));
+    if (Math.abs(segHeight - ownHeight) > 0.2 * ownHeight) continue;
+    chars.forEach((c, i) => {
+      if (!sources.has(c)) sources.set(c, { cell: seg.letters[i], baseline: seg.baseline });
+    });
+  }
+  // The face whose letters look most like the word's own: it spaces moved letters and draws those
+  // the page never shows.
+  const fit = req.letterFaces?.length ? chooseFace(r, own, oldChars, lv, req.letterFaces) : null;
+  const drawing = missing().length && fit ? fit : null;
+  for (const c of drawing ? missing() : []) {
+    const d = drawing!.face.draw(c, drawing!.emPx);
+    if (!d) continue;
+    const soft = drawing!.blur ? blurred(d, drawing!.blur) : d;
+    sources.set(c, {
+      cell: { x0: 0, x1: soft.width, y0: 0, y1: soft.height },
+      baseline: soft.baseline,
+      drawn: soft,
+    });
+  }
+  if (missing().length)
+    return {
+      refused: `${missing()
+        .map((c) => `“${c}”`)
+        .join(', ')} ${missing().length > 1 ? 'are' : 'is'} not shown clearly anywhere on the page`,
+      code: 'letter_not_on_page',
+      evidence: { missing: missing() },
+    };
+  return { own, sources, fit, drawing };
+}
+
+/** The new letters placed along the word's baseline, and the box the patch covers. */
+interface Layout {
+  placed: { src: Source; x: number }[];
+  box: Box;
+}
+
+function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources): Layout | Refused {
+  const r = req.raster;
+  const target = req.target;
+  const { oldChars, newChars, h } = word;
+  const { own, sources, fit } = letters;
+  // Spacing: the word's own gap where the new word keeps a pair of its letters; elsewhere the face's
+  // side bearings for the new pair (a narrow "i" before a "d" stands further off than its cell
+  // suggests), shifted by how the scan's gaps differ from the face's on the word's own pairs; without
+  // a face, the word's own gaps in order. Letters that touched (split at their thinnest column) have
+  // no gap of their own: moved elsewhere they would touch another letter and read as one, so every
+  // gap is at least half the word's usual.
+  const measured = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
+  const positive = measured.filter((g) => g > 0);
+  const usual = positive.length ? median(positive) : Math.max(1, Math.round(h * 0.06));
+  const minGap = Math.max(1, Math.round(usual / 2));
+  const gaps = measured.map((g) => Math.max(g, minGap));
+  const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : usual;
+  const ownPair = new Map<string, number>();
+  measured.forEach((g, i) => {
+    if (g > 0 && !ownPair.has(oldChars[i] + oldChars[i + 1])) ownPair.set(oldChars[i] + oldChars[i + 1], g);
+  });
+  const spacing = fit ? pairSpacing(fit, oldChars, measured) : null;
+  const gapAfter = (i: number): number => {
+    const pair = newChars[i] + newChars[i + 1];
+    const own = ownPair.get(pair);
+    if (own !== undefined) return own;
+    const modelled = spacing?.(newChars[i], newChars[i + 1]);
+    if (modelled !== undefined && modelled !== null) return Math.max(minGap, modelled);
+    return gaps[i] ?? meanGap;
+  };
+  const placed: { src: Source; x: number }[] = [];
+  let x = own.letters[0].x0;
+  newChars.forEach((c, i) => {
+    const src = sources.get(c)!;
+    placed.push({ src, x });
+    if (i + 1 < newChars.length) x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gapAfter(i)));
+  });
+  const newRight = placed.length
+    ? placed[placed.length - 1].x +
+      (placed[placed.length - 1].src.cell.x1 - placed[placed.length - 1].src.cell.x0)
+    : x;
+  const top = Math.min(own.ink[1], ...placed.map((p) => own.baseline - (p.src.baseline - p.src.cell.y0)));
+  const bottom = Math.max(own.ink[3], ...placed.map((p) => own.baseline + (p.src.cell.y1 - p.src.baseline)));
+  const margin = 2;
+  const box = clampBox(
+    [
+      Math.min(own.ink[0], own.letters[0].x0) - margin,
+      top - margin,
+      Math.max(own.ink[2], newRight) + margin,
+      bottom + margin,
+    ],
+    r,
+  );
+  // A wider word must not run into the next word on its line.
+  const next = req.words.filter(
+    (w) =>
+      w !== target && w.box[0] >= target.box[2] - 1 && w.box[1] < target.box[3] && w.box[3] > target.box[1],
+  );
+  if (next.some((w) => w.box[0] < box[2] - margin))
+    return {
+      refused: 'the new word would run into the next word on its line',
+      code: 'patch_too_wide',
+      evidence: { right: box[2] },
+    };
+  return { placed, box };
+}
+
+/** The paper: the median colour of the light pixels in a ring around the word. */
+function paperAround(r: ScanRaster, box: Box, word: WordInk): number[] {
+  const { h, lv } = word;
+  const n = r.channels;
+  const ring: number[][] = Array.from({ length: n }, () => []);
+  const outer = clampBox([box[0] - h * 0.4, box[1] - h * 0.3, box[2] + h * 0.4, box[3] + h * 0.3], r);
+  for (let yy = outer[1]; yy < outer[3]; yy++)
+    for (let xx = outer[0]; xx < outer[2]; xx++) {
+      if (xx >= box[0] && xx < box[2] && yy >= box[1] && yy < box[3]) continue;
+      if (greyAt(r, xx, yy) < lv.threshold + (lv.paper - lv.threshold) * 0.5) continue;
+      const i = (yy * r.width + xx) * n;
+      for (let k = 0; k < n; k++) ring[k].push(r.data[i + k]);
+    }
+  const paperColour = ring.map((v) => (v.length ? median(v) : 255));
+  return paperColour;
+}
+
+/**
+ * Start from the scan itself, erase the old letters (their cells and the edge pixels around them)
+ * to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
+ * line above, a speck) stays as it was.
+ */
+function erasedOldLetters(
+  r: ScanRaster,
+  box: Box,
+  own: LetterSources['own'],
+  paperColour: number[],
+): Uint8Array {
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
+  const pixels = new Uint8Array(bw * bh * n);
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) {
+      const si = ((box[1] + y) * r.width + box[0] + x) * n;
+      for (let k = 0; k < n; k++) pixels[(y * bw + x) * n + k] = r.data[si + k];
+    }
+  const paperAt = (o: number) => {
+    for (let k = 0; k < n; k++) pixels[o + k] = r.bilevel ? 255 : paperColour[k];
+  };
+  for (const l of own.letters)
+    for (let y = Math.max(box[1], l.y0 - 2); y < Math.min(box[3], l.y1 + 2); y++)
+      for (let x = Math.max(box[0], l.x0 - 2); x < Math.min(box[2], l.x1 + 2); x++)
+        paperAt(((y - box[1]) * bw + x - box[0]) * n);
+  for (let i = 1; i < own.letters.length; i++) {
+    // The gaps between the old letters too (a kerned pair leaves edge pixels there).
+    const a = own.letters[i - 1];
+    const b = own.letters[i];
+    for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
+      for (let x = a.x1; x < b.x0; x++) paperAt(((y - box[1]) * bw + x - box[0]) * n);
+  }
+  return pixels;
+}
+
+/** The new letters laid over the erased word: cloned cells as they are, drawn ones in the ink colour. */
+function layNewLetters(
+  pixels: Uint8Array,
+  r: ScanRaster,
+  layout: Layout,
+  word: WordInk,
+  letters: LetterSources,
+  paperColour: number[],
+): void {
+  const { box, placed } = layout;
+  const { lv } = word;
+  const { own, drawing } = letters;
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
+  const inkColour = drawing ? inkColourOf(r, own, lv) : [];
+  for (const p of placed) {
+    const dy = own.baseline - p.src.baseline;
+    const d = p.src.drawn;
+    if (d) {
+      // A drawn letter: its coverage mixes the word's ink colour into the paper.
+      for (let sy = 0; sy < d.height; sy++)
+        for (let sx = 0; sx < d.width; sx++) {
+          const cov = d.coverage[sy * d.width + sx] / 255;
+          const tx = p.x + sx - box[0];
+          const ty = sy + dy - box[1];
+          if (cov <= 0.02 || tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
+          const o = (ty * bw + tx) * n;
+          if (r.bilevel) {
+            if (cov >= 0.5) pixels[o] = 0;
+            continue;
+          }
+          for (let k = 0; k < n; k++)
+            pixels[o + k] = Math.min(
+              pixels[o + k],
+              Math.round(paperColour[k] - cov * (paperColour[k] - inkColour[k])),
+            );
+        }
+      continue;
+    }
+    for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
+      for (let sx = p.src.cell.x0; sx < p.src.cell.x1; sx++) {
+        const tx = p.x + (sx - p.src.cell.x0) - box[0];
+        const ty = sy + dy - box[1];
+        if (tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
+        const g = greyAt(r, sx, sy);
+        const o = (ty * bw + tx) * n;
+        if (r.bilevel) {
+          if (g < 128) pixels[o] = 0;
+          continue;
+        }
+        // The source pixel as it is where it is darker than the paper (the letter's own ink and
+        // edges, at their own strength); the paper elsewhere, so a cut cell leaves no seam.
+        if (g >= lv.paper - 0.1 * (lv.paper - lv.ink)) continue;
+        const si = (sy * r.width + sx) * n;
+        for (let k = 0; k < n; k++) pixels[o + k] = Math.min(pixels[o + k], r.data[si + k]);
+      }
+    }
+  }
+}
+
+function patched(
+  word: WordInk,
+  letters: LetterSources,
+  layout: Layout,
+  paperColour: number[],
+  pixels: Uint8Array,
+): PatchResult {
+  const { oldChars, newChars, lv } = word;
+  const { own, sources, drawing } = letters;
+  const { box, placed } = layout;
+  const drawnCount = placed.filter((p) => p.src.drawn).length;
+  return {
+    box,
+    pixels,
+    method: drawnCount ? 'drawn' : 'clone',
+    cost: drawnCount ? 'medium' : 'low',
+    measurements: {
+      letters_cloned: newChars.length - drawnCount,
+      letters_from_word: newChars.filter((c) => oldChars.includes(c)).length,
+      letters_from_page: newChars.filter((c) => !oldChars.includes(c) && !sources.get(c)?.drawn).length,
+      ...(drawing && drawnCount
+        ? {
+            letters_drawn: drawnCount,
+            drawn_face: drawing.face.id,
+            drawn_em_px: Math.round(drawing.emPx * 10) / 10,
+            drawn_face_mismatch: Math.round(drawing.mismatch * 1000) / 1000,
+            drawn_blur_px: drawing.blur,
+          }
+        : {}),
+      segmentation_adjusted: own.adjusted,
+      paper: paperColour,
+      ink_level: Math.round(lv.ink),
+    },
+  };
+}
+
+/** The face chosen to draw missing letters, at the word's size and blur. */
+interface FaceChoice {
+  face: LetterFace;
+  emPx: number;
+  /** Mean share of pixels where the face's letters and the word's own disagree (0 = the same). */
+  mismatch: number;
+  /** Box-blur radius (pixels) that gives drawn letters the scan's edge softness. */
+  blur: number;
+}
+
+/** Beyond this mismatch with the word's own letters, no face is near enough to draw with. */
+const MAX_FACE_MISMATCH = 0.55;
+
+/**
+ * Chooses the face whose letters, drawn at the word's size, cover the word's own letter images best,
+ * and the blur that gives them the scan's share of soft edge pixels. Null when no face comes near.
+ */
+function chooseFace(
+  r: ScanRaster,
+  own: Segmented,
+  chars: string[],
+  lv: { paper: number; ink: number; threshold: number },
+  faces: LetterFace[],
+): FaceChoice | null {
+  // Compared on plain letters and figures (marks and punctuation are too small to measure a face).
+  const plain = chars.map((c, i) => ({ c, cell: own.letters[i] })).filter((l) => /^[\p{L}\p{N}]$/u.test(l.c));
+  if (!plain.length) return null;
+  const span = lv.paper - lv.ink;
+  let scanSoft = 0;
+  let scanCore = 0;
+  for (const { cell } of plain)
+    for (let y = cell.y0; y < cell.y1; y++)
+      for (let x = cell.x0; x < cell.x1; x++) {
+        const g = greyAt(r, x, y);
+        if (g < lv.threshold) scanCore++;
+        if (g > lv.ink + 0.15 * span && g < lv.paper - 0.15 * span) scanSoft++;
+      }
+  let best: FaceChoice | null = null;
+  for (const face of faces) {
+    const ratios: number[] = [];
+    for (const { c, cell } of plain) {
+      const d = face.draw(c, 100);
+      if (d && d.height > 0) ratios.push(((cell.y1 - cell.y0) / d.height) * 100);
+    }
+    if (ratios.length < Math.ceil(plain.length / 2)) continue;
+    const emPx = median(ratios);
+    const drawn = plain.map((l) => ({ ...l, d: face.draw(l.c, emPx) }));
+    if (drawn.some((l) => !l.d)) continue;
+    let mismatch = 0;
+    for (const { cell, d } of drawn) {
+      const g = d!;
+      const w = Math.max(g.width, cell.x1 - cell.x0);
+      const h = Math.max(g.height, cell.y1 - cell.y0);
+      let both = 0;
+      let either = 0;
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const a = x < g.width && y < g.height && g.coverage[y * g.width + x] >= 128;
+          const sx = cell.x0 + x;
+          const sy = cell.y0 + y;
+          const b = sx < cell.x1 && sy < cell.y1 && greyAt(r, sx, sy) < lv.threshold;
+          if (a && b) both++;
+          if (a || b) either++;
+        }
+      mismatch += either ? 1 - both / either : 1;
+    }
+    mismatch /= drawn.length;
+    if (best && mismatch >= best.mismatch) continue;
+    // The blur whose share of soft pixels (to core ink) is nearest the scan's.
+    const want = scanCore ? scanSoft / scanCore : 0;
+    let blur = 0;
+    let gap = Infinity;
+    for (let radius = 0; radius <= 3; radius++) {
+      let soft = 0;
+      let core = 0;
+      for (const { d } of drawn) {
+        const g = radius ? blurred(d!, radius) : d!;
+        for (const v of g.coverage) {
+          if (v >= 128) core++;
+          if (v > 0.15 * 255 && v < 0.85 * 255) soft++;
+        }
+      }
+      const off = Math.abs((core ? soft / core : 0) - want);
+      if (off < gap) {
+        gap = off;
+        blur = radius;
+      }
+    }
+    best = { face, emPx, mismatch, blur: r.bilevel ? 0 : blur };
+  }
+  return best && best.mismatch <= MAX_FACE_MISMATCH ? best : null;
+}
+
+/** A drawn letter softened by a box blur of `radius` pixels (grown by the radius on each side). */
+function blurred(d: DrawnLetter, radius: number): DrawnLetter {
+  const w = d.width + 2 * radius;
+  const h = d.height + 2 * radius;
+  const src = (x: number, y: number) => {
+    const sx = x - radius;
+    const sy = y - radius;
+    return sx >= 0 && sy >= 0 && sx < d.width && sy < d.height ? d.coverage[sy * d.width + sx] : 0;
+  };
+  const out = new Uint8Array(w * h);
+  const k = (2 * radius + 1) ** 2;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let sum = 0;
+      for (let dy = -radius; dy <= radius; dy++)
+        for (let dx = -radius; dx <= radius; dx++) sum += src(x + dx, y + dy);
+      out[y * w + x] = Math.round(sum / k);
+    }
+  return {
+    width: w,
+    height: h,
+    coverage: out,
+    baseline: d.baseline + radius,
+    advance: d.advance,
+    left: d.left - radius,
+  };
+}
+
+/** The word's ink colour: the median of its darkest pixels, per channel. */
+function inkColourOf(r: ScanRaster, own: Segmented, lv: { paper: number; ink: number }): number[] {
+  const n = r.channels;
+  const chans: number[][] = Array.from({ length: n }, () => []);
+  const dark = lv.ink + 0.2 * (lv.paper - lv.ink);
+  for (const cell of own.letters)
+    for (let y = cell.y0; y < cell.y1; y++)
+      for (let x = cell.x0; x < cell.x1; x++) {
+        if (greyAt(r, x, y) > dark) continue;
+        const i = (y * r.width + x) * n;
+        for (let k = 0; k < n; k++) chans[k].push(r.data[i + k]);
+      }
+  return chans.map((v) => (v.length ? median(v) : lv.ink));
+}
+
+/**
+ * Gaps between letters as the chosen face spaces them (right side bearing of the first plus left side
+ * bearing of the second, in scan pixels), offset by the median difference between the scan's measured
+ * gaps and the face's on the word's own pairs. Null for a pair the face cannot draw.
+ */
+function pairSpacing(
+  fit: FaceChoice,
+  oldChars: string[],
+  measured: number[],
+): (a: string, b: string) => number | null {
+  const bearings = new Map<string, { left: number; right: number } | null>();
+  const of = (c: string) => {
+    if (!bearings.has(c)) {
+      const d = fit.face.draw(c, fit.emPx);
+      bearings.set(c, d ? { left: d.left, right: d.advance - d.left - d.width } : null);
+    }
+    return bearings.get(c)!;
+  };
+  const face = (a: string, b: string) => {
+    const x = of(a);
+    const y = of(b);
+    return x && y ? x.right + y.left : null;
+  };
+  const offsets: number[] = [];
+  measured.forEach((g, i) => {
+    const f = face(oldChars[i], oldChars[i + 1]);
+    if (g > 0 && f !== null) offsets.push(g - f);
+  });
+  if (!offsets.length) return () => null;
+  const offset = median(offsets);
+  return (a, b) => {
+    const f = face(a, b);
+    return f === null ? null : f + offset;
+  };
+}
+
+/** Mean advance (per 100 px em) of a character over the faces that have it, or null. */
+function letterWidths(faces: LetterFace[]): ((c: string) => number | null) | undefined {
+  if (!faces.length) return undefined;
+  const cache = new Map<string, number | null>();
+  return (c) => {
+    if (!cache.has(c)) {
+      const ws = faces
+        .map((f) => f.draw(c, 100)?.advance)
+        .filter((w): w is number => w !== undefined && w > 0);
+      cache.set(c, ws.length ? ws.reduce((a, b) => a + b, 0) / ws.length : null);
+    }
+    return cache.get(c)!;
+  };
+}
+
+/**
+ * Shares a word's runs of ink out to its characters when their counts differ: a letter broken in
+ * several runs (a faint joint) or several touching letters in one run. Of all the ways to join
+ * neighbouring runs into one letter or split one run into several, the one whose widths best match
+ * the widths a face gives the characters; inside a split run the cuts go where those widths put the
+ * letters' edges, moved to the thinnest column within a third of a letter. Null when a character has
+ * no width.
+ */
+function shareByWidths(
+  runs: [number, number][],
+  cols: number[],
+  chars: string[],
+  widthOf: (c: string) => number | null,
+): [number, number][] | null {
+  const w = chars.map(widthOf);
+  if (w.some((v) => v === null)) return null;
+  const widths = w as number[];
+  const R = runs.length;
+  const C = chars.length;
+  // Ink is about nine tenths of a letter's advance: the scale puts the face's widths in pixels.
+  const scale = (0.9 * (runs[R - 1][1] - runs[0][0])) / widths.reduce((a, b) => a + b, 0);
+  const misfit = (have: number, want: number) => ((have - want) / Math.max(1, want)) ** 2;
+  // cost[i][j]: best misfit of runs 0..i-1 holding chars 0..j-1; how: [previous i, previous j].
+  const cost = Array.from({ length: R + 1 }, () => new Array<number>(C + 1).fill(Infinity));
+  const how = Array.from({ length: R + 1 }, () => new Array<[number, number]>(C + 1));
+  cost[0][0] = 0;
+  const relax = (i: number, j: number, pi: number, pj: number, c: number) => {
+    if (c < cost[i][j]) {
+      cost[i][j] = c;
+      how[i][j] = [pi, pj];
+    }
+  };
+  for (let i = 0; i < R; i++)
+    for (let j = 0; j < C; j++) {
+      if (cost[i][j] === Infinity) continue;
+      // One letter over runs i..i2-1 (joined across their gaps; a small price per joint).
+      for (let i2 = i + 1; i2 <= R; i2++)
+        relax(
+          i2,
+          j + 1,
+          i,
+          j,
+          cost[i][j] + misfit(runs[i2 - 1][1] - runs[i][0], widths[j] * scale) + 0.02 * (i2 - i - 1),
+        );
+      // Run i holding letters j..j2-1 (split; a small price per cut).
+      for (let j2 = j + 2; j2 <= C; j2++) {
+        let want = 0;
+        for (let q = j; q < j2; q++) want += widths[q] * scale;
+        relax(i + 1, j2, i, j, cost[i][j] + misfit(runs[i][1] - runs[i][0], want) + 0.02 * (j2 - j - 1));
+      }
+    }
+  if (cost[R][C] === Infinity) return null;
+  const steps: { runs: [number, number]; chars: [number, number] }[] = [];
+  for (let i = R, j = C; i > 0 || j > 0;) {
+    const [pi, pj] = how[i][j];
+    steps.unshift({ runs: [pi, i], chars: [pj, j] });
+    i = pi;
+    j = pj;
+  }
+  const out: [number, number][] = [];
+  for (const step of steps) {
+    const a = runs[step.runs[0]][0];
+    const b = runs[step.runs[1] - 1][1];
+    const [k, j] = step.chars;
+    if (j - k === 1) {
+      out.push([a, b]);
+      continue;
+    }
+    const total = widths.slice(k, j).reduce((x, y) => x + y, 0);
+    let start = a;
+    let acc = 0;
+    for (let q = k; q < j - 1; q++) {
+      acc += widths[q];
+      const guess = a + ((b - a) * acc) / total;
+      const reach = ((b - a) * widths[q]) / total / 3;
+      let cut = Math.round(guess);
+      for (
+        let x = Math.max(start + 1, Math.round(guess - reach));
+        x <= Math.min(b - 1, Math.round(guess + reach));
+        x++
+      )
+        if (cols[x] < cols[cut] || (cols[x] === cols[cut] && Math.abs(x - guess) < Math.abs(cut - guess)))
+          cut = x;
+      cut = Math.min(b - 1, Math.max(start + 1, cut));
+      out.push([start, cut]);
+      start = cut;
+    }
+    out.push([start, b]);
+  }
+  return out.length === C && out.every(([a, b]) => b > a) ? out : null;
+}

@@ -1,0 +1,782 @@
+// Tier 5, the pixel patch: a word on a scanned page corrected in its pixels. The word is found by
+// recognition (an OCR target) or by the invisible text layer over the scan (a text target); a
+// match a person could mistake is corrected only after the engine sees that this account was served
+// a magnified crop of it; the patch (glyphs cloned from the same page, or drawn in a matched face)
+// is written as a new image over the word's box only, the scan's own image staying byte-identical;
+// the invisible text layer, where there is one, is retyped; and the result is verified like every
+// tier (pixels outside the box, objects, other pages) plus an independent reading of the patch.
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
+import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
+import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
+import { refuse, TIER_NAMES } from '../refusals.ts';
+import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
+import { patchLetterFaces } from './letter-drawing.ts';
+import {
+  findScanImage,
+  packBilevel,
+  patchInImageSpace,
+  patchMatrix,
+  renderBoxOfUpright,
+  uprightBoxOfDevice,
+  type ScanImage,
+} from './scan-image.ts';
+import { appendPageDrawing, type ChangedObject } from '../rewrite/write.ts';
+import {
+  DECLARED_PAD_PX,
+  proveStructure,
+  renderedPage,
+  reopenOutput,
+  sha256,
+  WORKING_DPI,
+  type GuardResult,
+  type SavedCorrection,
+  type VerifyOutput,
+} from '../proof/verify.ts';
+import type { DeclaredObject } from '../proof/object-guard.ts';
+import { retypeHiddenWord, type HiddenWord } from './hidden-text.ts';
+
+/** A crop the account was served (crop.png): box in 300-dpi render pixels, pixels' dpi, when. */
+export interface ServedCrop {
+  revision_id?: string;
+  page_index: number;
+  box_render: [number, number, number, number];
+  dpi: number;
+  at: string;
+}
+
+/** Magnification a confirming crop must have, against the recognition's render dpi. */
+export const CONFIRM_MAGNIFICATION = 2;
+
+export interface PatchTarget {
+  find: string;
+  replacement: string;
+  pageIndex: number;
+  /** OCR target: which match, whether a person confirmed it, how it was recognised. */
+  matchIndex: number;
+  confirmed: boolean;
+  renderDpi: number;
+  lang: string | null;
+  /** A text target on an invisible text layer: the hidden word's box in points (device space). */
+  hidden: HiddenWord | null;
+}
+
+export interface PatchCandidate {
+  tier: 5;
+  cost: 'low' | 'medium';
+  explanation: string;
+  measurements: Record<string, unknown>;
+  warnings: string[];
+  output: Uint8Array;
+  verify: VerifyOutput;
+  beforeRender: RgbImage;
+  fingerprint: string;
+  box: Box;
+  declared: DeclaredObject[];
+  facts: PatchFacts;
+}
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
+const scaleBox = (b: Box, s: number): Box => [
+  Math.floor(b[0] * s),
+  Math.floor(b[1] * s),
+  Math.ceil(b[2] * s),
+  Math.ceil(b[3] * s),
+];
+const covers = (outer: Box, inner: Box) =>
+  outer[0] <= inner[0] && outer[1] <= inner[1] && outer[2] >= inner[2] && outer[3] >= inner[3];
+const overlap = (a: Box, b: Box) =>
+  Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
+  Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+
+/** Recognised words of a page, kept for the apply that follows a proposal (same engine slot). */
+type PageWord = { text: string; confidence: number; box_render: Box; line: number };
+const recognised: { key: string; words: PageWord[]; lang: string }[] = [];
+
+async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget) {
+  const key = `${sha256(pdf)}:${t.pageIndex}:${t.renderDpi}:${t.lang ?? ''}`;
+  const kept = recognised.find((r) => r.key === key);
+  if (kept) return kept;
+  const page = await ocrPage({
+    pdf,
+    password,
+    page_index: t.pageIndex,
+    find: '',
+    box_render: null,
+    render_dpi: t.renderDpi,
+    lang: t.lang,
+    turn: 0,
+  });
+  if (!page.available) {
+    refuse(
+      'ocr_language_unavailable',
+      page.message ?? 'No recognition data for this language.',
+      'Without recognition data the word cannot be found or checked.',
+      ['Send `lang` with an installed language.'],
+    );
+  }
+  const entry = { key, words: (page.words ?? []) as PageWord[], lang: page.lang };
+  recognised.unshift(entry);
+  recognised.splice(4);
+  return entry;
+}
+
+/** The crop request a person should look at before confirming a match (300-dpi working pixels). */
+function cropAdvice(pageIndex: number, box300: Box, renderDpi: number): string {
+  const pad = Math.round((box300[3] - box300[1]) / 2);
+  const x = Math.max(0, box300[0] - pad);
+  const y = Math.max(0, box300[1] - pad);
+  const dpi = Math.max(600, CONFIRM_MAGNIFICATION * renderDpi);
+  return `GET …/pages/${pageIndex}/crop.png?x=${x}&y=${y}&w=${box300[2] + pad - x}&h=${box300[3] + pad - y}&dpi=${dpi} (docfix review, or docfix apply --ocr, shows it)`;
+}
+
+/**
+ * Whether a served crop lets `confirmed` stand: of this page, covering the match's box, at least
+ * twice the recognition's resolution, served before now.
+ */
+export function confirmingCrop(
+  served: ServedCrop[],
+  pageIndex: number,
+  box300: Box,
+  renderDpi: number,
+  now = new Date(),
+): ServedCrop | null {
+  return (
+    served.find(
+      (c) =>
+        c.page_index === pageIndex &&
+        covers(c.box_render, box300) &&
+        c.dpi >= CONFIRM_MAGNIFICATION * renderDpi &&
+        Date.parse(c.at) <= now.getTime(),
+    ) ?? null
+  );
+}
+
+/**
+ * The run of recognised `words` (in reading order) that reads `find` where the text layer puts it
+ * (`box`): one lying mostly inside the box, else the only one on the box's line within two box
+ * widths of it (a layer drawn with substitute font widths drifts along its line). Null when no
+ * single run answers.
+ */
+function wordRunUnder<W extends { text: string; box_render: number[]; line: number }>(
+  words: W[],
+  find: string,
+  box: Box,
+): W[] | null {
+  const runs = exactWordRuns(words, find).map((run) => ({
+    run,
+    box: union(run.map((w) => w.box_render as Box)),
+  }));
+  const inside = runs.filter((r) => overlap(r.box, box) >= 0.45 * area(r.box));
+  if (inside.length === 1) return inside[0].run;
+  if (inside.length > 1) return null;
+  const width = box[2] - box[0];
+  const onLine = runs.filter((r) => {
+    const h = r.box[3] - r.box[1];
+    const shared = Math.min(r.box[3], box[3]) - Math.max(r.box[1], box[1]);
+    const gap = Math.max(0, r.box[0] - box[2], box[0] - r.box[2]);
+    return shared >= 0.5 * h && gap <= 2 * width;
+  });
+  return onLine.length === 1 ? onLine[0].run : null;
+}
+
+/** Finds the scanned word: the OCR match chosen, or the recognised words under a hidden word. */
+async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarget, served: ServedCrop[]) {
+  const { words, lang } = await pageWords(pdf, password, t);
+  const toPts = 72 / t.renderDpi;
+  if (t.hidden) {
+    // The text layer says the word is here; the pixels must say so too.
+    const hiddenRender = scaleBox(t.hidden.box, 1 / toPts);
+    const overlapping = words.filter(
+      (w) => overlap(w.box_render as Box, hiddenRender) > 0.3 * area(w.box_render as Box),
+    );
+    // A layer's word box can reach over a neighbour or drift along its line (its font's widths are
+    // not the scan's): the word is the scan's own reading of it there, when one answers.
+    const under = wordRunUnder(words, t.find, hiddenRender) ?? overlapping;
+    const read = under.map((w) => w.text).join(' ');
+    if (!under.length || matchForm(read) !== matchForm(t.find)) {
+      refuse(
+        'pixels_disagree',
+        `The invisible text layer says “${t.find}” here, but the scan reads “${read || 'nothing'}”.`,
+        'A pixel patch replaces what the scan shows; the engine patches only a word the scan itself shows.',
+        [
+          'Look at the page: the text layer may be a wrong recognition.',
+          'Use method "ocr" with the word as the scan shows it.',
+        ],
+        { evidence: { text_layer: t.find, recognised: read } },
+      );
+    }
+    const box = union(under.map((w) => w.box_render as Box));
+    return {
+      lang,
+      words,
+      match: { text: read, confidence: Math.min(...under.map((w) => w.confidence)), box_render: box },
+      confirmation: { needed: false, confirmed: false, crop: null as ServedCrop | null, competing: 0 },
+    };
+  }
+  const matches = findWordMatches(words, t.find) ?? [];
+  const match = matches[t.matchIndex];
+  if (!match) {
+    refuse(
+      'text_not_found',
+      matches.length
+        ? `“${t.find}” was recognised ${matches.length} time(s) on page ${t.pageIndex}; match_index ${t.matchIndex} is beyond them.`
+        : `“${t.find}” was not recognised on page ${t.pageIndex}.`,
+      'The word is found by recognising the scan at the given resolution and language.',
+      [
+        'Look at the words POST …/pages/{page}/ocr finds, and send one of them.',
+        'Try another `lang` or `render_dpi`.',
+      ],
+      { evidence: { matches: matches.length } },
+    );
+  }
+  const box300 = scaleBox(match.box_render as Box, WORKING_DPI / t.renderDpi);
+  let crop: ServedCrop | null = null;
+  if (match.needs_confirmation) {
+    const why = `${match.competing > 0 ? `${match.competing} other reading(s) on the page could be the word meant` : ''}${match.competing > 0 && match.confidence < CONFIRM_THRESHOLD ? ', and ' : ''}${match.confidence < CONFIRM_THRESHOLD ? `it was read at confidence ${match.confidence} (under ${CONFIRM_THRESHOLD})` : ''}`;
+    if (!t.confirmed) {
+      refuse(
+        'confirmation_needed',
+        `Match ${t.matchIndex} of “${t.find}” needs a person to confirm it: ${why}.`,
+        'Recognition can misread a word or number the matches in another order; the engine corrects a scanned word only when a person has looked at it.',
+        [
+          `Look at the magnified crop: ${cropAdvice(t.pageIndex, box300, t.renderDpi)}`,
+          'Then send `confirmed: true`.',
+        ],
+        { evidence: { match } },
+      );
+    }
+    crop = confirmingCrop(served, t.pageIndex, box300, t.renderDpi);
+    if (!crop) {
+      refuse(
+        'crop_not_served',
+        '`confirmed` is honoured only after this account was served a magnified crop of the match.',
+        `No crop.png of this revision covering ${JSON.stringify(box300)} (300-dpi pixels) at ${CONFIRM_MAGNIFICATION * t.renderDpi} dpi or more was served before this request.`,
+        [
+          `Request the crop first: ${cropAdvice(t.pageIndex, box300, t.renderDpi)}`,
+          'Then propose again with `confirmed: true`.',
+        ],
+        { evidence: { match, served_crops: served.length } },
+      );
+    }
+  }
+  return {
+    lang,
+    words,
+    match: { text: match.text, confidence: match.confidence, box_render: match.box_render as Box },
+    confirmation: {
+      needed: match.needs_confirmation,
+      confirmed: t.confirmed,
+      crop,
+      competing: match.competing,
+    },
+  };
+}
+
+function area(b: Box): number {
+  return Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1]);
+}
+
+function union(boxes: Box[]): Box {
+  return [
+    Math.min(...boxes.map((b) => b[0])),
+    Math.min(...boxes.map((b) => b[1])),
+    Math.max(...boxes.map((b) => b[2])),
+    Math.max(...boxes.map((b) => b[3])),
+  ];
+}
+
+/** The patch as an image XObject in the scan's own colour space (so it renders as the scan does). */
+function patchImage(doc: mupdf.PDFDocument, scan: ScanImage, patch: ReturnType<typeof patchInImageSpace>) {
+  const dict = doc.newDictionary();
+  dict.put('Type', doc.newName('XObject'));
+  dict.put('Subtype', doc.newName('Image'));
+  dict.put('Width', patch.width);
+  dict.put('Height', patch.height);
+  if (scan.stencil) {
+    // A stencil paints one colour over white paper: the patch is 1-bit, index 0 the stencil's
+    // colour and index 1 paper white, in the stencil's own colour space.
+    const { colourSpace, colour } = scan.stencil;
+    const white = colourSpace === 'DeviceCMYK' ? [0, 0, 0, 0] : colourSpace === 'DeviceRGB' ? [1, 1, 1] : [1];
+    const lookup = [...colour, ...white].map((c) => Math.round(Math.min(1, Math.max(0, c)) * 255));
+    const indexed = doc.newArray();
+    indexed.push(doc.newName('Indexed'));
+    indexed.push(doc.newName(colourSpace));
+    indexed.push(1);
+    indexed.push(doc.newByteString(lookup));
+    dict.put('ColorSpace', indexed);
+    dict.put('BitsPerComponent', 1);
+    dict.put('Filter', doc.newName('FlateDecode'));
+    const bits = packBilevel(patch.data, patch.width, patch.height);
+    return doc.addRawStream(deflateSync(bits, { level: 6 }), dict);
+  }
+  const cs = scan.composite ? doc.newName('DeviceRGB') : scan.obj.resolve().get('ColorSpace');
+  const n = scan.raster.channels;
+  // The scan's own colour space when it is a plain one of the raster's component count.
+  const components = (name: string) => (name === 'DeviceGray' || name === 'CalGray' ? 1 : 3);
+  const reusable =
+    (cs.isName() &&
+      ['DeviceGray', 'DeviceRGB', 'CalGray', 'CalRGB'].includes(cs.asName()) &&
+      components(cs.asName()) === n) ||
+    (cs.isArray() &&
+      (cs.get(0).asName() === 'ICCBased'
+        ? cs.get(1).resolve().get('N').asNumber() === n
+        : ['CalGray', 'CalRGB'].includes(cs.get(0).asName()) && components(cs.get(0).asName()) === n));
+  dict.put('ColorSpace', reusable ? cs : doc.newName(n === 1 ? 'DeviceGray' : 'DeviceRGB'));
+  const bilevel = scan.raster.bilevel && n === 1;
+  dict.put('BitsPerComponent', bilevel ? 1 : 8);
+  dict.put('Filter', doc.newName('FlateDecode'));
+  const data = bilevel ? packBilevel(patch.data, patch.width, patch.height) : patch.data;
+  return doc.addRawStream(deflateSync(data, { level: 6 }), dict);
+}
+
+const LEADING = /^[\p{P}\p{S}]+/u;
+const TRAILING = /[\p{P}\p{S}]+$/u;
+
+/**
+ * The replacement as the patch must draw it: recognition reads a word with the punctuation that
+ * touches it ("example."), the search ignores that punctuation, so what the find did not name is
+ * kept around the replacement (the full stop stays where it was).
+ */
+export function withRecognisedAffixes(recognised: string, find: string, replacement: string): string {
+  const lead = LEADING.test(find) ? '' : (LEADING.exec(recognised)?.[0] ?? '');
+  const trail = TRAILING.test(find) ? '' : (TRAILING.exec(recognised)?.[0] ?? '');
+  return lead + replacement + trail;
+}
+
+function freshXObjectName(page: mupdf.PDFPage): string {
+  const xobjects = page.getObject().getInheritable('Resources').get('XObject');
+  for (let i = 1; ; i++) {
+    const name = `DfxPatch${i}`;
+    if (!xobjects.isDictionary() || xobjects.get(name).isNull()) return name;
+  }
+}
+
+const fmt = (v: number) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, ''));
+
+/** Reads the patched word back from the corrected page's pixels, with tesseract.js. */
+async function readBack(
+  after: RgbImage,
+  box300: Box,
+  lang: string,
+): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[] }> {
+  const h = box300[3] - box300[1];
+  const crop = (side: number): Box => [
+    Math.max(0, Math.round(box300[0] - side * h)),
+    Math.max(0, box300[1] - Math.round(0.1 * h)),
+    Math.min(after.width, Math.round(box300[2] + side * h)),
+    Math.min(after.height, box300[3] + Math.round(0.1 * h)),
+  ];
+  // The word with some of its line on each side: recognition reads a word with its neighbours far
+  // more surely than alone (a lone non-word, as a typo fix often is, gets a low confidence). Three
+  // widths of context; the replacement must be read in each and the old word in none.
+  const readings: RecognisedWord[][] = [];
+  for (const side of [2, 4, 8])
+    readings.push(await recogniseWords(cropPng(after, crop(side)), lang, 'line', WORKING_DPI));
+  // And the word nearly alone, as an outside reader checks it: read surely as another word, it fails.
+  const tight = await recogniseWords(cropPng(after, crop(0.6)), lang, 'line', WORKING_DPI);
+  return { readings, tight };
+}
+
+/** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
+/** What tier 5 takes from the engine's shared steps (engine.ts): one way to render, declare and save. */
+export interface PatchHooks {
+  beforeRender(page: mupdf.PDFPage): RgbImage;
+  /** Declares the page and new objects (and, for an apply, embeds the manifest with these facts). */
+  declare(
+    doc: mupdf.PDFDocument,
+    page: mupdf.PDFPage,
+    facts: PatchFacts,
+    changed: ChangedObject[],
+  ): { declared: DeclaredObject[]; rewrittenExisting: number[] };
+  save(
+    doc: mupdf.PDFDocument,
+    opened: ReturnType<typeof openPdf>,
+    pageCount: number,
+    changed: ChangedObject[],
+    objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
+  ): SavedCorrection;
+}
+
+/** What the manifest records of a patch. */
+export interface PatchFacts {
+  box: Box;
+  cost: 'low' | 'medium';
+  confirmation?: Record<string, unknown>;
+}
+
+export async function attemptPixelPatch(
+  pdf: Uint8Array,
+  password: string,
+  t: PatchTarget,
+  served: ServedCrop[],
+  hooks: PatchHooks,
+): Promise<PatchCandidate> {
+  refuseNoChange(t);
+  const located = await locateScannedWord(pdf, password, t, served);
+  const opened = openPdf(pdf, password);
+  const doc = opened.doc;
+  try {
+    const pageCount = doc.countPages();
+    const page = loadPage(doc, t.pageIndex);
+    // The page as it was, before anything is written into it.
+    const before = hooks.beforeRender(page);
+    const { scan, request } = patchRequest(page, located, t);
+    const patch = patchOrRefuse(request);
+    refuseDrawnOver(scan, patch);
+    const written = writePatch(doc, page, scan, patch, located, t);
+    const { inImage, hidden, changedObjects } = written;
+    const patchBox300 = renderBoxOfUpright(scan, patch.box, WORKING_DPI);
+    const confirmation = confirmationOf(located);
+    const facts: PatchFacts = {
+      box: patchBox300,
+      cost: patch.cost,
+      ...(located.confirmation.needed ? { confirmation } : {}),
+    };
+    const objects = hooks.declare(doc, page, facts, changedObjects);
+    const saved = hooks.save(doc, opened, pageCount, changedObjects, objects);
+    const verify = await verifyPatch({
+      ...saved,
+      before,
+      patchBox300,
+      find: t.find,
+      replacement: t.replacement,
+      lang: located.lang,
+      hiddenRetyped: hidden.retyped,
+      hiddenBefore: hidden.before,
+    });
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify({ tier: 5, page: t.pageIndex, box: inImage.box, patch: sha256(inImage.data) }))
+      .digest('hex');
+    return {
+      tier: 5,
+      cost: patch.cost,
+      explanation: patchExplanation(located, t, patch, written),
+      measurements: patchMeasurements(located, t, scan, patch, written, confirmation, patchBox300),
+      warnings: [
+        ...(located.confirmation.needed
+          ? [`The match was confirmed by a person after a magnified crop (${TIER_NAMES[5]}).`]
+          : []),
+      ],
+      output: saved.output,
+      verify,
+      beforeRender: before,
+      fingerprint,
+      box: patchBox300,
+      declared: objects.declared,
+      facts,
+    };
+  } finally {
+    doc.destroy();
+  }
+}
+
+type LocatedWord = Awaited<ReturnType<typeof locateScannedWord>>;
+type Scan = Exclude<ReturnType<typeof findScanImage>, { refused: string }>;
+type Patch = Exclude<ReturnType<typeof patchWord>, { refused: string }>;
+type WrittenPatch = ReturnType<typeof writePatch>;
+
+function refuseNoChange(t: PatchTarget): void {
+  if (t.replacement === '' || t.replacement === t.find) {
+    refuse(
+      t.replacement === '' ? 'empty_replacement' : 'identical_replacement',
+      t.replacement === '' ? 'The replacement is empty.' : 'The replacement is the same as the text found.',
+      'A pixel patch replaces one word with another.',
+      ['Send the corrected word as `replacement`.'],
+    );
+  }
+}
+
+/** The scan image under the word, and what patchWord is asked: the raster, the words on it, the target. */
+function patchRequest(
+  page: mupdf.PDFPage,
+  located: LocatedWord,
+  t: PatchTarget,
+): { scan: Scan; request: PatchRequest } {
+  const toPts = 72 / t.renderDpi;
+  const wordBox = located.match.box_render.map((v) => v * toPts) as Box;
+  const scan = findScanImage(page, wordBox);
+  if ('refused' in scan) {
+    refuse(
+      'not_a_scan',
+      `The word cannot be patched: ${scan.refused}.`,
+      'Tier 5 patches the pixels of a scanned image.',
+      ['Correct text pages with method "text_layer".'],
+    );
+  }
+  const rasterBox = (b: Box) =>
+    uprightBoxOfDevice(scan, [b[0] * toPts, b[1] * toPts, b[2] * toPts, b[3] * toPts]);
+  // Letters are cloned only from words the same image shows.
+  const onScan = (b: Box) => {
+    const d = scan.deviceBox;
+    return (
+      b[0] * toPts >= d[0] - 0.5 &&
+      b[1] * toPts >= d[1] - 0.5 &&
+      b[2] * toPts <= d[2] + 0.5 &&
+      b[3] * toPts <= d[3] + 0.5
+    );
+  };
+  const words: RasterWord[] = located.words
+    .filter((w) => onScan(w.box_render as Box))
+    .map((w) => ({
+      text: w.text,
+      confidence: w.confidence,
+      box: rasterBox(w.box_render as Box),
+    }));
+  const target: RasterWord = {
+    text: located.match.text,
+    confidence: located.match.confidence,
+    box: rasterBox(located.match.box_render),
+  };
+  const request: PatchRequest = {
+    raster: scan.raster,
+    words,
+    target,
+    replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
+    letterFaces: patchLetterFaces(),
+  };
+  return { scan, request };
+}
+
+function patchOrRefuse(request: PatchRequest): Patch {
+  const patch = patchWord(request);
+  if ('refused' in patch) {
+    refuse(
+      patch.code,
+      `The word could not be patched: ${patch.refused}.`,
+      'Tier 5 builds the new word from letters of the same page.',
+      ['Choose a replacement made of letters the page shows clearly.'],
+      { evidence: patch.evidence },
+    );
+  }
+  return patch;
+}
+
+/** Nothing the page draws over the scan may lie where the patch goes (the patch would hide it). */
+function refuseDrawnOver(scan: Scan, patch: Patch): void {
+  const overPatch = renderBoxOfUpright(scan, patch.box, 72);
+  const covered = scan.overlays.filter(
+    (o) => o[0] < overPatch[2] && overPatch[0] < o[2] && o[1] < overPatch[3] && overPatch[1] < o[3],
+  );
+  if (covered.length) {
+    refuse(
+      'drawn_over_scan',
+      `The word cannot be patched: the page draws ${covered.length} other thing(s) over the scan where the patch would go (a stamp, a colour layer, a line), and the patch would hide them.`,
+      'Tier 5 only patches scan pixels that nothing else covers.',
+      ['Correct a word that nothing is drawn over, or edit the drawing over it.'],
+      { evidence: { overlays: covered.map((o) => o.map((v) => Math.round(v * 10) / 10)) } },
+    );
+  }
+}
+
+/** The patch written: a new image drawn over the word, and the invisible text layer retyped. */
+function writePatch(
+  doc: mupdf.PDFDocument,
+  page: mupdf.PDFPage,
+  scan: Scan,
+  patch: Patch,
+  located: LocatedWord,
+  t: PatchTarget,
+) {
+  const toPts = 72 / t.renderDpi;
+  const inImage = patchInImageSpace(scan, patch.box, patch.pixels);
+  const image = patchImage(doc, scan, inImage);
+  const name = freshXObjectName(page);
+  const m = patchMatrix(scan, inImage.box);
+  const drawing = new TextEncoder().encode(`q ${m.map(fmt).join(' ')} cm /${name} Do Q\n`);
+  const changedObjects: ChangedObject[] = [];
+  // The invisible text layer says the new word too (search finds it, not the old one).
+  const hidden = retypeHiddenWord(doc, page, {
+    // The layer's word where the target was one (it may drift from the scan's), else the scan's.
+    box: t.hidden?.box ?? [
+      located.match.box_render[0] * toPts,
+      located.match.box_render[1] * toPts,
+      located.match.box_render[2] * toPts,
+      located.match.box_render[3] * toPts,
+    ],
+    find: t.hidden?.text ?? t.find,
+    replacement: t.replacement,
+  });
+  changedObjects.push(...hidden.changed);
+  changedObjects.push(...appendPageDrawing(doc, page, drawing, new Map([[name, image]])));
+  changedObjects.push({
+    num: image.asIndirect(),
+    kind: 'image',
+    replaces: 0,
+    bytes_before: 0,
+    bytes_after: inImage.data.length,
+  });
+  return { inImage, hidden, changedObjects };
+}
+
+/** What the engine checked for a match that needed a person (the manifest records it). */
+function confirmationOf(located: LocatedWord) {
+  return {
+    needed: located.confirmation.needed,
+    confirmed: located.confirmation.confirmed,
+    competing: located.confirmation.competing,
+    crop: located.confirmation.crop
+      ? {
+          box_render: located.confirmation.crop.box_render,
+          dpi: located.confirmation.crop.dpi,
+          served_at: located.confirmation.crop.at,
+        }
+      : null,
+    checked_by: 'engine',
+  };
+}
+
+function patchMeasurements(
+  located: LocatedWord,
+  t: PatchTarget,
+  scan: Scan,
+  patch: Patch,
+  written: WrittenPatch,
+  confirmation: ReturnType<typeof confirmationOf>,
+  patchBox300: Box,
+): Record<string, unknown> {
+  const { inImage, hidden } = written;
+  return {
+    method: patch.method,
+    recognised: {
+      text: located.match.text,
+      confidence: located.match.confidence,
+      lang: located.lang,
+      render_dpi: t.renderDpi,
+    },
+    confirmation,
+    scan: {
+      image: scan.name,
+      width: scan.width,
+      height: scan.height,
+      dpi: round1(scan.pixelsPerPoint * 72),
+      bilevel: scan.raster.bilevel,
+      colour_components: scan.raster.channels,
+      ...(scan.stencil ? { stencil: scan.stencil } : {}),
+      ...(scan.composite ? { composite_layers: scan.composite.layers } : {}),
+    },
+    patch_box_image_px: inImage.box,
+    patch_box_render: patchBox300,
+    text_layer: hidden.retyped
+      ? hidden.detail
+      : hidden.before
+        ? `not retyped: ${hidden.detail}`
+        : 'none on this page',
+    ...patch.measurements,
+  };
+}
+
+function patchExplanation(located: LocatedWord, t: PatchTarget, patch: Patch, written: WrittenPatch): string {
+  const { inImage, hidden } = written;
+  return `Tier 5 (pixel patch): “${located.match.text}” on the scan becomes “${t.replacement}” ${
+    patch.method === 'clone'
+      ? 'with letters cloned from the same page, aligned on the word’s baseline and spacing and blended into the paper around it'
+      : 'with letters the page never shows drawn in a matched face at the scan’s resolution and blur'
+  }; the patch is a new image over the word’s box only (${inImage.width}×${inImage.height} scan pixels) and the scan image is unchanged${
+    hidden.retyped ? '; the invisible text layer now says the new word' : ''
+  }.`;
+}
+
+interface PatchVerifyInput extends SavedCorrection {
+  before: RgbImage;
+  patchBox300: Box;
+  find: string;
+  replacement: string;
+  lang: string;
+  hiddenRetyped: boolean;
+  hiddenBefore: boolean;
+}
+
+/**
+ * The proof of a patch: outside its box every pixel unchanged, inside it recognition reads the
+ * replacement and not the old word, the text layer (if any) says the replacement, and the objects
+ * and other pages as for every tier.
+ */
+async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
+  const { doc, reopen } = reopenOutput(v);
+  try {
+    const guards: GuardResult[] = [];
+    const page = loadPage(doc, v.pageIndex);
+    const after = renderPageRgb(page, WORKING_DPI);
+    const declared = padBox(v.patchBox300, DECLARED_PAD_PX, after);
+    const diff = diffRenders(v.before, after, declared);
+    guards.push({
+      name: 'patch_confined',
+      passed: diff.outside_pixels === 0,
+      detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
+    });
+    const { readings, tight } = await readBack(after, v.patchBox300, v.lang);
+    const wanted = matchForm(v.replacement);
+    const old = matchForm(v.find);
+    const found = readings.flat().filter((w) => matchForm(w.text) === wanted);
+    const best = found.length ? Math.max(...found.map((w) => w.confidence)) : null;
+    // Read so in every reading, not once by chance.
+    const agreeing = readings.filter((r) => r.some((w) => matchForm(w.text) === wanted)).length;
+    const oldStill = old !== wanted && [...readings.flat(), ...tight].some((w) => matchForm(w.text) === old);
+    // Read alone, the patch must not be read surely as some other word of its length.
+    const other = tight.find(
+      (w) =>
+        w.confidence >= 80 &&
+        matchForm(w.text) !== wanted &&
+        Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
+        matchForm(w.text).length >= 3,
+    );
+    const threshold = CONFIRM_THRESHOLD;
+    guards.push({
+      name: 'recognition_reads_replacement',
+      passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
+      detail: `recognition of the patched line reads ${readings
+        .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
+        .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
+        oldStill ? `, and still “${v.find}”` : ''
+      }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
+    });
+    if (v.hiddenBefore) {
+      const text = page.toStructuredText('preserve-whitespace').asText();
+      const count = (s: string, w: string) => s.split(w).length - 1;
+      const beforeDoc = openPdf(v.input, v.password).doc;
+      let textBefore = '';
+      try {
+        textBefore = loadPage(beforeDoc, v.pageIndex).toStructuredText('preserve-whitespace').asText();
+      } finally {
+        beforeDoc.destroy();
+      }
+      const ok =
+        v.hiddenRetyped &&
+        count(text, v.replacement) === count(textBefore, v.replacement) + 1 &&
+        (v.replacement.includes(v.find) || count(text, v.find) === count(textBefore, v.find) - 1);
+      guards.push({
+        name: 'text_layer_true',
+        passed: ok,
+        detail: ok
+          ? `the invisible text layer now says “${v.replacement}” where it said “${v.find}”`
+          : `the invisible text layer does not say “${v.replacement}” in place of “${v.find}”`,
+      });
+    }
+    guards.push(reopen);
+    const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
+    guards.push(...proof.guards);
+    const failures = guards.filter((g) => !g.passed).map((g) => `${g.name}: ${g.detail}`);
+    return {
+      passed: failures.length === 0,
+      failure_reason: failures.length ? failures.join('; ') : null,
+      output_sha256: sha256(v.output),
+      dpi: WORKING_DPI,
+      pages: proof.pages,
+      guards,
+      stream_changes: proof.stream_changes,
+      declared_box: declared,
+      changed_box: diff.bbox,
+      text_before: v.find,
+      text_after: v.replacement,
+      diff,
+      afterRender: after,
+    };
+  } finally {
+    doc.destroy();
+  }
+}
+
+export const _internals = { confirmingCrop, cropAdvice };
