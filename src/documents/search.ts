@@ -5,7 +5,7 @@
 // is a target a correction can take: its page, its text as on the page and the engine's match_index.
 // The pages' text is kept per revision in folded form (text-index.ts): pages whose text cannot hold
 // the query are not read again, and a page is read character by character only when it may match.
-import { readPageText as readTextLines, type TextLine } from '../corrections/page-text.ts';
+import { readPageText as readTextLines, type TextLine } from '../corrections/locate/page-text.ts';
 import { DocfixError } from '../errors.ts';
 import { loadPage, type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchHit, SearchOut } from '../schemas.ts';

@@ -7,11 +7,11 @@
 // whose character boxes MuPDF puts an em off — those that touch it); where a font's own maps read
 // its codes otherwise than MuPDF does, the page read through its codes as poppler reads it
 // (corrections/code-reading.ts), as the engine's own check does.
-import { codeReading } from '../corrections/code-reading.ts';
-import { GlyphIndex } from '../corrections/locate.ts';
-import { quadBox, readPageText, type TextLine } from '../corrections/page-text.ts';
-import type { Box } from '../corrections/render-diff.ts';
-import { interpretPage, type Mat } from '../corrections/text-interpreter.ts';
+import { codeReading } from '../corrections/locate/code-reading.ts';
+import { GlyphIndex } from '../corrections/locate/locate.ts';
+import { quadBox, readPageText, type TextLine } from '../corrections/locate/page-text.ts';
+import type { Box } from '../corrections/proof/render-diff.ts';
+import { interpretPage, type Mat } from '../corrections/locate/text-interpreter.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 
 export interface BoxText {

@@ -2,7 +2,7 @@
 // covers, counted, and grouped into regions a person can look at. The engine's render-diff compares
 // against one box; a revised file can declare several on a page (one per correction standing), and a
 // pair docfix did not make declares none, so every changed pixel is outside and every region shows.
-import type { Box } from '../corrections/render-diff.ts';
+import type { Box } from '../corrections/proof/render-diff.ts';
 
 /** Packed RGB render, as MuPDF's and PDFium's adapters both produce. */
 export interface Render {

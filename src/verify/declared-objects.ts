@@ -6,9 +6,9 @@
 // tree. Everything else it writes is a new object, reached only through those keys. So the declared
 // objects of a manifest are those, each with its kind; the object guard then allows changes only at
 // that kind's keys (corrections/object-guard.ts).
-import type { DeclaredObject } from '../corrections/object-guard.ts';
-import type { Manifest } from '../corrections/manifest.ts';
-import { refsOf } from '../corrections/verify.ts';
+import type { DeclaredObject } from '../corrections/proof/object-guard.ts';
+import type { Manifest } from '../corrections/save/manifest.ts';
+import { refsOf } from '../corrections/proof/verify.ts';
 import type { mupdf } from '../pdf/mupdf-adapter.ts';
 
 const numOf = (o: mupdf.PDFObject | null | undefined): number | null =>

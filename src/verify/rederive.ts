@@ -19,11 +19,11 @@ import {
   readManifestFrom,
   type Manifest,
   type ManifestCorrection,
-} from '../corrections/manifest.ts';
-import { objectsUntouched } from '../corrections/object-guard.ts';
-import { diffRenders, type Box } from '../corrections/render-diff.ts';
-import { PDFIUM_MARGIN_PX } from '../corrections/second-renderer.ts';
-import { DECLARED_PAD_PX, streamDecoder } from '../corrections/verify.ts';
+} from '../corrections/save/manifest.ts';
+import { objectsUntouched } from '../corrections/proof/object-guard.ts';
+import { diffRenders, type Box } from '../corrections/proof/render-diff.ts';
+import { PDFIUM_MARGIN_PX } from '../corrections/proof/second-renderer.ts';
+import { DECLARED_PAD_PX, streamDecoder } from '../corrections/proof/verify.ts';
 import { loadPage, openPdf, renderPageRgb, type OpenedPdf } from '../pdf/mupdf-adapter.ts';
 import { ObjectIndex } from '../pdf/xref-index.ts';
 import { checkBoxText } from './box-text.ts';

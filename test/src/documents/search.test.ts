@@ -16,8 +16,8 @@ import {
   type MatchRule,
   type Quad,
 } from '../../../src/documents/text-find.ts';
-import { findMatch } from '../../../src/corrections/locate.ts';
-import { readPageText as readTextLines } from '../../../src/corrections/page-text.ts';
+import { findMatch } from '../../../src/corrections/locate/locate.ts';
+import { readPageText as readTextLines } from '../../../src/corrections/locate/page-text.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/pdf/', import.meta.url));

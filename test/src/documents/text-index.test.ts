@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { readPageText as readTextLines } from '../../../src/corrections/page-text.ts';
+import { readPageText as readTextLines } from '../../../src/corrections/locate/page-text.ts';
 import {
   EXACT_RULE,
   findMatches,

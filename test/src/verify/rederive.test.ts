@@ -16,7 +16,7 @@ import {
   parseManifest,
   readManifest,
   type ManifestCorrection,
-} from '../../../src/corrections/manifest.ts';
+} from '../../../src/corrections/save/manifest.ts';
 import { DocfixError } from '../../../src/errors.ts';
 import { openPdf, type mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { rederiveProof, type Rederivation } from '../../../src/verify/rederive.ts';
