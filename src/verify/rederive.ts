@@ -174,29 +174,20 @@ function facts(bytes: Uint8Array, opened: OpenedPdf): FileFacts {
 
 /** The corrected file's manifest, and the check that says what was found. */
 function readDeclaration(opened: OpenedPdf): { manifest: Manifest | null; check: RederiveCheck } {
+  const without = (detail: string) => ({
+    manifest: null,
+    check: { name: 'manifest' as const, passed: false, detail },
+  });
   let bytes: Uint8Array | null;
   try {
     bytes = readManifestFrom(opened.doc);
   } catch (error) {
-    return {
-      manifest: null,
-      check: {
-        name: 'manifest',
-        passed: false,
-        detail: `the manifest could not be read: ${(error as Error).message}`,
-      },
-    };
+    return without(`the manifest could not be read: ${(error as Error).message}`);
   }
   if (!bytes)
-    return {
-      manifest: null,
-      check: {
-        name: 'manifest',
-        passed: false,
-        detail:
-          'the corrected file carries no docfix manifest: not a docfix correction, every change is undeclared',
-      },
-    };
+    return without(
+      'the corrected file carries no docfix manifest: not a docfix correction, every change is undeclared',
+    );
   try {
     const manifest = parseManifest(bytes);
     const n = manifest.corrections.length;
@@ -209,14 +200,7 @@ function readDeclaration(opened: OpenedPdf): { manifest: Manifest | null; check:
       },
     };
   } catch (error) {
-    return {
-      manifest: null,
-      check: {
-        name: 'manifest',
-        passed: false,
-        detail: `the embedded manifest is not valid: ${(error as Error).message}`,
-      },
-    };
+    return without(`the embedded manifest is not valid: ${(error as Error).message}`);
   }
 }
 
