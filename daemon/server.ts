@@ -14,6 +14,8 @@ import { TenantStore } from './storage/tenant-store.ts';
 import type { TenantStorage } from './storage/storage.ts';
 
 export const DEFAULT_TENANT = 'default';
+/** How long a stopping daemon waits for in-flight work before it exits all the same. */
+const STOP_GRACE_MS = 15_000;
 
 /**
  * First start with no keys: a default tenant and a key, remembered in the CLI config. The tenant is
@@ -88,7 +90,16 @@ export async function serve(overrides: Partial<DaemonConfig>): Promise<void> {
     stopping = true;
     process.stderr.write(`docfix daemon stopping (${signal})\n`);
     try {
-      await app.close();
+      // In-flight work gets a bounded time to finish: a request or worker that never ends must not
+      // keep the daemon (and `docfix daemon stop`, a service manager, a test) waiting for ever.
+      const closed = await Promise.race([
+        app.close().then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), STOP_GRACE_MS).unref()),
+      ]);
+      if (!closed)
+        process.stderr.write(
+          `docfix daemon: in-flight work did not finish within ${STOP_GRACE_MS / 1000} s; stopping anyway\n`,
+        );
     } finally {
       await rm(layout.pidFile, { force: true });
       await rm(layout.runFile, { force: true });

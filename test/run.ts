@@ -15,6 +15,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const testDir = join(root, 'test');
 const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$', 'i');
 const uvu = fileURLToPath(new URL('../node_modules/uvu/bin.js', import.meta.url));
+/** The longest one file may take (the slowest, the scanned-page corpus, takes about 3.5 min). */
+const FILE_LIMIT_MIN = 12;
 const lanes = Math.max(1, Number(process.env.DOCFIX_TEST_LANES) || Math.min(2, availableParallelism()));
 
 // Files known to take longest start first, so the two lanes end together; then the rest, larger first.
@@ -81,9 +83,15 @@ function runFile(file: string, index: number): Promise<FileResult> {
       env,
     });
     let out = '';
+    // A file that hangs is ended and counted failed, so a run always finishes with its counts.
+    const limit = setTimeout(() => {
+      out += `\n[${file}: still running after ${FILE_LIMIT_MIN} min; ended]\n`;
+      child.kill('SIGKILL');
+    }, FILE_LIMIT_MIN * 60_000);
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('close', (code) => {
+      clearTimeout(limit);
       // uvu's summary reads "Total: N", "Passed: N", "Skipped: N"; ANSI colours are stripped first.
       const plain = out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
