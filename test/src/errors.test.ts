@@ -9,7 +9,7 @@ import { ROUTES, type RouteId } from '../../src/api-routes.ts';
 import { DocfixError, ERROR_CODES, ERRORS } from '../../src/errors.ts';
 import { buildOpenApi } from '../../src/openapi.ts';
 
-// Part 7 of the service specification (shared/spec/service-spec.md), code and status, as written
+// Part 7 of the service specification (its error table), code and status, as written
 // there. A code the specification drops or changes is changed here by hand, on purpose.
 const SPEC_CODES = new Map<string, number>([
   ['invalid_api_key', 401],
