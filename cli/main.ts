@@ -7,6 +7,7 @@ import { DocfixError } from '../src/errors.ts';
 import type { RefusalAdvice, TierRejection } from '../src/schemas.ts';
 import { CliExit, UsageError, addGlobalOptions, c, configureOutput, info, setRawArgs } from './context.ts';
 import { exitCodesText } from './exit-codes.ts';
+import type { HelpPageRows, HelpRow } from './help-page.ts';
 import { refusalLines } from './refusal-text.ts';
 import { register as account } from './commands/account.ts';
 import { register as auditExport } from './commands/audit-export.ts';
@@ -109,6 +110,44 @@ Exit codes: docfix help exit-codes`,
     });
   applyExitOverride(program);
   return program;
+}
+
+/**
+ * The top-level help page's rows as commander lays them out (usage, options, the command groups, the
+ * examples after), written into cli/help-page-rows.ts by `node scripts/completions.ts` so that
+ * `docfix help` prints without loading this tree (cli/help-page.ts).
+ */
+export function helpPageRows(program: Command): HelpPageRows {
+  const help = program.createHelp();
+  const sections: [string, HelpRow[]][] = [];
+  const options = help.groupItems(
+    [...program.options],
+    help.visibleOptions(program),
+    (o) => o.helpGroupHeading ?? 'Options:',
+  );
+  for (const [heading, items] of options)
+    sections.push([heading, items.map((o) => [help.optionTerm(o), help.optionDescription(o)] as const)]);
+  const commands = help.groupItems(
+    [...program.commands],
+    help.visibleCommands(program),
+    (sub) => sub.helpGroup() || 'Commands:',
+  );
+  for (const [heading, items] of commands)
+    sections.push([
+      heading,
+      items.map((sub) => [help.subcommandTerm(sub), help.subcommandDescription(sub)] as const),
+    ]);
+  // The examples are added by a listener; what it writes is what follows commander's own page.
+  let written = '';
+  program.configureOutput({ writeOut: (text) => (written += text), getOutHelpWidth: () => 80 });
+  program.outputHelp();
+  const after = written.slice(program.helpInformation().length).replace(/\n$/, '');
+  return {
+    usage: help.commandUsage(program),
+    description: help.commandDescription(program),
+    sections,
+    after,
+  };
 }
 
 function applyExitOverride(cmd: Command): void {

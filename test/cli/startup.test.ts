@@ -1,5 +1,6 @@
 // Start-up (issue 30, item 9): `docfix help`, `docfix --help`, `docfix` alone and `docfix --version`
-// load the command tree and nothing heavy. A module hook (node --import) records every module the
+// load no package at all (the help page is printed from its generated rows, cli/help-page.ts), and a
+// command's own help loads the command tree and nothing heavy. A module hook (node --import) records every module the
 // process resolves; the heavy ones (the engine's WASM, the TUI, OCR, the HTTP client and its
 // schemas, the configuration store) must not be among them. Time is measured by `npm run bench`
 // (cli.help_ms), never asserted here.
@@ -77,22 +78,37 @@ async function loadedPackages(args: string[], name: string) {
 for (const [name, args] of [
   ['help', ['help']],
   ['dash-help', ['--help']],
+  ['h', ['-h']],
   ['bare', []],
-  ['upload-help', ['upload', '--help']],
 ] as const) {
-  test(`docfix ${args.join(' ') || '(no arguments)'} prints help without loading heavy modules`, async () => {
+  test(`docfix ${args.join(' ') || '(no arguments)'} prints the help page without loading the command tree`, async () => {
     const { run, urls, packages } = await loadedPackages([...args], name);
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /^Usage: docfix/);
-    assert.ok(packages.has('commander'), 'the hook saw the command tree being loaded');
     assert.ok(
-      urls.some((u) => u.includes('/cli/main.')),
-      'the hook recorded the CLI itself',
+      urls.some((u) => u.includes('/cli/help-page.')),
+      'the hook recorded the help page',
     );
-    const heavy = HEAVY.filter((p) => packages.has(p));
-    assert.equal(heavy, [], `loaded: ${[...packages].join(', ')}`);
+    assert.equal([...packages], [], 'no package at all (not even commander)');
+    assert.not.ok(
+      urls.some((u) => u.includes('/cli/main.')),
+      'the command tree is not loaded',
+    );
   });
 }
+
+test('docfix upload --help loads the command tree and nothing heavy', async () => {
+  const { run, urls, packages } = await loadedPackages(['upload', '--help'], 'upload-help');
+  assert.is(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^Usage: docfix upload/);
+  assert.ok(packages.has('commander'), 'the hook saw the command tree being loaded');
+  assert.ok(
+    urls.some((u) => u.includes('/cli/main.')),
+    'the hook recorded the CLI itself',
+  );
+  const heavy = HEAVY.filter((p) => packages.has(p));
+  assert.equal(heavy, [], `loaded: ${[...packages].join(', ')}`);
+});
 
 test('docfix --version prints the package version and loads no package at all', async () => {
   const { run, urls, packages } = await loadedPackages(['--version'], 'version');
