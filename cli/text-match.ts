@@ -136,31 +136,49 @@ function whereFound(found: SearchOut): { matches: string; pages: number[] } {
 const onPages = (pages: number[], more: boolean) =>
   `page${pages.length === 1 && !more ? '' : 's'} ${pageList(pages)}${more ? ' and more' : ''}`;
 
-/** Where else the text is, under this rule or a looser one: the lines of a not-found error. */
-async function elsewhere(client: ApiClient, documentId: string, r: TextRequest): Promise<string[]> {
+/** Where a search was narrowed to: its pages and the flag that narrowed it (`--page` or `--pages`). */
+export interface Narrowed {
+  pages: string;
+  flag: '--page' | '--pages';
+}
+
+/**
+ * Where else the text is, under this rule or a looser one: the lines of a not-found error or of a
+ * search that found nothing (`try:` lines with the flags that would find it).
+ */
+export async function elsewhere(
+  client: ApiClient,
+  documentId: string,
+  find: string,
+  flags: MatchFlags,
+  narrowed?: Narrowed,
+): Promise<string[]> {
   const lines: string[] = [];
   const tries: string[] = [];
-  if (r.page !== undefined) {
-    const all = await searchText(client, documentId, r.find, r.flags, { limit: ELSEWHERE_LIMIT });
+  if (narrowed) {
+    const all = await searchText(client, documentId, find, flags, { limit: ELSEWHERE_LIMIT });
     const { pages } = whereFound(all);
     if (pages.length > 0) {
-      lines.push(`it is on ${onPages(pages, all.truncated === true)} (${ruleName(r.flags)})`);
-      tries.push(`--page ${pages[0]}`, 'leave out --page (the whole document is searched)');
+      lines.push(`it is on ${onPages(pages, all.truncated === true)} (${ruleName(flags)})`);
+      tries.push(
+        `${narrowed.flag} ${pages[0]}`,
+        `leave out ${narrowed.flag} (the whole document is searched)`,
+      );
     }
   }
   const looser: [string, MatchFlags][] = [];
-  if (!r.flags.ignoreCase) looser.push(['--ignore-case', { ...r.flags, ignoreCase: true }]);
-  if (r.flags.word) looser.push(['without --word', { ...r.flags, word: false }]);
-  for (const [what, flags] of looser) {
-    const other = await searchText(client, documentId, r.find, flags, {
+  if (!flags.ignoreCase) looser.push(['--ignore-case', { ...flags, ignoreCase: true }]);
+  if (flags.word) looser.push(['without --word', { ...flags, word: false }]);
+  for (const [what, other] of looser) {
+    const found = await searchText(client, documentId, find, other, {
       limit: ELSEWHERE_LIMIT,
-      ...(r.page !== undefined ? { pages: String(r.page) } : {}),
+      ...(narrowed ? { pages: narrowed.pages } : {}),
     });
-    const { matches, pages } = whereFound(other);
+    const { matches, pages } = whereFound(found);
     if (pages.length > 0) {
-      const first = other.matches?.[0]?.text;
+      const first = found.matches?.[0]?.text;
       tries.push(
-        `${what} (${matches} on ${onPages(pages, other.truncated === true)}${first && first !== r.find ? `, e.g. "${first}"` : ''})`,
+        `${what} (${matches} on ${onPages(pages, found.truncated === true)}${first && first !== find ? `, e.g. "${first}"` : ''})`,
       );
     }
   }
@@ -186,7 +204,15 @@ async function notFound(
     );
   } else {
     lines.push(`"${r.find}" is not in the text layer of ${where} (${ruleName(r.flags)})`);
-    lines.push(...(await elsewhere(client, documentId, r)));
+    lines.push(
+      ...(await elsewhere(
+        client,
+        documentId,
+        r.find,
+        r.flags,
+        r.page !== undefined ? { pages: String(r.page), flag: '--page' } : undefined,
+      )),
+    );
     const scanned = found.pages_needing_recognition ?? [];
     if (scanned.length > 0) {
       lines.push(

@@ -21,6 +21,7 @@ import {
 import { formatBox, toPoints } from '../page-box.ts';
 import {
   addMatchFlags,
+  elsewhere,
   matchFlags,
   MATCH_RULE_HELP,
   pageList,
@@ -364,11 +365,11 @@ export async function runSearch(o: SearchOptions): Promise<void> {
       ['MATCH', 'PAGE', 'TEXT', 'BOX (pt)', 'CONTEXT'],
     );
   scannedNote();
-  info(
-    matches.length === 0
-      ? `No match for "${o.text}" ${c.dim(`(${ruleName(o.flags)})`)}`
-      : countLine(result, o),
-  );
+  if (matches.length > 0) return info(countLine(result, o));
+  info(`No match for "${o.text}" ${c.dim(`(${ruleName(o.flags)})`)}`);
+  // Where it is under a looser rule or on other pages, as a correction's not-found error says.
+  const narrowed = o.pages !== undefined ? { pages: o.pages, flag: '--pages' as const } : undefined;
+  for (const line of await elsewhere(client, id, o.text, o.flags, narrowed)) info(`  ${line}`);
 }
 
 export async function runAttest(o: DocOptions): Promise<void> {

@@ -258,6 +258,23 @@ test('search: --pages, --limit, --count, the closing count line and the context'
   assert.match(beyond.stderr, /page_out_of_range/);
 });
 
+test('search that finds nothing says where the text is and which flag finds it', async () => {
+  // "applications" is on page 0 only; "Applications" exactly on page 13 only.
+  const cased = await d.run(['search', review, 'APPLICATIONS']);
+  assert.is(cased.code, 0, cased.stderr);
+  assert.is(cased.stdout, '');
+  assert.match(cased.stderr, /No match for "APPLICATIONS" \(exact, case-sensitive\)/);
+  assert.match(cased.stderr, /try: --ignore-case \(2 matches on pages 0, 13, e\.g\. "applications"\)/);
+  const narrowed = await d.run(['search', review, 'Capabilities', '--pages', '5-9']);
+  assert.match(narrowed.stderr, /No match for "Capabilities"/);
+  assert.match(narrowed.stderr, /it is on page 1 \(exact, case-sensitive\)\n {2}try: --pages 1\n/);
+  const inside = await d.run(['search', review, 'organ', '--word']);
+  assert.match(
+    inside.stderr,
+    /No match for "organ" \(exact, case-sensitive, whole words\)\n {2}try: without --word \(\d+ match(es)? on page/,
+  );
+});
+
 test('--box: the box search prints crops that match; x,y,w,h is refused with a usage error', async () => {
   const hit = (await search('Capabilities')).matches[0];
   const box = hit.box.join(',');
