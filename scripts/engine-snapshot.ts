@@ -36,7 +36,6 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { canonicalize } from '../src/canonical-json.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { DocfixError } from '../src/errors.ts';
@@ -44,7 +43,8 @@ import type { ServedCrop } from '../src/corrections/scan/tier5.ts';
 import { findWordMatches, ocrPage } from '../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../src/ocr/recognizer.ts';
 import { makeScans, type ScanEntry } from '../fixtures/scans/make-scans.ts';
-import { deriveTasks, loadManifest } from '../test/src/corrections/derived-tasks.ts';
+import { deriveTasks } from '../test/src/corrections/derived-tasks.ts';
+import { corpusBytes, corpusFiles } from '../fixtures/corpus-manifest.ts';
 
 /** The fixed clock: `new Date()` and `Date.now()` answer this instant; dates given explicitly are kept. */
 const FIXED_NOW = Date.parse('2026-06-01T00:00:00.000Z');
@@ -64,7 +64,6 @@ globalThis.Date = FixedClock as DateConstructor;
 /** A folder for qpdf's files, made at start. */
 let scratch = '';
 
-const corpusDir = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
 const manifestInput = (documentId: string) => ({
@@ -195,26 +194,12 @@ const WHOLE_PAGE_SEEN = (page: number): ServedCrop[] => [
 ];
 
 function corpusTasks(): Task[] {
-  const manifest = JSON.parse(readFileSync(join(corpusDir, 'manifest.json'), 'utf8')) as {
-    files: {
-      file: string;
-      password: string | null;
-      tasks?: {
-        page: number;
-        find: string;
-        replace: string;
-        match_index: number;
-        kind: string;
-        method: string;
-      }[];
-    }[];
-  };
   const tasks: Task[] = [];
-  for (const entry of manifest.files) {
+  for (const entry of corpusFiles()) {
     const password = entry.password ?? '';
-    for (const [n, t] of (entry.tasks ?? []).entries()) {
+    for (const [n, t] of entry.tasks.entries()) {
       const id = `corpus ${entry.file} #${n} ${t.method} ${t.kind} p${t.page} ${t.find}→${t.replace}`;
-      const pdf = () => new Uint8Array(readFileSync(join(corpusDir, 'pdf', entry.file)));
+      const pdf = () => corpusBytes(entry.file);
       if (t.method === 'text_layer') {
         tasks.push({
           id,
@@ -250,12 +235,12 @@ function corpusTasks(): Task[] {
 
 function derivedTasks(): Task[] {
   const tasks: Task[] = [];
-  for (const entry of loadManifest()) {
+  for (const entry of corpusFiles()) {
     for (const t of deriveTasks(entry)) {
       tasks.push({
         id: `derived ${t.file} ${t.kind} p${t.page} ${t.find}→${t.replace}`,
         run: async () => {
-          const pdf = new Uint8Array(readFileSync(join(corpusDir, 'pdf', t.file)));
+          const pdf = corpusBytes(t.file);
           const input = textInput(pdf, t.password, { ...t, match_index: 0 }, 'doc_derived');
           return { apply: await apply(input), propose: await propose(input) };
         },

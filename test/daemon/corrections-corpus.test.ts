@@ -14,21 +14,7 @@ import * as assert from 'uvu/assert';
 import { ENGINE_TASKS } from '../../src/engine-tasks.ts';
 import { parseManifest } from '../../src/corrections/save/manifest.ts';
 import { CORPUS_DIR, makeHarness, type Harness } from './harness.ts';
-
-interface CorpusTask {
-  page: number;
-  find: string;
-  replace: string;
-  match_index: number;
-  kind: string;
-  method: string;
-  occurrences_on_page: number;
-}
-interface CorpusFile {
-  file: string;
-  password: string | null;
-  tasks: CorpusTask[];
-}
+import { corpusFiles } from '../../fixtures/corpus-manifest.ts';
 
 const FILES = [
   'latex-minimal.pdf',
@@ -38,11 +24,8 @@ const FILES = [
   'standard14-tcpdf.pdf',
   'reportlab-overlay.pdf',
 ];
-const corpus = JSON.parse(readFileSync(join(CORPUS_DIR, '..', 'manifest.json'), 'utf8')) as {
-  files: CorpusFile[];
-};
 const entries = FILES.map((name) => {
-  const entry = corpus.files.find((f) => f.file === name);
+  const entry = corpusFiles().find((f) => f.file === name);
   if (!entry) throw new Error(`${name} is not in the corpus manifest`);
   return entry;
 });

@@ -14,32 +14,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ERRORS, isErrorCode } from '../../src/errors.ts';
 import { CORPUS_DIR } from './harness.ts';
+import { corpusFiles } from '../../fixtures/corpus-manifest.ts';
 import { MUTATION_KINDS, mutate, seededRandom } from './fuzz-mutate.ts';
 import { call, startDaemon, uploadPdf, type RealDaemon } from './real-daemon.ts';
 
 const COUNT = Number(process.env.DOCFIX_FUZZ_COUNT ?? 40);
 const FIRST_SEED = Number(process.env.DOCFIX_FUZZ_SEED ?? 1);
 
-interface CorpusTask {
-  page: number;
-  find: string;
-  replace: string;
-  match_index: number;
-  kind: string;
-  method: string;
-}
-interface CorpusFile {
-  file: string;
-  bytes: number;
-  password: string | null;
-  tasks: CorpusTask[];
-}
-
-const corpus = JSON.parse(await readFile(join(CORPUS_DIR, '..', 'manifest.json'), 'utf8')) as {
-  files: CorpusFile[];
-};
 // Small files with a text-layer task: each mutant reaches propose and apply in well under a second.
-const FILES = corpus.files.filter(
+const FILES = corpusFiles().filter(
   (f) => f.bytes < 200_000 && f.tasks.some((t) => t.method === 'text_layer' && t.kind === 'same'),
 );
 

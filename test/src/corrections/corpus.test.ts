@@ -5,29 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
 import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
 import { popplerCheck } from './poppler.ts';
-
-const corpusDir = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(corpusDir, 'manifest.json'), 'utf8')) as {
-  files: {
-    file: string;
-    password: string | null;
-    owner_password: string | null;
-    tasks?: {
-      page: number;
-      find: string;
-      replace: string;
-      match_index: number;
-      kind: string;
-      method: string;
-    }[];
-  }[];
-};
+import { CORPUS_PDF, corpusFiles } from '../../../fixtures/corpus-manifest.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'docfix-corpus-'));
 
@@ -50,11 +33,11 @@ interface Row {
 const rows: Row[] = [];
 const failures: string[] = [];
 
-for (const entry of manifest.files) {
-  const tasks = (entry.tasks ?? []).filter((t) => t.method === 'text_layer');
+for (const entry of corpusFiles()) {
+  const tasks = entry.tasks.filter((t) => t.method === 'text_layer');
   if (!tasks.length) continue;
   test(`corpus: ${entry.file}`, async () => {
-    const path = join(corpusDir, 'pdf', entry.file);
+    const path = join(CORPUS_PDF, entry.file);
     const pdf = new Uint8Array(readFileSync(path));
     const password = entry.password ?? '';
     for (const t of tasks) {

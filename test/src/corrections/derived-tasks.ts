@@ -11,23 +11,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
 import { DocfixError } from '../../../src/errors.ts';
 import { popplerCheck } from './poppler.ts';
-
-export const corpusDir = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
-
-interface ManifestFile {
-  file: string;
-  password: string | null;
-  pages: number;
-  image_only_pages?: number[];
-  scan_like_pages?: number[];
-  pages_with_text_layer?: number;
-}
+import { CORPUS_PDF, corpusBytes, corpusFiles, type CorpusFile } from '../../../fixtures/corpus-manifest.ts';
 
 export interface DerivedTask {
   file: string;
@@ -74,17 +63,12 @@ function rng(seedText: string): () => number {
   };
 }
 
-export function loadManifest(): ManifestFile[] {
-  return (JSON.parse(readFileSync(join(corpusDir, 'manifest.json'), 'utf8')) as { files: ManifestFile[] })
-    .files;
-}
-
 /** Derives up to 3 tasks for one corpus file. */
-export function deriveTasks(entry: ManifestFile): DerivedTask[] {
+export function deriveTasks(entry: CorpusFile): DerivedTask[] {
   if (!entry.pages_with_text_layer) return [];
   const skip = new Set([...(entry.image_only_pages ?? []), ...(entry.scan_like_pages ?? [])]);
   const password = entry.password ?? '';
-  const bytes = new Uint8Array(readFileSync(join(corpusDir, 'pdf', entry.file)));
+  const bytes = corpusBytes(entry.file);
   let opened;
   try {
     opened = openPdf(bytes, password);
@@ -168,7 +152,7 @@ const manifestInput = {
 
 /** Runs one task through propose and apply; every verified correction is checked with poppler. */
 export async function runTask(t: DerivedTask, work: string): Promise<DerivedResult> {
-  const path = join(corpusDir, 'pdf', t.file);
+  const path = join(CORPUS_PDF, t.file);
   const pdf = new Uint8Array(readFileSync(path));
   const input: EditTaskInput = {
     pdf,
@@ -248,7 +232,7 @@ export async function runDerived(onResult?: (r: DerivedResult) => void): Promise
   const work = mkdtempSync(join(tmpdir(), 'docfix-derived-'));
   const results: DerivedResult[] = [];
   try {
-    for (const entry of loadManifest()) {
+    for (const entry of corpusFiles()) {
       for (const t of deriveTasks(entry)) {
         const r = await runTask(t, work);
         results.push(r);

@@ -3,38 +3,15 @@
 // the manifest's text-layer words on their pages, where pdftotext saw them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { mupdf, openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { inspectPdf } from '../../../src/documents/inspect.ts';
 import { searchDocument } from '../../../src/documents/search.ts';
+import { corpusBytes, corpusFiles } from '../../../fixtures/corpus-manifest.ts';
 
 mupdf.setLog({ warning() {}, error() {} });
 
-const CORPUS = fileURLToPath(new URL('../../../fixtures/corpus/', import.meta.url));
-
-interface Task {
-  page: number;
-  find: string;
-  method: string;
-  match_index: number;
-  bbox: [number, number, number, number];
-  mupdf_text_contains_find: boolean;
-}
-interface Entry {
-  file: string;
-  pages: number;
-  password: string | null;
-  encrypted: string;
-  expected: { scanned_pages?: number[]; text_pages?: number[] | 'all' };
-  image_only_pages: number[];
-  rotated_pages: Record<string, number>;
-  signatures: unknown[];
-  tasks: Task[];
-}
-
-const manifest = JSON.parse(readFileSync(`${CORPUS}manifest.json`, 'utf8')) as { files: Entry[] };
-const bytesOf = (file: string) => new Uint8Array(readFileSync(`${CORPUS}pdf/${file}`));
+const manifest = { files: corpusFiles() };
+const bytesOf = corpusBytes;
 
 test('the manifest lists the corpus (52 files)', () => {
   assert.ok(manifest.files.length >= 50);
