@@ -43,7 +43,7 @@ _docfix_flags() {
     'cert get') echo '--help -h' ;;
     'cert pdf') echo '--output -o --force -f --help -h' ;;
     'cert key') echo '--refresh --help -h' ;;
-    'cert verify') echo '--key --key-fingerprint --key-url --pin --document --original --help -h' ;;
+    'cert verify') echo '--key --key-fingerprint --key-url --pin --document --original --password --password-file --help -h' ;;
     'cert check') echo '--help -h' ;;
     'plans') echo '--help -h' ;;
     'usage') echo '--help -h' ;;

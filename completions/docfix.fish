@@ -200,6 +200,8 @@ complete -c docfix -n '__docfix_in cert verify' -l key-url -r -d 'fetch the publ
 complete -c docfix -n '__docfix_in cert verify' -l pin -d 'with --key-url: pin the keys it answers, for that address\'s deployment'
 complete -c docfix -n '__docfix_in cert verify' -l document -r -d 'also check that this corrected PDF is the one certified (by SHA-256)'
 complete -c docfix -n '__docfix_in cert verify' -l original -r -d 'with --document: also re-derive the proof of its corrections from this original (no key needed for that part)'
+complete -c docfix -n '__docfix_in cert verify' -l password -r -d 'with --original: the PDFs need a password: prompt for it, or read it from stdin with "-"'
+complete -c docfix -n '__docfix_in cert verify' -l password-file -r -d 'with --original: read their password from a file'
 complete -c docfix -n '__docfix_in cert verify' -l help -s h -d 'show help'
 complete -c docfix -n '__docfix_in cert check' -l help -s h -d 'show help'
 complete -c docfix -n '__docfix_in plans' -l help -s h -d 'show help'

@@ -26,7 +26,7 @@ import {
   warn,
 } from '../context.ts';
 import { printRederivation, rederiveFiles } from '../rederive-report.ts';
-import { readInputFile, resolveDocumentId } from '../shared.ts';
+import { readInputFile, readPassword, resolveDocumentId } from '../shared.ts';
 import {
   chooseTrust,
   fetchDaemonKeys,
@@ -187,7 +187,10 @@ export async function runCertVerify(o: CertVerifyOptions): Promise<void> {
   const used = trust.keys.find((k) => k.key_id === result.key_id);
   const fingerprint = used ? keyFingerprint(used.public_key) : null;
   // After the signature: the proof of the certified document re-derived from the files themselves.
-  const rederivation = o.original && o.document ? await rederiveFiles(o.original, o.document) : undefined;
+  const rederivation =
+    o.original && o.document
+      ? await rederiveFiles(o.original, o.document, (await readPassword(o.password)) ?? '')
+      : undefined;
   if (o.globals.json)
     printJson({
       ...result,

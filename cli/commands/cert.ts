@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { dispatch, globalOptions, UsageError, type GlobalOptions } from '../context.ts';
 import type { KeyChoice } from './cert-keys.ts';
+import { passwordSource, type PasswordSource } from '../shared.ts';
 
 // The work of each command, with Ed25519, MuPDF and the engine (--original), is loaded when the
 // command runs: `docfix help` must not pay for it.
@@ -36,6 +37,8 @@ export interface CertVerifyOptions extends KeyChoice {
   document?: string;
   /** The original PDF: also re-derive the proof of the document's corrections (cli/rederive-report.ts). */
   original?: string;
+  /** The password of the original and the corrected PDF, for the re-derivation. */
+  password?: PasswordSource;
 }
 
 export function register(program: Command): void {
@@ -138,6 +141,11 @@ export function register(program: Command): void {
       '--original <pdf>',
       'with --document: also re-derive the proof of its corrections from this original (no key needed for that part)',
     )
+    .option(
+      '--password [-]',
+      'with --original: the PDFs need a password: prompt for it, or read it from stdin with "-"',
+    )
+    .option('--password-file <file>', 'with --original: read their password from a file')
     .addHelpText(
       'after',
       `
@@ -158,6 +166,8 @@ Examples:
       if (given > 1) throw new UsageError('give one of --key, --key-fingerprint and --key-url, not several');
       if (o.pin && !o.keyUrl) throw new UsageError('--pin pins what --key-url answers: give --key-url');
       if (o.original && !o.document) throw new UsageError('--original needs --document (the corrected PDF)');
+      const password = passwordSource(o.password, o.passwordFile as string | undefined);
+      if (password && !o.original) throw new UsageError('--password is for re-deriving with --original');
       let fingerprint: string | null = null;
       if (typeof o.keyFingerprint === 'string') {
         fingerprint = (await import('../../src/certificates/crypto.ts')).parseFingerprint(o.keyFingerprint);
@@ -172,6 +182,7 @@ Examples:
         ...(o.pin ? { pin: true } : {}),
         ...(typeof o.document === 'string' ? { document: o.document } : {}),
         ...(typeof o.original === 'string' ? { original: o.original } : {}),
+        ...(password ? { password } : {}),
       };
       await dispatch('cert verify', options, async (o) => (await run()).runCertVerify(o));
     });

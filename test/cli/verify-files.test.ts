@@ -61,6 +61,22 @@ test('argv → options: one argument asks the service, two files re-derive', asy
   r = await parse(['cert', 'verify', 'c.pdf', '--document', 'd.pdf', '--original', 'o.pdf']);
   assert.equal([r.name, r.options.document, r.options.original], ['cert verify', 'd.pdf', 'o.pdf']);
   assert.match(await usage(['cert', 'verify', 'c.pdf', '--original', 'o.pdf']), /needs --document/);
+  r = await parse([
+    'cert',
+    'verify',
+    'c.pdf',
+    '--document',
+    'd.pdf',
+    '--original',
+    'o.pdf',
+    '--password',
+    '-',
+  ]);
+  assert.equal(r.options.password, { kind: 'stdin' });
+  assert.match(
+    await usage(['cert', 'verify', 'c.pdf', '--document', 'd.pdf', '--password-file', 'pw.txt']),
+    /re-deriving with --original/,
+  );
 });
 
 /** Appends a red square to page 0 in an incremental update (outside every declared box). */
