@@ -151,7 +151,9 @@ export class EngineSlots {
     while (this.slots.some((s) => s.job) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    // A worker still loading its WASM may never answer terminate(); it is unref'd, so it cannot keep
+    // the process alive, and close() must not wait on it for ever (a stopping daemon hung on one).
+    await Promise.all(this.slots.map((s) => settleWithin(s.worker.terminate(), TERMINATE_WAIT_MS)));
   }
 
   private spawn(): Slot {
@@ -257,7 +259,8 @@ export class EngineSlots {
 
   private replace(slot: Slot): void {
     const old = slot.worker;
-    this.attach(slot);
+    // A closing pool starts no fresh worker: close() could not stop one attached after it looked.
+    if (!this.closed) this.attach(slot);
     void old.terminate();
   }
 
@@ -266,4 +269,19 @@ export class EngineSlots {
     const job = this.waiting.shift();
     if (job) this.start(slot, job);
   }
+}
+
+/** How long close() waits for one worker to stop. */
+const TERMINATE_WAIT_MS = 2_000;
+
+/** Resolves when `promise` settles or after `ms`, whichever is first (never rejects). */
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => (clearTimeout(timer), resolve()),
+      () => (clearTimeout(timer), resolve()),
+    );
+  });
 }
