@@ -17,7 +17,8 @@
 //   derived: the tasks test/src/corrections/derived-tasks.ts derives from the corpus pages: apply
 //            first (the apply that does the whole work itself), then propose.
 //   scans:   fixtures/scans/make-scans.ts's scanned pages: the page recognised (src/ocr), each task's
-//            word matched over its box as scan-corpus.test.ts does, then propose and apply.
+//            word matched over its box as test/src/corrections/scan/scan-corpus.test.ts does, then
+//            propose and apply.
 //
 // What is truly per run, and how it is normalised (nothing else is; ids are not made by the engine,
 // the daemon adds proposal and verification ids):

@@ -23,7 +23,7 @@ const lanes = Math.max(1, Number(process.env.DOCFIX_TEST_LANES) || Math.min(2, a
 const SLOW_FIRST = [
   'cli/review.test.ts',
   'src/corrections/corpus.test.ts',
-  'src/corrections/scan-corpus.test.ts',
+  'src/corrections/scan/scan-corpus.test.ts',
   'src/corrections/derived.test.ts',
   'daemon/postgres.test.ts',
   'daemon/crash.test.ts',

@@ -313,6 +313,7 @@ async function upload(client: ApiClient, file: string, password: string | undefi
   }
 }
 
+/** One file fixed: uploaded, its edits made, the corrected document written to OUTDIR. */
 async function fixOne(
   client: ApiClient,
   file: string,
@@ -337,86 +338,7 @@ async function fixOne(
     report.document_id = doc.document_id;
     const id = doc.document_id;
     const attestation = await client.call('createAttestation', { body: { document_id: id }, retry: RETRY });
-    let applied = 0;
-    let failed = false;
-    for (const edit of edits) {
-      const er: EditReport = {
-        find: edit.find,
-        replace: edit.replace,
-        page: edit.page ?? null,
-        match: edit.match ?? null,
-        ignore_case: ruleOf(edit, o.flags).ignoreCase,
-        word: ruleOf(edit, o.flags).word,
-        method: edit.method,
-        found: 0,
-        skipped: failed,
-        occurrences: [],
-      };
-      report.edits.push(er);
-      if (failed) continue;
-      const occurrences = await locate(client, id, edit, o.flags);
-      er.found = occurrences.length;
-      for (const occ of occurrences) {
-        const request: EditRequest = {
-          page_index: occ.page,
-          target:
-            edit.method === 'ocr'
-              ? { method: 'ocr', find: occ.find, match_index: occ.match, confirmed: edit.confirmed === true }
-              : { method: 'text_layer', find: occ.find, match_index: occ.match },
-          replacement: edit.replace,
-          attestation_id: attestation.attestation_id,
-          font_attempt: edit.font_attempt,
-        };
-        const r = emptyOccurrence(occ);
-        er.occurrences.push(r);
-        const p = await client.call('proposeEdit', {
-          params: { document_id: id },
-          body: request,
-          retry: RETRY,
-        });
-        Object.assign(r, {
-          tier: p.tier,
-          tier_name: p.tier_name,
-          visibility_cost: p.visibility_cost,
-          explanation: p.explanation,
-          refusal: p.refusal ?? null,
-          advice: p.advice ?? null,
-          warnings: p.warnings ?? [],
-        });
-        if (p.refusal) continue;
-        if (!withinCost(p.visibility_cost, o.maxCost)) {
-          r.advice = maxCostAdvice(p, o.maxCost);
-          r.refusal = r.advice.what;
-          continue;
-        }
-        if (o.dryRun) {
-          r.status = 'proposed';
-          continue;
-        }
-        try {
-          const v = await client.call('applyEdit', {
-            params: { document_id: id },
-            body: { request, apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token } },
-            retry: RETRY,
-          });
-          r.verification_id = v.verification_id;
-          r.passed = v.passed;
-          r.outside_pixels = v.pages.reduce((n, pg) => n + pg.outside_pixels, 0);
-          r.failure_reason = v.failure_reason;
-          r.status = v.passed ? 'verified' : 'failed';
-          if (v.passed) applied++;
-          else failed = true;
-        } catch (error) {
-          if (error instanceof DocfixError && error.code === 'edit_refused') {
-            r.refusal = error.message;
-            r.advice = (error.extra.advice as RefusalAdvice | undefined) ?? null;
-            continue;
-          }
-          throw error;
-        }
-        if (failed) break;
-      }
-    }
+    const { applied, failed } = await makeEdits(client, id, attestation.attestation_id, edits, o, report);
     if (o.dryRun) {
       report.status = 'dry-run';
       return report;
@@ -429,30 +351,157 @@ async function fixOne(
       report.status = edits.length ? 'refused' : 'unchanged';
       return report;
     }
-    const exported = await client.call('exportDocument', { params: { document_id: id }, retry: RETRY });
-    const final = outputPath(o.outDir, file);
-    const temp = join(o.outDir, `.${basename(final)}.docfix-${process.pid}-${Date.now()}.tmp`);
-    try {
-      await client.download('downloadDocument', { params: { document_id: id }, retry: RETRY }, temp);
-      const sha = await sha256File(temp);
-      if (sha !== exported.output_sha256) {
-        throw new DocfixError(
-          'verification_hash_mismatch',
-          `downloaded bytes (sha256 ${sha}) are not the verified ones (${exported.output_sha256})`,
-        );
-      }
-      await rename(temp, final);
-    } finally {
-      await rm(temp, { force: true });
-    }
-    report.output = final;
-    report.output_sha256 = exported.output_sha256;
+    const written = await writeCorrected(client, id, file, o.outDir);
+    report.output = written.output;
+    report.output_sha256 = written.output_sha256;
     report.status = 'written';
   } catch (error) {
     report.error = errorInfo(error);
     report.status = 'error';
   }
   return report;
+}
+
+/**
+ * Each edit's occurrences proposed and applied, one after another, each reported in `report`; after
+ * a verification failure the rest are skipped. Answers how many were applied and whether one failed.
+ */
+async function makeEdits(
+  client: ApiClient,
+  id: string,
+  attestationId: string,
+  edits: BatchEdit[],
+  o: FixOptions,
+  report: FileReport,
+): Promise<{ applied: number; failed: boolean }> {
+  let applied = 0;
+  let failed = false;
+  for (const edit of edits) {
+    const er: EditReport = {
+      find: edit.find,
+      replace: edit.replace,
+      page: edit.page ?? null,
+      match: edit.match ?? null,
+      ignore_case: ruleOf(edit, o.flags).ignoreCase,
+      word: ruleOf(edit, o.flags).word,
+      method: edit.method,
+      found: 0,
+      skipped: failed,
+      occurrences: [],
+    };
+    report.edits.push(er);
+    if (failed) continue;
+    const occurrences = await locate(client, id, edit, o.flags);
+    er.found = occurrences.length;
+    for (const occ of occurrences) {
+      const request: EditRequest = {
+        page_index: occ.page,
+        target:
+          edit.method === 'ocr'
+            ? { method: 'ocr', find: occ.find, match_index: occ.match, confirmed: edit.confirmed === true }
+            : { method: 'text_layer', find: occ.find, match_index: occ.match },
+        replacement: edit.replace,
+        attestation_id: attestationId,
+        font_attempt: edit.font_attempt,
+      };
+      const r = emptyOccurrence(occ);
+      er.occurrences.push(r);
+      const outcome = await makeEdit(client, id, request, o, r);
+      if (outcome === 'verified') applied++;
+      if (outcome === 'failed') {
+        failed = true;
+        break;
+      }
+    }
+  }
+  return { applied, failed };
+}
+
+/**
+ * One occurrence proposed, and applied when the proposal is within the allowed cost (not on a dry
+ * run); `r` is filled with what happened. Answers 'verified', 'failed' (applied, verification
+ * failed) or null (not applied: refused, over the cost, or only proposed).
+ */
+async function makeEdit(
+  client: ApiClient,
+  id: string,
+  request: EditRequest,
+  o: FixOptions,
+  r: OccurrenceReport,
+): Promise<'verified' | 'failed' | null> {
+  const p = await client.call('proposeEdit', {
+    params: { document_id: id },
+    body: request,
+    retry: RETRY,
+  });
+  Object.assign(r, {
+    tier: p.tier,
+    tier_name: p.tier_name,
+    visibility_cost: p.visibility_cost,
+    explanation: p.explanation,
+    refusal: p.refusal ?? null,
+    advice: p.advice ?? null,
+    warnings: p.warnings ?? [],
+  });
+  if (p.refusal) return null;
+  if (!withinCost(p.visibility_cost, o.maxCost)) {
+    r.advice = maxCostAdvice(p, o.maxCost);
+    r.refusal = r.advice.what;
+    return null;
+  }
+  if (o.dryRun) {
+    r.status = 'proposed';
+    return null;
+  }
+  try {
+    const v = await client.call('applyEdit', {
+      params: { document_id: id },
+      body: { request, apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token } },
+      retry: RETRY,
+    });
+    r.verification_id = v.verification_id;
+    r.passed = v.passed;
+    r.outside_pixels = v.pages.reduce((n, pg) => n + pg.outside_pixels, 0);
+    r.failure_reason = v.failure_reason;
+    r.status = v.passed ? 'verified' : 'failed';
+    return v.passed ? 'verified' : 'failed';
+  } catch (error) {
+    if (error instanceof DocfixError && error.code === 'edit_refused') {
+      r.refusal = error.message;
+      r.advice = (error.extra.advice as RefusalAdvice | undefined) ?? null;
+      return null;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The corrected document exported and downloaded through the gate to a temporary name in OUTDIR,
+ * renamed to its final name only when its SHA-256 is the verified one.
+ */
+async function writeCorrected(
+  client: ApiClient,
+  id: string,
+  file: string,
+  outDir: string,
+): Promise<{ output: string; output_sha256: string }> {
+  const exported = await client.call('exportDocument', { params: { document_id: id }, retry: RETRY });
+  const final = outputPath(outDir, file);
+  const temp = join(outDir, `.${basename(final)}.docfix-${process.pid}-${Date.now()}.tmp`);
+  try {
+    await client.download('downloadDocument', { params: { document_id: id }, retry: RETRY }, temp);
+    const sha = await sha256File(temp);
+    if (sha !== exported.output_sha256) {
+      throw new DocfixError(
+        'verification_hash_mismatch',
+        `downloaded bytes (sha256 ${sha}) are not the verified ones (${exported.output_sha256})`,
+      );
+    }
+    await rename(temp, final);
+  } finally {
+    await rm(temp, { force: true });
+  }
+  return { output: final, output_sha256: exported.output_sha256 };
 }
 
 /** Runs `work` over `items` with at most `limit` at once, keeping the order of results. */

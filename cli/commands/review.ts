@@ -121,7 +121,7 @@ export async function runReview(o: ReviewOptions): Promise<void> {
   const client = await getClient(o.globals);
   const opened = await openDocument(client, o);
   const documentId = opened.document.document_id;
-  const { initialState } = await import('../tui/review/review-state.ts');
+  const { initialState } = await import('../tui/review/review-workflow.ts');
   const { detectGraphics, probeSixel } = await import('../tui/review/terminal-graphics.ts');
   const { startReview } = await import('../tui/review/review-app.ts');
   const colour = o.globals.color && process.env.TERM !== 'dumb';

@@ -15,15 +15,16 @@ import {
   signStatement,
   statementMatches,
   verifyCertificateSeal,
+  type CertificateStatement,
   type StatementCorrection,
 } from '../../src/certificates/statement.ts';
 import { engineIdentity } from '../../src/corrections/save/manifest.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability } from '../../src/plans.ts';
-import type { CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';
+import type { AuditChainOut, CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';
 import { certificateOut, type CertificateRecord } from '../certificate-store.ts';
 import { passGate, standingCorrections } from '../export-gate.ts';
-import type { Handlers, Services } from '../services.ts';
+import type { Caller, Handlers, Services } from '../services.ts';
 import { publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
 import { parseAuditLines } from '../storage/audit-log.ts';
 import { randomId } from '../storage/ids.ts';
@@ -231,137 +232,193 @@ async function claimedCertificateId(services: Services, file: Uint8Array): Promi
   }
 }
 
+/** What a certificate quotes, once the document's corrections and the audit record are checked. */
+interface Certifiable {
+  record: DocumentRecord;
+  release: Awaited<ReturnType<typeof gateForCertificate>>;
+  chain: AuditChainOut & { head_hash: string };
+}
+
+/**
+ * The checks before a certificate: the Business plan, a document with corrections that all stand
+ * verified and pass the export gate, and an audit record that recomputes intact.
+ */
+async function certifiable(services: Services, caller: Caller, documentId: string): Promise<Certifiable> {
+  const tenantId = caller.tenant.tenant_id;
+  if (!hasCapability(caller.tenant.plan, 'certificates')) {
+    throw new DocfixError('business_plan_required', 'Certificates belong to the Business plan.', {
+      hint: 'See `docfix plans`.',
+    });
+  }
+  const record = await services.documents.get(tenantId, documentId);
+  if (!record) throw new DocfixError('not_found', 'No such document on this account.');
+  if (record.corrections.length === 0) {
+    throw new DocfixError(
+      'nothing_to_certify',
+      'No correction was made on this document, so there is nothing to certify.',
+    );
+  }
+  const release = await gateForCertificate(services, tenantId, record);
+  const standing = release.standing;
+  if (standing.length === 0)
+    throw new DocfixError('nothing_to_certify', 'No correction stands on this document.');
+  for (const c of standing) {
+    const v = record.verifications[c.verification_id];
+    if (!c.verified || (v && !v.passed)) {
+      throw new DocfixError(
+        'correction_not_verified',
+        `Correction ${c.seq} did not verify, so no certificate can be issued while it stands.`,
+        {
+          seq: c.seq,
+        },
+      );
+    }
+  }
+  const chain = await services.audit.verifyChain(tenantId);
+  if (!chain.intact || !chain.head_hash) {
+    throw new DocfixError(
+      'record_does_not_verify',
+      `The audit record does not recompute intact (${chain.reason ?? 'no entries'}), so no certificate can quote it.`,
+      { first_broken_seq: chain.first_broken_seq },
+    );
+  }
+  return { record, release, chain: { ...chain, head_hash: chain.head_hash } };
+}
+
+/** The statement a certificate signs: the document, its standing corrections, their proof, the record. */
+function certificateStatement(
+  record: DocumentRecord,
+  release: Certifiable['release'],
+  chain: Certifiable['chain'],
+  keys: SigningKeys,
+  certificateId: string,
+  issuedAt: string,
+) {
+  const verification = release.verification;
+  const renderer =
+    typeof (verification as { renderer?: unknown }).renderer === 'string'
+      ? String((verification as { renderer?: unknown }).renderer)
+      : engineIdentity().renderer;
+  return buildStatement({
+    certificate_id: certificateId,
+    issued_at: issuedAt,
+    document_id: record.document.document_id,
+    original_sha256: record.document.original_sha256,
+    corrected_sha256: sha256(release.bytes),
+    corrections: release.standing.map((c) => statementCorrection(record, c)),
+    verification: {
+      verification_id: verification.verification_id,
+      revision_id: verification.revision_id,
+      renderer,
+      dpi: verification.dpi,
+      passed: verification.passed,
+      pages_compared: verification.pages.length,
+    },
+    audit: { head_hash: chain.head_hash, entries: chain.entries },
+    key_id: keys.current.key_id,
+    // The key itself travels in the statement, so a fingerprint alone can check it offline.
+    public_key: toBase64Url(keys.current.public_key),
+  });
+}
+
+/** The statement signed, rendered as a PDF (in an engine slot), sealed and stored as a blob. */
+async function signedCertificate(
+  services: Services,
+  caller: Caller,
+  statement: CertificateStatement,
+  keys: SigningKeys,
+  shown: { name: string; key_url: string | undefined },
+): Promise<CertificateRecord> {
+  const tenantId = caller.tenant.tenant_id;
+  const certificateId = statement.certificate_id;
+  const signed = signStatement(statement, keys.current.secret_key);
+  const rendered = await services.engine.run('certificates.render', {
+    statement,
+    statement_bytes: signed.bytes,
+    signature: signed.signature,
+    name: shown.name,
+    key_url: shown.key_url,
+  });
+  const sealed = sealFile(rendered.pdf, certificateId, keys.current.key_id, keys.current.secret_key);
+  const stored = await services.blobs.putBytes(tenantId, statement.document_id, sealed.bytes);
+  if (stored !== sealed.certificate_sha256) throw new Error('certificate blob hash mismatch');
+
+  return {
+    certificate_id: certificateId,
+    tenant_id: tenantId,
+    document_id: statement.document_id,
+    issued_at: statement.issued_at,
+    original_sha256: statement.original_sha256,
+    corrected_sha256: statement.corrected_sha256,
+    certificate_sha256: sealed.certificate_sha256,
+    corrections: statement.corrections.length,
+    key_id: keys.current.key_id,
+    algorithm: 'Ed25519',
+    statement,
+    signature: toBase64Url(signed.signature),
+    seal: sealCertificate(
+      certificateId,
+      sealed.certificate_sha256,
+      keys.current.key_id,
+      keys.current.secret_key,
+    ),
+    sealed_sha256: sealed.sealed_sha256,
+  };
+}
+
+/**
+ * The record lists the certificate and owes its audit entry in one write (audited-changes.ts).
+ * When that cannot be done (a full disk: 507), the certificate is withdrawn: never issued.
+ */
+async function recordIssued(
+  services: Services,
+  caller: Caller,
+  certificate: CertificateRecord,
+  out: ReturnType<typeof certificateOut>,
+  auditHeadHash: string,
+): Promise<void> {
+  const documentId = certificate.document_id;
+  const issued = services.changes.update(caller.tenant.tenant_id, documentId, (r) => {
+    r.certificates = [...(r.certificates ?? []), out];
+    return {
+      action: 'certificate.issue',
+      subject_type: 'document',
+      subject_id: documentId,
+      payload: {
+        certificate_id: certificate.certificate_id,
+        certificate_sha256: certificate.certificate_sha256,
+        corrected_sha256: certificate.corrected_sha256,
+        corrections: certificate.corrections,
+        key_id: certificate.key_id,
+        audit_head_hash: auditHeadHash,
+        api_key_id: caller.key.key_id,
+      },
+    };
+  });
+  await issued.catch(async (error: unknown) => {
+    await certificateStore(services).remove(certificate);
+    throw error;
+  });
+}
+
 export const certificateHandlers: Handlers = {
   async certificateKey({ services }) {
     return publishedKeyDocument(await signingKeys(services));
   },
 
   async issueCertificate({ params, body, caller, services, req }) {
-    const tenantId = caller.tenant.tenant_id;
-    if (!hasCapability(caller.tenant.plan, 'certificates')) {
-      throw new DocfixError('business_plan_required', 'Certificates belong to the Business plan.', {
-        hint: 'See `docfix plans`.',
-      });
-    }
-    const record = await services.documents.get(tenantId, params.document_id);
-    if (!record) throw new DocfixError('not_found', 'No such document on this account.');
-    if (record.corrections.length === 0) {
-      throw new DocfixError(
-        'nothing_to_certify',
-        'No correction was made on this document, so there is nothing to certify.',
-      );
-    }
-    const release = await gateForCertificate(services, tenantId, record);
-    const standing = release.standing;
-    if (standing.length === 0)
-      throw new DocfixError('nothing_to_certify', 'No correction stands on this document.');
-    for (const c of standing) {
-      const v = record.verifications[c.verification_id];
-      if (!c.verified || (v && !v.passed)) {
-        throw new DocfixError(
-          'correction_not_verified',
-          `Correction ${c.seq} did not verify, so no certificate can be issued while it stands.`,
-          {
-            seq: c.seq,
-          },
-        );
-      }
-    }
-    const chain = await services.audit.verifyChain(tenantId);
-    if (!chain.intact || !chain.head_hash) {
-      throw new DocfixError(
-        'record_does_not_verify',
-        `The audit record does not recompute intact (${chain.reason ?? 'no entries'}), so no certificate can quote it.`,
-        { first_broken_seq: chain.first_broken_seq },
-      );
-    }
-
+    const { record, release, chain } = await certifiable(services, caller, params.document_id);
     const keys = await signingKeys(services);
     const certificateId = randomId('cert');
     const issuedAt = new Date().toISOString();
-    const verification = release.verification;
-    const renderer =
-      typeof (verification as { renderer?: unknown }).renderer === 'string'
-        ? String((verification as { renderer?: unknown }).renderer)
-        : engineIdentity().renderer;
-    const statement = buildStatement({
-      certificate_id: certificateId,
-      issued_at: issuedAt,
-      document_id: record.document.document_id,
-      original_sha256: record.document.original_sha256,
-      corrected_sha256: sha256(release.bytes),
-      corrections: standing.map((c) => statementCorrection(record, c)),
-      verification: {
-        verification_id: verification.verification_id,
-        revision_id: verification.revision_id,
-        renderer,
-        dpi: verification.dpi,
-        passed: verification.passed,
-        pages_compared: verification.pages.length,
-      },
-      audit: { head_hash: chain.head_hash, entries: chain.entries },
-      key_id: keys.current.key_id,
-      // The key itself travels in the statement, so a fingerprint alone can check it offline.
-      public_key: toBase64Url(keys.current.public_key),
-    });
-    const signed = signStatement(statement, keys.current.secret_key);
-    const rendered = await services.engine.run('certificates.render', {
-      statement,
-      statement_bytes: signed.bytes,
-      signature: signed.signature,
+    const statement = certificateStatement(record, release, chain, keys, certificateId, issuedAt);
+    const certificate = await signedCertificate(services, caller, statement, keys, {
       name: (body as { name?: string } | undefined)?.name ?? '',
       key_url: keyUrl(req),
     });
-    const sealed = sealFile(rendered.pdf, certificateId, keys.current.key_id, keys.current.secret_key);
-    const stored = await services.blobs.putBytes(tenantId, record.document.document_id, sealed.bytes);
-    if (stored !== sealed.certificate_sha256) throw new Error('certificate blob hash mismatch');
-
-    const certificate: CertificateRecord = {
-      certificate_id: certificateId,
-      tenant_id: tenantId,
-      document_id: record.document.document_id,
-      issued_at: issuedAt,
-      original_sha256: statement.original_sha256,
-      corrected_sha256: statement.corrected_sha256,
-      certificate_sha256: sealed.certificate_sha256,
-      corrections: statement.corrections.length,
-      key_id: keys.current.key_id,
-      algorithm: 'Ed25519',
-      statement,
-      signature: toBase64Url(signed.signature),
-      seal: sealCertificate(
-        certificateId,
-        sealed.certificate_sha256,
-        keys.current.key_id,
-        keys.current.secret_key,
-      ),
-      sealed_sha256: sealed.sealed_sha256,
-    };
     await certificateStore(services).put(certificate);
     const out = certificateOut(certificate, true);
-    // The record lists the certificate and owes its audit entry in one write (audited-changes.ts).
-    // When that cannot be done (a full disk: 507), the certificate is withdrawn: never issued.
-    const issued = services.changes.update(tenantId, record.document.document_id, (r) => {
-      r.certificates = [...(r.certificates ?? []), out];
-      return {
-        action: 'certificate.issue',
-        subject_type: 'document',
-        subject_id: record.document.document_id,
-        payload: {
-          certificate_id: certificateId,
-          certificate_sha256: certificate.certificate_sha256,
-          corrected_sha256: certificate.corrected_sha256,
-          corrections: certificate.corrections,
-          key_id: certificate.key_id,
-          audit_head_hash: chain.head_hash,
-          api_key_id: caller.key.key_id,
-        },
-      };
-    });
-    await issued.catch(async (error: unknown) => {
-      await certificateStore(services).remove(certificate);
-      throw error;
-    });
+    await recordIssued(services, caller, certificate, out, chain.head_hash);
     return out;
   },
 

@@ -16,6 +16,7 @@ import type { EngineTaskOutput } from '../../src/engine-tasks.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { dailyCorrectionLimit, NO_LOCAL_LIMITS, planLimits, type LocalPlanLimits } from '../../src/plans.ts';
 import type {
+  ApplyBody,
   AttestationOut,
   CorrectionOut,
   EditRequest,
@@ -243,6 +244,267 @@ function contentDisposition(filenameHint: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Applying a correction: checked, run by the engine, stored (the new revision durable first, then
+// the records and their audit entry in one write).
+
+/** An apply checked against its document and its token's head, before the engine runs it. */
+interface CheckedApply {
+  tenantId: string;
+  documentId: string;
+  record: DocumentRecord;
+  request: EditRequest;
+  attestation: AttestationOut;
+  head: RevisionRecord;
+  binding: TokenBinding;
+  apply: ApplyBody['apply'];
+}
+
+/** What the engine answered an apply, its output's bytes checked against its verification. */
+interface EngineApplied {
+  proposal: EngineApplyResult['proposal'];
+  verification: EngineApplyResult['verification'];
+  output: Uint8Array;
+  outputSha: string;
+}
+
+/** The request, attestation, page and token checked against the document's head. */
+async function checkApply(
+  services: Services,
+  caller: Caller,
+  documentId: string,
+  body: ApplyBody,
+): Promise<CheckedApply> {
+  const tenantId = caller.tenant.tenant_id;
+  const record = await loadDocument(services, caller, documentId);
+  const request = withDefaults(body.request);
+  const attestation = requireAttestation(record, request.attestation_id);
+  requirePage(record, request);
+  const head = currentRevision(record);
+  const binding: TokenBinding = {
+    tenant_id: tenantId,
+    document_id: documentId,
+    head_revision_id: head.revision_id,
+    request,
+    proposal_id: body.apply.proposal_id,
+  };
+  const headCheck = checkTokenHead(services.secret, body.apply.confirm_token, binding);
+  if (!headCheck.ok) throw stale(headCheck.reason);
+  return { tenantId, documentId, record, request, attestation, head, binding, apply: body.apply };
+}
+
+/** With a place held under the daily limit: the engine's apply, the new revision, the records. */
+async function applyReserved(
+  services: Services,
+  caller: Caller,
+  apply: CheckedApply,
+): Promise<VerificationOut> {
+  const { tenantId, documentId } = apply;
+  const applied = await runApply(services, apply);
+
+  // 1. The new revision, durable before any record points to it.
+  const blobSha = await services.blobs.putBytes(tenantId, documentId, applied.output);
+
+  // 2. Under the document's lock, the head must still be the one corrected.
+  const now = new Date().toISOString();
+  const revisionId = randomId('rev');
+  const verificationId = randomId('ver');
+  const { declared_box, changed_box, text_before, text_after, ...verificationFields } = applied.verification;
+  const verification: VerificationOut = {
+    ...verificationFields,
+    verification_id: verificationId,
+    revision_id: revisionId,
+  };
+  const made: MadeCorrection = {
+    revisionId,
+    verificationId,
+    blobSha,
+    now,
+    verification,
+    declaredBox: declared_box,
+    changedBox: changed_box,
+    textBefore: text_before,
+    textAfter: text_after,
+  };
+  let correction: CorrectionRecord | null = null;
+  // 3. The records and the audit entry they owe, in one write (storage/audited-changes.ts).
+  const written = await services.changes.update(tenantId, documentId, (current) => {
+    correction = recordCorrection(current, apply, applied, made);
+    return applyEvent(caller, apply, applied, made, correction);
+  });
+  if (!written || !correction) {
+    // Deleted while the engine worked: the blob just written must not outlive its document.
+    if (!(await services.documents.get(tenantId, documentId))) {
+      await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
+    }
+    throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+  }
+  return verification;
+}
+
+/** The engine's apply of the checked request, its tier and fingerprint checked against the token. */
+async function runApply(services: Services, apply: CheckedApply): Promise<EngineApplied> {
+  const { record, head, request } = apply;
+  const pdf = await services.blobs.read(apply.tenantId, apply.documentId, head.blob_sha256);
+  const password = documentPassword(record, services);
+  let result: EngineApplyResult;
+  try {
+    result = await runEngine(
+      services,
+      'applyEdit',
+      {
+        pdf,
+        password,
+        request,
+        manifest: manifestInput(record),
+        served_regions: servedOn(record, head),
+      },
+      head.blob_sha256,
+    );
+  } catch (error) {
+    if (error instanceof DocfixError && error.code === 'edit_refused') {
+      // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.
+      const advice = error.extra.advice ?? null;
+      throw new DocfixError('edit_refused', error.message, { ...error.extra, advice });
+    }
+    throw error;
+  }
+  const { proposal, verification } = result;
+  if (proposal.refusal) throw refusal(proposal);
+  const engineCheck = checkTokenEngine(services.secret, apply.apply.confirm_token, apply.binding, {
+    fingerprint: proposal.fingerprint,
+    tier: proposal.tier,
+  });
+  if (!engineCheck.ok) throw stale(engineCheck.reason);
+
+  const output =
+    result.output instanceof Uint8Array ? result.output : new Uint8Array(result.output as ArrayLike<number>);
+  const outputSha = sha256(output);
+  if (verification.output_sha256 !== outputSha) {
+    throw new DocfixError('edit_failed', 'The engine verified other bytes than it wrote; nothing changed.');
+  }
+  return { proposal, verification, output, outputSha };
+}
+
+/** The ids, time and verification of the correction being stored, and what the engine measured. */
+interface MadeCorrection {
+  revisionId: string;
+  verificationId: string;
+  blobSha: string;
+  now: string;
+  verification: VerificationOut;
+  declaredBox: EngineApplied['verification']['declared_box'];
+  changedBox: EngineApplied['verification']['changed_box'];
+  textBefore: EngineApplied['verification']['text_before'];
+  textAfter: EngineApplied['verification']['text_after'];
+}
+
+/**
+ * Inside the document's write: the head checked once more, then the new revision, the correction,
+ * its verification and the document's head recorded. Answers the correction recorded.
+ */
+function recordCorrection(
+  current: DocumentRecord,
+  apply: CheckedApply,
+  applied: EngineApplied,
+  made: MadeCorrection,
+): CorrectionRecord {
+  const { head, attestation, request } = apply;
+  const { proposal } = applied;
+  const { verification, revisionId, verificationId, now } = made;
+  const currentHead = current.document.head_revision_id ?? current.original_revision_id;
+  if (currentHead !== head.revision_id) {
+    throw stale(
+      'The document changed while this correction was being made (another correction won). Propose again.',
+    );
+  }
+  if (!current.attestations.some((a) => a.attestation_id === attestation.attestation_id)) {
+    throw new DocfixError('attestation_required', 'The attestation of this correction is gone.');
+  }
+  // A new correction after undo leaves the undone ones behind (kept, marked discarded).
+  for (const c of current.corrections) if (c.status === 'undone') c.status = 'discarded';
+  const seq = current.corrections.reduce((max, c) => Math.max(max, c.seq), 0) + 1;
+  current.revisions.push({
+    revision_id: revisionId,
+    parent_revision_id: head.revision_id,
+    blob_sha256: made.blobSha,
+    correction_seq: seq,
+    created_at: now,
+  });
+  const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
+  const confirmation = confirmationChecked(proposal);
+  const correction: CorrectionRecord = {
+    seq,
+    page_index: request.page_index ?? 0,
+    box_render: made.declaredBox ?? null,
+    box_dpi: verification.dpi ?? WORKING_DPI,
+    changed_render: made.changedBox ?? null,
+    changed_dpi: verification.dpi ?? WORKING_DPI,
+    text_before: made.textBefore ?? null,
+    text_after: made.textAfter ?? request.replacement ?? null,
+    visibility_cost: proposal.visibility_cost ?? 'none',
+    verified: verification.passed,
+    failure_reason: verification.failure_reason ?? null,
+    outside_pixels: outside,
+    created_at: now,
+    revision_id: revisionId,
+    parent_revision_id: head.revision_id,
+    verification_id: verificationId,
+    tier: proposal.tier,
+    tier_name: proposal.tier_name,
+    status: 'standing',
+    attestation_id: attestation.attestation_id,
+    ...(confirmation ? { confirmation } : {}),
+  };
+  current.corrections.push(correction);
+  current.verifications[verificationId] = verification;
+  current.verification_by_revision[revisionId] = verificationId;
+  current.document.head_revision_id = revisionId;
+  current.document.state = 'corrected';
+  return correction;
+}
+
+/** A scanned word's match a person had to confirm: what the engine checked goes on record. */
+function confirmationChecked(proposal: EngineApplied['proposal']): Record<string, unknown> | null {
+  const checked = (proposal.measurements as { confirmation?: { needed?: boolean } } | undefined)
+    ?.confirmation;
+  return checked?.needed ? (checked as Record<string, unknown>) : null;
+}
+
+/** The audit event the stored correction owes. */
+function applyEvent(
+  caller: Caller,
+  apply: CheckedApply,
+  applied: EngineApplied,
+  made: MadeCorrection,
+  correction: CorrectionRecord,
+): OwedEvent {
+  const confirmation = confirmationChecked(applied.proposal);
+  return {
+    action: 'correction.apply',
+    subject_type: 'document',
+    subject_id: apply.documentId,
+    payload: {
+      seq: correction.seq,
+      page_index: correction.page_index,
+      revision_id: made.revisionId,
+      parent_revision_id: apply.head.revision_id,
+      verification_id: made.verificationId,
+      output_sha256: applied.outputSha,
+      passed: made.verification.passed,
+      tier: correction.tier,
+      tier_name: correction.tier_name,
+      text_before: correction.text_before,
+      text_after: correction.text_after,
+      box_render: correction.box_render,
+      attestation_id: apply.attestation.attestation_id,
+      proposal_id: apply.apply.proposal_id,
+      key_id: caller.key.key_id,
+      ...(confirmation ? { confirmation } : {}),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Handlers.
 
 /** The audit event of an undo or a redo, owed by the record's change. */
@@ -361,178 +623,15 @@ export const correctionHandlers: Handlers = {
   },
 
   async applyEdit({ params, body, caller, services }) {
-    const tenantId = caller.tenant.tenant_id;
-    const documentId = params.document_id;
-    const record = await loadDocument(services, caller, documentId);
-    const request = withDefaults(body.request);
-    const attestation = requireAttestation(record, request.attestation_id);
-    requirePage(record, request);
-    const head = currentRevision(record);
-    const binding: TokenBinding = {
-      tenant_id: tenantId,
-      document_id: documentId,
-      head_revision_id: head.revision_id,
-      request,
-      proposal_id: body.apply.proposal_id,
-    };
-    const headCheck = checkTokenHead(services.secret, body.apply.confirm_token, binding);
-    if (!headCheck.ok) throw stale(headCheck.reason);
+    const apply = await checkApply(services, caller, params.document_id, body);
     const hold = await reserveCorrection(services, caller.tenant);
     try {
-      return await applyReserved();
-    } finally {
-      await hold.release();
-    }
-
-    async function applyReserved(): Promise<VerificationOut> {
-      const pdf = await services.blobs.read(tenantId, documentId, head.blob_sha256);
-      const password = documentPassword(record, services);
-      let result: EngineApplyResult;
-      try {
-        result = await runEngine(
-          services,
-          'applyEdit',
-          {
-            pdf,
-            password,
-            request,
-            manifest: manifestInput(record),
-            served_regions: servedOn(record, head),
-          },
-          head.blob_sha256,
-        );
-      } catch (error) {
-        if (error instanceof DocfixError && error.code === 'edit_refused') {
-          // Same head, same request: the proposal confirmed was a refusal too. Keep its advice.
-          const advice = error.extra.advice ?? null;
-          throw new DocfixError('edit_refused', error.message, { ...error.extra, advice });
-        }
-        throw error;
-      }
-      const { proposal, verification: engineVerification } = result;
-      if (proposal.refusal) throw refusal(proposal);
-      const engineCheck = checkTokenEngine(services.secret, body.apply.confirm_token, binding, {
-        fingerprint: proposal.fingerprint,
-        tier: proposal.tier,
-      });
-      if (!engineCheck.ok) throw stale(engineCheck.reason);
-
-      const output =
-        result.output instanceof Uint8Array
-          ? result.output
-          : new Uint8Array(result.output as ArrayLike<number>);
-      const outputSha = sha256(output);
-      if (engineVerification.output_sha256 !== outputSha) {
-        throw new DocfixError(
-          'edit_failed',
-          'The engine verified other bytes than it wrote; nothing changed.',
-        );
-      }
-
-      // 1. The new revision, durable before any record points to it.
-      const blobSha = await services.blobs.putBytes(tenantId, documentId, output);
-
-      // 2. Under the document's lock, the head must still be the one corrected.
-      const now = new Date().toISOString();
-      const revisionId = randomId('rev');
-      const verificationId = randomId('ver');
-      const { declared_box, changed_box, text_before, text_after, ...verificationFields } =
-        engineVerification;
-      const verification: VerificationOut = {
-        ...verificationFields,
-        verification_id: verificationId,
-        revision_id: revisionId,
-      };
-      const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
-      // A scanned word's match a person had to confirm: what the engine checked goes on record.
-      const checked = (proposal.measurements as { confirmation?: { needed?: boolean } } | undefined)
-        ?.confirmation;
-      const confirmation = checked?.needed ? (checked as Record<string, unknown>) : null;
-      let correction: CorrectionRecord | null = null;
-      // 3. The records and the audit entry they owe, in one write (storage/audited-changes.ts).
-      const written = await services.changes.update(tenantId, documentId, (current) => {
-        const currentHead = current.document.head_revision_id ?? current.original_revision_id;
-        if (currentHead !== head.revision_id) {
-          throw stale(
-            'The document changed while this correction was being made (another correction won). Propose again.',
-          );
-        }
-        if (!current.attestations.some((a) => a.attestation_id === attestation.attestation_id)) {
-          throw new DocfixError('attestation_required', 'The attestation of this correction is gone.');
-        }
-        // A new correction after undo leaves the undone ones behind (kept, marked discarded).
-        for (const c of current.corrections) if (c.status === 'undone') c.status = 'discarded';
-        const seq = current.corrections.reduce((max, c) => Math.max(max, c.seq), 0) + 1;
-        current.revisions.push({
-          revision_id: revisionId,
-          parent_revision_id: head.revision_id,
-          blob_sha256: blobSha,
-          correction_seq: seq,
-          created_at: now,
-        });
-        correction = {
-          seq,
-          page_index: request.page_index ?? 0,
-          box_render: declared_box ?? null,
-          box_dpi: verification.dpi ?? WORKING_DPI,
-          changed_render: changed_box ?? null,
-          changed_dpi: verification.dpi ?? WORKING_DPI,
-          text_before: text_before ?? null,
-          text_after: text_after ?? request.replacement ?? null,
-          visibility_cost: proposal.visibility_cost ?? 'none',
-          verified: verification.passed,
-          failure_reason: verification.failure_reason ?? null,
-          outside_pixels: outside,
-          created_at: now,
-          revision_id: revisionId,
-          parent_revision_id: head.revision_id,
-          verification_id: verificationId,
-          tier: proposal.tier,
-          tier_name: proposal.tier_name,
-          status: 'standing',
-          attestation_id: attestation.attestation_id,
-          ...(confirmation ? { confirmation } : {}),
-        };
-        current.corrections.push(correction);
-        current.verifications[verificationId] = verification;
-        current.verification_by_revision[revisionId] = verificationId;
-        current.document.head_revision_id = revisionId;
-        current.document.state = 'corrected';
-        const made: CorrectionRecord = correction;
-        return {
-          action: 'correction.apply',
-          subject_type: 'document',
-          subject_id: documentId,
-          payload: {
-            seq: made.seq,
-            page_index: made.page_index,
-            revision_id: revisionId,
-            parent_revision_id: head.revision_id,
-            verification_id: verificationId,
-            output_sha256: outputSha,
-            passed: verification.passed,
-            tier: made.tier,
-            tier_name: made.tier_name,
-            text_before: made.text_before,
-            text_after: made.text_after,
-            box_render: made.box_render,
-            attestation_id: attestation.attestation_id,
-            proposal_id: body.apply.proposal_id,
-            key_id: caller.key.key_id,
-            ...(confirmation ? { confirmation } : {}),
-          },
-        };
-      });
-      if (!written || !correction) {
-        // Deleted while the engine worked: the blob just written must not outlive its document.
-        if (!(await services.documents.get(tenantId, documentId))) {
-          await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
-        }
-        throw new DocfixError('not_found', `No document ${documentId} on this account.`);
-      }
+      const verification = await applyReserved(services, caller, apply);
       // 4. The usage count (the place held becomes a counted correction).
       await hold.commit();
       return verification;
+    } finally {
+      await hold.release();
     }
   },
 

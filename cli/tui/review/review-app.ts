@@ -8,12 +8,12 @@ import { ReviewEffects, type ReviewClient } from './review-effects.ts';
 import { lookImage, ReviewScreen, screenLayout } from './review-screen.ts';
 import {
   currentCrop,
-  review,
   selectedMatch,
   type Request,
   type ReviewAction,
   type ReviewState,
 } from './review-state.ts';
+import { review } from './review-workflow.ts';
 import { iterm2Image, kittyTransmit, sixelImage } from './terminal-graphics.ts';
 
 const h = React.createElement;

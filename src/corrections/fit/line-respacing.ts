@@ -60,30 +60,98 @@ export function planRespacing(
   index: GlyphIndex,
   overflow: number,
   geo: Geometry,
-  limits: {
-    keepGapEm: number;
-    wordGapEm: number;
-    roomAfter: (g: Glyph) => number;
-    restOfWord?: boolean;
-    before?: boolean;
-  },
+  limits: RespacingLimits,
 ): Respacing | null {
   const last = target[target.length - 1]!;
   const s = last.state;
   if (!(s.Tfs > 0 && s.Th > 0) || last.font.wmode === 1) return null;
-  // Characters MuPDF read on the line, by the glyph that draws them: a glyph it did not read there
-  // (another line, a glyph drawn over another) ends the part of the operator that can move.
+  const charOf = charsByGlyph(lineChars, index);
+  const after = wordsAfter(last, interp, charOf, geo, limits);
+  if (!after) return null;
+  const { words, rest } = after;
+  const ahead =
+    limits.before && overflow > 0 ? wordsBefore(target, interp, charOf, geo, limits.wordGapEm) : null;
+  if (!words.length && !rest.length && !ahead?.moving.length) return null;
+  if (overflow < 0 && !rest.length) return null;
+  // The glyphs the pen is put back after: the last word's, else the rest of the target's word, else the target.
+  const tail = words.length ? words[words.length - 1]!.glyphs : rest.length ? rest : target;
+  const shares = gapShares(after, ahead, tail, overflow, geo, limits);
+  if (!shares) return null;
+  const { givenBefore, given } = shares;
+  // Thousandths of text space per point along the baseline, written whole and summing to zero, so
+  // the pen after the last word is put back by numbers that cancel exactly.
+  const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
+  const shifted = shiftWords(target, after, ahead, shares, tail, overflow, perPt);
+  const { targetShift, written } = shifted;
+  const targetEnd = overflow + targetShift;
+  const restShift = rest.length ? (shifted.moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
+  return {
+    kerns: shifted.kerns,
+    moved: shifted.moved,
+    gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
+    gapsBefore: (ahead?.moving ?? []).map((w, i) => ({ before: w.gap, after: w.gap - givenBefore[i]! })),
+    targetShift,
+    // With no word after it, the target is the line's last: its end moves as far as it grows (less
+    // than the rounding of a thousandth is none).
+    endShift: shifted.groups ? (written === 0 ? 0 : -written / perPt) : targetEnd > 0.01 ? targetEnd : 0,
+    rest: { glyphs: rest.length, shift: restShift },
+  };
+}
+
+/** planRespacing's limits (its comment says what each means). */
+interface RespacingLimits {
+  keepGapEm: number;
+  wordGapEm: number;
+  roomAfter: (g: Glyph) => number;
+  restOfWord?: boolean;
+  before?: boolean;
+}
+
+/** The words after the target on its line, the rest of its own word, and where the reading stopped. */
+interface WordsAfter {
+  words: { start: Glyph; glyphs: Glyph[]; gap: number }[];
+  /** The rest of the target's word (restOfWord only). */
+  rest: Glyph[];
+  /** Glyphs of operators placed afresh (their own Td or Tm), which start from their own position. */
+  afresh: Set<Glyph>;
+  /** The last word's operator goes on with glyphs that cannot move: no room after it. */
+  stopped: boolean;
+}
+
+/** The words before the target that can move left (wordsBefore). */
+type WordsAhead = NonNullable<ReturnType<typeof wordsBefore>>;
+
+/**
+ * Characters MuPDF read on the line, by the glyph that draws them: a glyph it did not read there
+ * (another line, a glyph drawn over another) ends the part of the operator that can move.
+ */
+function charsByGlyph(lineChars: TextChar[], index: GlyphIndex): Map<Glyph, string> {
   const charOf = new Map<Glyph, string>();
   for (const ch of lineChars) {
     const g = index.at(ch);
     if (g && !charOf.has(g)) charOf.set(g, ch.c);
   }
+  return charOf;
+}
+
+/**
+ * The glyphs after the target in its stream: its operator's, then later operators' on the same line
+ * (Ghostscript and word processors place each word with its own Td or Tm), read into words with the
+ * gap before each. Null where nothing after it can move (the target's word goes on in a glyph that
+ * cannot move, or, without restOfWord, at all).
+ */
+function wordsAfter(
+  last: Glyph,
+  interp: Interpretation,
+  charOf: Map<Glyph, string>,
+  geo: Geometry,
+  limits: RespacingLimits,
+): WordsAfter | null {
+  const s = last.state;
   const afresh = new Set<Glyph>();
-  // The glyphs after it in its stream: its operator's, then later operators' on the same line
-  // (Ghostscript and word processors place each word with its own Td or Tm).
   const after = interp.glyphs.filter((g) => g.unit === last.unit && g.index > last.index);
   const ops = interp.units[last.unit]!.ops;
-  const words: { start: Glyph; glyphs: Glyph[]; gap: number }[] = [];
+  const words: WordsAfter['words'] = [];
   const rest: Glyph[] = [];
   let inkEnd = geo.along(last, last.advance);
   let spaced = false;
@@ -122,16 +190,27 @@ export function planRespacing(
     spaced = false;
     inkEnd = geo.along(g, g.advance);
   }
-  const ahead =
-    limits.before && overflow > 0 ? wordsBefore(target, interp, charOf, geo, limits.wordGapEm) : null;
-  if (!words.length && !rest.length && !ahead?.moving.length) return null;
-  if (overflow < 0 && !rest.length) return null;
+  return { words, rest, afresh, stopped };
+}
+
+/**
+ * What each gap gives: the gaps before the target (`givenBefore`), then those after it and, last,
+ * the room after the line's last word (`given`). Null where together they cannot give `overflow`.
+ */
+function gapShares(
+  after: WordsAfter,
+  ahead: WordsAhead | null,
+  tail: Glyph[],
+  overflow: number,
+  geo: Geometry,
+  limits: RespacingLimits,
+): { givenBefore: number[]; given: number[] } | null {
+  const { words, stopped } = after;
   const keep = limits.keepGapEm * geo.emPts;
   const beforeRoom = (ahead?.moving ?? []).map((w) => Math.max(0, w.gap - keep));
   const room = words.map((w) => Math.max(0, w.gap - keep));
   // The last word may also move right where the line's text ends (or the space after it is wide):
   // a number after it puts the pen back, so what is drawn after it stays.
-  const tail = words.length ? words[words.length - 1]!.glyphs : rest.length ? rest : target;
   const end = stopped ? 0 : Math.max(0, limits.roomAfter(tail[tail.length - 1]!));
   const rooms = [...beforeRoom, ...room, end];
   // Narrower: a line not set flush (room after its last word) is shorter by as much, every word
@@ -145,11 +224,27 @@ export function planRespacing(
         : [...words.map(() => 0), overflow]
       : waterFill(rooms, overflow);
   if (!allGiven) return null;
-  const givenBefore = allGiven.slice(0, beforeRoom.length);
-  const given = allGiven.slice(beforeRoom.length);
-  // Thousandths of text space per point along the baseline, written whole and summing to zero, so
-  // the pen after the last word is put back by numbers that cancel exactly.
-  const perPt = 1000 / (geo.dirLen * s.Tfs * s.Th);
+  return { givenBefore: allGiven.slice(0, beforeRoom.length), given: allGiven.slice(beforeRoom.length) };
+}
+
+/**
+ * The numbers that move the words: those before the target left by what the gaps before them gave,
+ * the target with them, then the rest of its word and the words after it right by what the gaps
+ * after them kept; a closing number after `tail` puts the pen back. Answers the numbers, every glyph
+ * moved, the target's shift, the pen's shift left after the last word (`written`, before the closing
+ * number) and how many word groups moved after the target.
+ */
+function shiftWords(
+  target: Glyph[],
+  after: WordsAfter,
+  ahead: WordsAhead | null,
+  shares: { givenBefore: number[]; given: number[] },
+  tail: Glyph[],
+  overflow: number,
+  perPt: number,
+): { kerns: Kern[]; moved: Respacing['moved']; targetShift: number; written: number; groups: number } {
+  const { words, rest, afresh } = after;
+  const { givenBefore, given } = shares;
   const kerns: Kern[] = [];
   const moved: Respacing['moved'] = [];
   // The shift the pen carries, in thousandths: a glyph of an operator placed afresh starts from its
@@ -197,19 +292,7 @@ export function planRespacing(
     }
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
-  const targetEnd = overflow + targetShift;
-  const restShift = rest.length ? (moved.find((m) => m.glyph === rest[0])?.shift ?? 0) : 0;
-  return {
-    kerns,
-    moved,
-    gaps: words.map((w, i) => ({ before: w.gap, after: w.gap - given[i]! })),
-    gapsBefore: (ahead?.moving ?? []).map((w, i) => ({ before: w.gap, after: w.gap - givenBefore[i]! })),
-    targetShift,
-    // With no word after it, the target is the line's last: its end moves as far as it grows (less
-    // than the rounding of a thousandth is none).
-    endShift: groups.length ? (written === 0 ? 0 : -written / perPt) : targetEnd > 0.01 ? targetEnd : 0,
-    rest: { glyphs: rest.length, shift: restShift },
-  };
+  return { kerns, moved, targetShift, written, groups: groups.length };
 }
 
 /**

@@ -152,29 +152,8 @@ export function locateTarget(
   replacement: string,
   options: { invisible?: boolean; toWordEnd?: boolean } = {},
 ): Target {
-  const { index, interp } = page;
-  let lines = page.lines;
-  let reading: Target['reading'] = 'mupdf';
-  let match: ReturnType<typeof findMatch>;
-  try {
-    match = findMatch(lines, find, matchIndex);
-  } catch (error) {
-    const byCodes =
-      error instanceof Refusal && error.advice.code === 'text_not_found'
-        ? codeMatch(page, find, matchIndex)
-        : null;
-    if (byCodes) {
-      ({ match, lines } = byCodes);
-      reading = 'codes';
-    } else {
-      if (error instanceof Refusal && error.advice.code === 'text_not_found') {
-        annotationRefusal(page.annotations(), null, find);
-        unreadableFontRefusal(interp, find);
-      }
-      if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(interp);
-      throw error;
-    }
-  }
+  const { interp } = page;
+  const { match, lines, reading } = matchOnPage(page, find, matchIndex);
   const findCps = codePoints(find);
   const replCps = codePoints(replacement);
   const changed = changedSpan(findCps, replCps);
@@ -182,36 +161,9 @@ export function locateTarget(
   let { suffix } = changed;
   // What the line shows after `find` up to the end of its word, redrawn as it is.
   let beyond: string[] = [];
-  if (options.toWordEnd) {
-    // The rest of the word is redrawn too, so a wider replacement can use the space after the word
-    // rather than press against the word's next letter (fitRule's word-gap rule), and so is what
-    // follows `find` without a space (“Off:” for “Off”: the colon moves with the word).
-    const end = match.start + findCps.length;
-    const chars = match.line.chars;
-    let e = end - suffix;
-    // CJK text has no spaces between its words: its run is not redrawn to its end. Past `find`, a
-    // gap as wide as a word gap ends the word even where MuPDF read no space into it.
-    const [dx, dy] = match.line.dir;
-    const gapBefore = (k: number) =>
-      (chars[k].quad[0] - chars[k - 1].quad[2]) * dx + (chars[k].quad[1] - chars[k - 1].quad[3]) * dy;
-    const tail = (k: number) =>
-      !/\s/u.test(chars[k].c) &&
-      (k < end || (!CJK.test(chars[k].c) && gapBefore(k) < WORD_GAP_EM * (chars[k].size || 1)));
-    while (e < chars.length && e < end + WORD_TAIL_MAX && tail(e)) e += 1;
-    suffix = Math.max(0, end - e);
-    beyond = chars.slice(end, Math.max(end, e)).map((c) => c.c);
-  }
+  if (options.toWordEnd) ({ suffix, beyond } = restOfWord(match, findCps.length, suffix));
   const findEnd = match.start + findCps.length + beyond.length;
-  let span: ReturnType<typeof glyphsOfSpan>;
-  try {
-    span = glyphsOfSpan(match.line, match.start + prefix, findEnd - suffix, index, interp);
-  } catch (error) {
-    if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
-      annotationRefusal(page.annotations(), match.line.chars[match.start].origin, find);
-      verticalRefusal(interp);
-    }
-    throw error;
-  }
+  const span = spanOfChange(page, match, match.start + prefix, findEnd - suffix, find);
   if (span.spanStart < match.start || span.spanEnd > findEnd) {
     refuse(
       'partial_ligature',
@@ -225,6 +177,90 @@ export function locateTarget(
   const newText = [...replCps, ...beyond];
   const newChars = newText.slice(prefixUsed, newText.length - suffixUsed);
   const glyphs = span.glyphs;
+  const { byGlyph, oneRun } = drawnInPlace(glyphs, newChars, interp);
+  refuseUnseen(glyphs, options.invisible ?? false);
+  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph, oneRun };
+}
+
+type Match = ReturnType<typeof findMatch>;
+
+/**
+ * The `matchIndex`-th exact match of `find` in MuPDF's text of the page, else in the fonts' own
+ * reading of their codes (code-reading.ts); a refusal says why there is none (an annotation's text,
+ * an unreadable font, vertical text).
+ */
+function matchOnPage(
+  page: TargetPage,
+  find: string,
+  matchIndex: number,
+): { match: Match; lines: TextLine[]; reading: Target['reading'] } {
+  try {
+    return { match: findMatch(page.lines, find, matchIndex), lines: page.lines, reading: 'mupdf' };
+  } catch (error) {
+    const byCodes =
+      error instanceof Refusal && error.advice.code === 'text_not_found'
+        ? codeMatch(page, find, matchIndex)
+        : null;
+    if (byCodes) return { ...byCodes, reading: 'codes' };
+    if (error instanceof Refusal && error.advice.code === 'text_not_found') {
+      annotationRefusal(page.annotations(), null, find);
+      unreadableFontRefusal(page.interp, find);
+    }
+    if (error instanceof Refusal && error.advice.code === 'target_spans_lines') verticalRefusal(page.interp);
+    throw error;
+  }
+}
+
+/**
+ * The rest of the word is redrawn too, so a wider replacement can use the space after the word
+ * rather than press against the word's next letter (fitRule's word-gap rule), and so is what
+ * follows `find` without a space (“Off:” for “Off”: the colon moves with the word). Answers the
+ * common suffix left unchanged and the characters after `find` redrawn.
+ */
+function restOfWord(match: Match, findLength: number, suffix: number): { suffix: number; beyond: string[] } {
+  const end = match.start + findLength;
+  const chars = match.line.chars;
+  let e = end - suffix;
+  // CJK text has no spaces between its words: its run is not redrawn to its end. Past `find`, a
+  // gap as wide as a word gap ends the word even where MuPDF read no space into it.
+  const [dx, dy] = match.line.dir;
+  const gapBefore = (k: number) =>
+    (chars[k].quad[0] - chars[k - 1].quad[2]) * dx + (chars[k].quad[1] - chars[k - 1].quad[3]) * dy;
+  const tail = (k: number) =>
+    !/\s/u.test(chars[k].c) &&
+    (k < end || (!CJK.test(chars[k].c) && gapBefore(k) < WORD_GAP_EM * (chars[k].size || 1)));
+  while (e < chars.length && e < end + WORD_TAIL_MAX && tail(e)) e += 1;
+  return { suffix: Math.max(0, end - e), beyond: chars.slice(end, Math.max(end, e)).map((c) => c.c) };
+}
+
+/** The glyphs that draw the line's characters `from`..`to`; a refusal says why some are not tied to one. */
+function spanOfChange(
+  page: TargetPage,
+  match: Match,
+  from: number,
+  to: number,
+  find: string,
+): ReturnType<typeof glyphsOfSpan> {
+  try {
+    return glyphsOfSpan(match.line, from, to, page.index, page.interp);
+  } catch (error) {
+    if (error instanceof Refusal && error.advice.code === 'text_not_mapped') {
+      annotationRefusal(page.annotations(), match.line.chars[match.start].origin, find);
+      verticalRefusal(page.interp);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The glyphs to change are drawn one after another in one font and size (`oneRun`), or each by a
+ * text operator of its own and replaced one for one (`byGlyph`), and in one stream; refused otherwise.
+ */
+function drawnInPlace(
+  glyphs: Glyph[],
+  newChars: string[],
+  interp: Interpretation,
+): { byGlyph: boolean; oneRun: boolean } {
   const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
   const oneRun = glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
   const byGlyph = inOrder && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
@@ -249,6 +285,11 @@ export function locateTarget(
       { worth_reporting: true, rejected: NOT_BUILT },
     );
   }
+  return { byGlyph, oneRun };
+}
+
+/** Text of no size or scale is refused, and invisible text unless the caller corrects it (tier 5). */
+function refuseUnseen(glyphs: Glyph[], invisible: boolean): void {
   const g0 = glyphs[0];
   if (g0.state.Tfs === 0 || g0.state.Th === 0) {
     refuse(
@@ -258,7 +299,7 @@ export function locateTarget(
       ['Correct visible text only.'],
     );
   }
-  if ((g0.state.Tr === 3 || g0.state.Tr === 7) && !options.invisible) {
+  if ((g0.state.Tr === 3 || g0.state.Tr === 7) && !invisible) {
     refuse(
       'invisible_text',
       'The target is invisible text (an OCR layer or hidden text).',
@@ -267,7 +308,6 @@ export function locateTarget(
       { rejected: NOT_BUILT },
     );
   }
-  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph, oneRun };
 }
 
 /** Every glyph is the only one its text operator draws (its font can change around it alone). */

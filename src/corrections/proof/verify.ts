@@ -229,114 +229,13 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
-    const newBoxes = v.newGlyphBoxes ?? [
-      ...boxesAt(afterLines, v.newOrigins, v.tolerance),
-      ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
-    ];
-    let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
-    let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
-    let diff = diffRenders(v.beforeRender, afterRender, declared);
-    if (diff.outside_pixels > 0) {
-      // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
-      // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
-      const drawn = [...v.newOrigins, ...(v.movedOrigins ?? [])];
-      const ink = [...v.oldInk(), ...glyphInkBoxes(page, drawn, v.tolerance).map((b) => toRender(b))];
-      glyphBox = unionBox([glyphBox, ...ink]);
-      declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
-      diff = diffRenders(v.beforeRender, afterRender, declared);
-    }
-
-    // Every new glyph that is not a space leaves ink (a missing glyph draws nothing and would
-    // otherwise pass as an erased letter with a true text layer).
-    const inkless: string[] = [];
-    v.newOrigins.forEach((o, i) => {
-      if (/\s/.test(v.newChars[i])) return;
-      const ink = boxesAt(afterAccurate, [o], v.tolerance);
-      if (!ink.some((b) => b[2] - b[0] > 0 && b[3] - b[1] > 0)) inkless.push(v.newChars[i]);
-    });
-    guards.push({
-      name: 'glyphs_drawn',
-      passed: inkless.length === 0,
-      detail: inkless.length
-        ? `no ink for ${inkless.map((c) => `“${c}”`).join(', ')}: the font draws nothing for ${inkless.length > 1 ? 'them' : 'it'}`
-        : `each of the ${v.newChars.filter((c) => !/\s/.test(c)).length} new glyph(s) leaves ink`,
-    });
-
-    // New and moved glyphs draw beside their neighbours, not over them (ink-collision.ts): no more
-    // ink shared than the line's own glyphs share in the input.
-    const drawnNow = [...v.newOrigins, ...(v.movedOrigins ?? [])];
-    if (v.emPts && drawnNow.length) {
-      const now = worstSharedInk(page, drawnNow, drawnNow, v.tolerance, v.emPts);
-      const own = now.worst > SHARED_INK_FLOOR_PX ? (v.lineInk?.() ?? 0) : 0;
-      const limit = Math.max(SHARED_INK_FLOOR_PX, Math.ceil(own * 1.5));
-      guards.push({
-        name: 'new_ink_clear',
-        passed: now.worst <= limit,
-        detail:
-          now.worst <= limit
-            ? `the new and moved glyphs share at most ${now.worst} pixel(s) of ink with a neighbour (at ${PX_PER_EM} px per em; limit ${limit})`
-            : `${now.pair} share ${now.worst} pixels of ink (at ${PX_PER_EM} px per em): a glyph is drawn over another; the line's own glyphs share at most ${own}`,
-      });
-    }
-
-    // Text layer: the line now reads the replacement where the target was.
-    const first = v.line.chars[v.matchStart];
-    const readLines =
-      v.reading === 'codes'
-        ? codeReading(afterLines, new GlyphIndex(interpretPage(page, page.getTransform() as Mat).glyphs))
-            .lines
-        : afterLines;
-    // Found by the old text's first character, or the new text's (a line re-spaced by the gaps
-    // before it draws it further left).
-    const starts = [first.origin, ...v.newOrigins.slice(0, 1)];
-    const lineAfter = readLines.find((l) => l.chars.some((c) => nearAny(starts, c.origin, v.tolerance)));
-    const chars = v.line.chars.map((c) => c.c);
-    const expected = [
-      ...chars.slice(0, v.matchStart),
-      v.replacement,
-      ...chars.slice(v.matchStart + v.matchLength),
-    ].join('');
-    const got = lineAfter?.text ?? '';
-    // Whitespace runs count as one space, but a space MuPDF now infers inside a word (a gap left by
-    // a narrower replacement) fails: search would no longer find the new word. Where a half-width
-    // letter meets CJK text, a space is what typesetting itself puts there (cjkBoundarySpaced).
-    const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-    const prefix = chars.slice(0, v.matchStart).join('');
-    const cjkGap =
-      norm(got) !== norm(expected) &&
-      cjkBoundarySpaced(got, { prefix, find: v.find, replacement: v.replacement, expected }, norm);
-    const layerOk = norm(got) === norm(expected) || cjkGap;
-    const stillOld =
-      !v.replacement.includes(v.find) &&
-      got.includes(v.find) &&
-      v.line.text.split(v.find).length === got.split(v.find).length;
-    guards.push({
-      name: 'text_layer_true',
-      passed: layerOk && !stillOld,
-      detail: layerOk
-        ? `the line now extracts as “${got.trim()}”${cjkGap ? ', with a space where a half-width letter of the replacement meets CJK text (the gap the narrower letter leaves in its cell; CJK typesetting spaces these boundaries too)' : ''}`
-        : `expected the line to extract as “${expected.trim()}”, got “${got.trim()}”`,
-    });
-
-    // Edit on its own line: changed pixels stay in the line's band (across the text direction).
-    const band = toRender(v.line.bbox);
-    const height = band[3] - band[1];
-    const width = band[2] - band[0];
-    const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
-    let ownLine = true;
-    if (diff.bbox) {
-      const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
-      ownLine = horizontal
-        ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
-        : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
-    }
-    guards.push({
-      name: 'edit_on_own_line',
-      passed: ownLine,
-      detail: diff.bbox
-        ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
-        : 'no pixel changed',
-    });
+    const { declared, diff } = declaredDiff(v, page, afterRender, afterLines, afterAccurate);
+    guards.push(glyphsDrawn(v, afterAccurate));
+    const inkClear = newInkClear(v, page);
+    if (inkClear) guards.push(inkClear);
+    const textLayer = textLayerTrue(v, page, afterLines);
+    guards.push(textLayer.guard);
+    guards.push(editOnOwnLine(v, diff));
     guards.push(reopen);
 
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
@@ -358,13 +257,151 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       declared_box: declared ?? [0, 0, 0, 0],
       changed_box: diff.bbox,
       text_before: v.line.text,
-      text_after: got,
+      text_after: textLayer.got,
       diff,
       afterRender,
     };
   } finally {
     doc.destroy();
   }
+}
+
+/**
+ * The declared box (the old and new glyphs' boxes, padded) and the renders compared against it;
+ * where pixels changed outside, the glyphs' outline boxes are added and the renders compared again.
+ */
+function declaredDiff(
+  v: VerifyInput,
+  page: mupdf.PDFPage,
+  afterRender: RgbImage,
+  afterLines: TextLine[],
+  afterAccurate: TextLine[],
+): { declared: Box | null; diff: DiffResult } {
+  const newBoxes = v.newGlyphBoxes ?? [
+    ...boxesAt(afterLines, v.newOrigins, v.tolerance),
+    ...boxesAt(afterAccurate, v.newOrigins, v.tolerance),
+  ];
+  let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
+  let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+  let diff = diffRenders(v.beforeRender, afterRender, declared);
+  if (diff.outside_pixels > 0) {
+    // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
+    // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
+    const drawn = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+    const ink = [...v.oldInk(), ...glyphInkBoxes(page, drawn, v.tolerance).map((b) => toRender(b))];
+    glyphBox = unionBox([glyphBox, ...ink]);
+    declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
+    diff = diffRenders(v.beforeRender, afterRender, declared);
+  }
+  return { declared, diff };
+}
+
+/**
+ * Every new glyph that is not a space leaves ink (a missing glyph draws nothing and would
+ * otherwise pass as an erased letter with a true text layer).
+ */
+function glyphsDrawn(v: VerifyInput, afterAccurate: TextLine[]): GuardResult {
+  const inkless: string[] = [];
+  v.newOrigins.forEach((o, i) => {
+    if (/\s/.test(v.newChars[i])) return;
+    const ink = boxesAt(afterAccurate, [o], v.tolerance);
+    if (!ink.some((b) => b[2] - b[0] > 0 && b[3] - b[1] > 0)) inkless.push(v.newChars[i]);
+  });
+  return {
+    name: 'glyphs_drawn',
+    passed: inkless.length === 0,
+    detail: inkless.length
+      ? `no ink for ${inkless.map((c) => `“${c}”`).join(', ')}: the font draws nothing for ${inkless.length > 1 ? 'them' : 'it'}`
+      : `each of the ${v.newChars.filter((c) => !/\s/.test(c)).length} new glyph(s) leaves ink`,
+  };
+}
+
+/**
+ * New and moved glyphs draw beside their neighbours, not over them (ink-collision.ts): no more
+ * ink shared than the line's own glyphs share in the input. Null when the em is not known or
+ * nothing was drawn.
+ */
+function newInkClear(v: VerifyInput, page: mupdf.PDFPage): GuardResult | null {
+  const drawnNow = [...v.newOrigins, ...(v.movedOrigins ?? [])];
+  if (!v.emPts || !drawnNow.length) return null;
+  const now = worstSharedInk(page, drawnNow, drawnNow, v.tolerance, v.emPts);
+  const own = now.worst > SHARED_INK_FLOOR_PX ? (v.lineInk?.() ?? 0) : 0;
+  const limit = Math.max(SHARED_INK_FLOOR_PX, Math.ceil(own * 1.5));
+  return {
+    name: 'new_ink_clear',
+    passed: now.worst <= limit,
+    detail:
+      now.worst <= limit
+        ? `the new and moved glyphs share at most ${now.worst} pixel(s) of ink with a neighbour (at ${PX_PER_EM} px per em; limit ${limit})`
+        : `${now.pair} share ${now.worst} pixels of ink (at ${PX_PER_EM} px per em): a glyph is drawn over another; the line's own glyphs share at most ${own}`,
+  };
+}
+
+/** Text layer: the line now reads the replacement where the target was. Answers the guard and the line read. */
+function textLayerTrue(
+  v: VerifyInput,
+  page: mupdf.PDFPage,
+  afterLines: TextLine[],
+): { guard: GuardResult; got: string } {
+  const first = v.line.chars[v.matchStart];
+  const readLines =
+    v.reading === 'codes'
+      ? codeReading(afterLines, new GlyphIndex(interpretPage(page, page.getTransform() as Mat).glyphs)).lines
+      : afterLines;
+  // Found by the old text's first character, or the new text's (a line re-spaced by the gaps
+  // before it draws it further left).
+  const starts = [first.origin, ...v.newOrigins.slice(0, 1)];
+  const lineAfter = readLines.find((l) => l.chars.some((c) => nearAny(starts, c.origin, v.tolerance)));
+  const chars = v.line.chars.map((c) => c.c);
+  const expected = [
+    ...chars.slice(0, v.matchStart),
+    v.replacement,
+    ...chars.slice(v.matchStart + v.matchLength),
+  ].join('');
+  const got = lineAfter?.text ?? '';
+  // Whitespace runs count as one space, but a space MuPDF now infers inside a word (a gap left by
+  // a narrower replacement) fails: search would no longer find the new word. Where a half-width
+  // letter meets CJK text, a space is what typesetting itself puts there (cjkBoundarySpaced).
+  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const prefix = chars.slice(0, v.matchStart).join('');
+  const cjkGap =
+    norm(got) !== norm(expected) &&
+    cjkBoundarySpaced(got, { prefix, find: v.find, replacement: v.replacement, expected }, norm);
+  const layerOk = norm(got) === norm(expected) || cjkGap;
+  const stillOld =
+    !v.replacement.includes(v.find) &&
+    got.includes(v.find) &&
+    v.line.text.split(v.find).length === got.split(v.find).length;
+  const guard = {
+    name: 'text_layer_true',
+    passed: layerOk && !stillOld,
+    detail: layerOk
+      ? `the line now extracts as “${got.trim()}”${cjkGap ? ', with a space where a half-width letter of the replacement meets CJK text (the gap the narrower letter leaves in its cell; CJK typesetting spaces these boundaries too)' : ''}`
+      : `expected the line to extract as “${expected.trim()}”, got “${got.trim()}”`,
+  };
+  return { guard, got };
+}
+
+/** Edit on its own line: changed pixels stay in the line's band (across the text direction). */
+function editOnOwnLine(v: VerifyInput, diff: DiffResult): GuardResult {
+  const band = toRender(v.line.bbox);
+  const height = band[3] - band[1];
+  const width = band[2] - band[0];
+  const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
+  let ownLine = true;
+  if (diff.bbox) {
+    const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
+    ownLine = horizontal
+      ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
+      : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
+  }
+  return {
+    name: 'edit_on_own_line',
+    passed: ownLine,
+    detail: diff.bbox
+      ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
+      : 'no pixel changed',
+  };
 }
 
 /** The edited page's entry: proven by its render, compared with the declared box. */

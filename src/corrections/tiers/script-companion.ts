@@ -96,13 +96,44 @@ const sizeOnPage = (g: Glyph) => {
  * are all of one other alphabet (letters of a script it draws none of, in a font of its style).
  */
 export function scriptCompanion(ctx: TierContext): Companion | null {
-  const { font, glyphs, newChars, interp, observed } = ctx;
+  const { font, glyphs, newChars } = ctx;
   if (font.wmode !== 0 || glyphs.length === 0) return null;
   if (!newChars.every((c) => ALPHANUMERIC.test(c) && !CJK.test(c))) return null;
-  // What a code says: the PDF's own mapping, else what the page's text shows it to be (a Type1
-  // program's built-in encoding, a CID font without ToUnicode read by MuPDF's ordering).
+  const charOf = codeReader(ctx.observed);
+  const scripts = glyphs.every((g) => CJK.test(charOf(g.font, g.code) ?? ''))
+    ? { target: 'CJK', script: 'Latin' }
+    : alphabetScripts(ctx, charOf);
+  if (!scripts) return null;
+  const cells = scripts.target === 'CJK';
+  const { found, own } = latinUses(ctx, charOf, scripts.script, cells);
+  const pick = pickCompanion(found, own, cells);
+  if (!pick) return null;
+  const [info, near] = pick;
+  const { codes, sources } = companionCodes(ctx, info);
+  return {
+    info,
+    script: scripts.script,
+    targetScript: scripts.target,
+    cells,
+    ref: ctx.doc.newIndirect(info.objNum),
+    glyphs: near.glyphs,
+    atSize: near.atSize,
+    beside: near.beside,
+    codes: codes.length === newChars.length ? codes : null,
+    sources,
+  };
+}
+
+/** What a font's code reads as on the page. */
+type CharOf = (f: FontInfo, code: number) => string | undefined;
+
+/**
+ * What a code says: the PDF's own mapping, else what the page's text shows it to be (a Type1
+ * program's built-in encoding, a CID font without ToUnicode read by MuPDF's ordering).
+ */
+function codeReader(observed: TierContext['observed']): CharOf {
   const shown = new Map<object, Map<number, string>>();
-  const charOf = (f: FontInfo, code: number) => {
+  return (f, code) => {
     const own = codeUnicode(f, code);
     if (own !== undefined) return own;
     let byCode = shown.get(f);
@@ -113,15 +144,24 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     }
     return byCode.get(code);
   };
-  const scripts = glyphs.every((g) => CJK.test(charOf(g.font, g.code) ?? ''))
-    ? { target: 'CJK', script: 'Latin' }
-    : alphabetScripts(ctx, charOf);
-  if (!scripts) return null;
-  const cells = scripts.target === 'CJK';
+}
+
+/**
+ * How each other font of the page draws the letters (and, for CJK text, digits) of `script`
+ * (LatinUse), and the narrowest and widest advance (em) of the target font's own letters, to tell
+ * a monospaced one.
+ */
+function latinUses(
+  ctx: TierContext,
+  charOf: CharOf,
+  script: string,
+  cells: boolean,
+): { found: Map<FontInfo, LatinUse>; own: { narrowest: number; widest: number } } {
+  const { font, glyphs, interp } = ctx;
   // Letters (and, for CJK text, digits) the companion must draw to be the page's font for them.
   const ofKind = cells
     ? (ch: string) => ALPHANUMERIC.test(ch) && !CJK.test(ch)
-    : (ch: string) => letterScript(ch) === scripts.script;
+    : (ch: string) => letterScript(ch) === script;
   const style = fontStyle(font);
   const size = sizeOnPage(glyphs[0]);
   // Lines (baselines, rounded to the point) where the target's font draws: Latin set between its
@@ -172,11 +212,21 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
     }
     found.set(f, seen);
   }
-  // The page's Latin text fonts: a math font's few letters (CMSY's calligraphic capitals, CMMI's
-  // variables) are not. Of those used at the target's size, a proportional one before a monospaced
-  // one (a manual's inline code sits on its CJK lines too, but a letter in running CJK text is set
-  // as its prose is), then one of the target's style, then the one most often on the CJK font's
-  // own lines, then the most used at that size; else the page's most used.
+  return { found, own };
+}
+
+/**
+ * The page's Latin text fonts: a math font's few letters (CMSY's calligraphic capitals, CMMI's
+ * variables) are not. Of those used at the target's size, a proportional one before a monospaced
+ * one (a manual's inline code sits on its CJK lines too, but a letter in running CJK text is set
+ * as its prose is), then one of the target's style, then the one most often on the CJK font's
+ * own lines, then the most used at that size; else the page's most used.
+ */
+function pickCompanion(
+  found: Map<FontInfo, LatinUse>,
+  own: { narrowest: number; widest: number },
+  cells: boolean,
+): [FontInfo, LatinUse] | undefined {
   // Widths are in em: one advance for every letter (within 0.002 em) is a monospaced font.
   const monospaced = (v: { narrowest: number; widest: number }) => v.widest - v.narrowest < 0.002;
   const proportional = [...found.values()].filter((v) => !monospaced(v));
@@ -192,38 +242,29 @@ export function scriptCompanion(ctx: TierContext): Companion | null {
   // lines, at its size (Arabic and Latin are often set at different sizes), of its pitch (a
   // typewriter font is not a book face's Latin).
   const mixed = atSize.filter(([, v]) => v.beside >= 3 && monospaced(v) === monospaced(own));
-  const pick = !cells
+  return !cells
     ? mixed.sort((a, b) => b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
     : atSize.length
       ? atSize.sort((a, b) => proseFirst(a, b) || b[1].beside - a[1].beside || b[1].atSize - a[1].atSize)[0]
       : text.sort((a, b) => proseFirst(a, b) || b[1].glyphs - a[1].glyphs)[0];
-  if (!pick) return null;
-  const [info, near] = pick;
+}
+
+/** The companion's codes for the new characters by the tier-1 rule, up to the first it has none for. */
+function companionCodes(ctx: TierContext, info: FontInfo): { codes: Code[]; sources: string[] } {
   const codeLength = info.composite ? (info.codespace?.[0]?.bytes ?? 2) : 1;
   let program: mupdf.Font | null | undefined;
   const getProgram = () => (program === undefined ? (program = ctx.programOf(info)) : program);
-  const seenCodes = observed.get(info) ?? new Map<string, Map<number, number>>();
+  const seenCodes = ctx.observed.get(info) ?? new Map<string, Map<number, number>>();
   const codes: Code[] = [];
   const sources: string[] = [];
-  for (const ch of newChars) {
+  for (const ch of ctx.newChars) {
     const c = tier1Code(info, ch, seenCodes, getProgram);
     if (!c) break;
     const own = info.codespace?.find((r) => c.code >= r.lo && c.code <= r.hi);
     codes.push({ code: c.code, length: own ? own.bytes : codeLength });
     sources.push(c.source);
   }
-  return {
-    info,
-    script: scripts.script,
-    targetScript: scripts.target,
-    cells,
-    ref: ctx.doc.newIndirect(info.objNum),
-    glyphs: near.glyphs,
-    atSize: near.atSize,
-    beside: near.beside,
-    codes: codes.length === newChars.length ? codes : null,
-    sources,
-  };
+  return { codes, sources };
 }
 
 /**

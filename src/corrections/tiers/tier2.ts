@@ -182,87 +182,154 @@ function extendSimple(
   interp: Interpretation,
   fractions: Map<string, number>,
 ): Extension | ExtensionRefusal {
-  // Width and existence of each glyph, and the name /Differences will use.
+  const glyphs = font.embedded
+    ? embeddedGlyphs(font, missing, getProgram, fractions)
+    : standardGlyphs(font, missing, fractions);
+  if ('refused' in glyphs) return glyphs;
+  const free = freeCodes(font, interp, missing.length);
+  if ('refused' in free) return free;
+  const codes = new Map<string, number>();
+  missing.forEach((ch, i) => codes.set(ch, free[i]));
+
+  // The copied font dictionary.
+  const dict = copyDict(doc, font.dict);
+  dict.put('Encoding', extendedDifferences(doc, font, codes, glyphs.glyphName));
+  const widened = extendedWidths(doc, font, codes, glyphs.widths, dict);
+
+  const changed: ChangedObject[] = [];
+  // Without a ToUnicode, extraction reads the new codes through their Differences glyph names.
+  if (font.dict.get('ToUnicode').isStream()) changed.push(extendToUnicodeOf(doc, font, dict, codes, 1));
+  const ref = doc.addObject(dict);
+  changed.push({
+    num: ref.asIndirect(),
+    kind: 'font',
+    replaces: font.objNum,
+    bytes_before: 0,
+    bytes_after: 0,
+  });
+
+  const info: FontInfo = {
+    ...font,
+    widths: widened.widths,
+    firstChar: widened.first,
+    lastChar: widened.last,
+    encodingUnicode: new Map([
+      ...font.encodingUnicode,
+      ...[...codes].map(([ch, c]) => [c, ch] as [number, string]),
+    ]),
+  };
+  return { ref, font: info, codes, changed, proof: glyphs.proof };
+}
+
+/** Each missing character's glyph in a simple font: its width, the name /Differences uses, and how it was proven. */
+interface SimpleGlyphs {
+  widths: Map<string, number>;
+  glyphName: Map<string, string>;
+  proof: string;
+}
+
+/** A non-embedded standard Latin font: every viewer's font has the Latin set, with the standard metrics. */
+function standardGlyphs(
+  font: FontInfo,
+  missing: string[],
+  fractions: Map<string, number>,
+): SimpleGlyphs | ExtensionRefusal {
+  const std = standardName(font.baseFont);
+  if (!std || std === 'Symbol' || std === 'ZapfDingbats') {
+    return refusal(
+      `The font ${font.baseFont} is not embedded and is not a standard Latin font whose glyph set is known.`,
+      'glyph_not_provable',
+      {
+        font: font.baseFont,
+      },
+    );
+  }
+  const widths = new Map<string, number>();
+  const builtin = builtinFont(std);
+  for (const ch of missing) {
+    const gid = builtin.encodeCharacter(ch.codePointAt(0)!);
+    // The standard Latin set (what every viewer's standard font has): Latin-1 and Latin Extended-A.
+    const cp = ch.codePointAt(0)!;
+    if (gid <= 0 || cp > 0x17f) {
+      return refusal(
+        `“${ch}” is outside the standard Latin character set a viewer's ${std} is known to have.`,
+        'glyph_not_provable',
+        {
+          font: font.baseFont,
+          character: ch,
+        },
+      );
+    }
+    widths.set(ch, fitted(builtin.advanceGlyph(gid) * 1000, fractions.get(ch)));
+  }
+  return {
+    widths,
+    glyphName: new Map(),
+    proof: `non-embedded standard font ${std}: width from the standard metrics`,
+  };
+}
+
+/** An embedded program: the character must map to a glyph (and, for Type1/CFF, to a name it has). */
+function embeddedGlyphs(
+  font: FontInfo,
+  missing: string[],
+  getProgram: () => mupdf.Font | null,
+  fractions: Map<string, number>,
+): SimpleGlyphs | ExtensionRefusal {
+  if (font.kind === 'TrueType' && font.symbolic) {
+    return refusal(
+      `${font.baseFont} is a symbolic TrueType font: its codes select glyphs directly, not through names.`,
+      'glyph_not_provable',
+      {
+        font: font.baseFont,
+      },
+    );
+  }
+  const program = getProgram();
+  if (!program)
+    return refusal(`The embedded program of ${font.baseFont} could not be read.`, 'glyph_not_provable', {
+      font: font.baseFont,
+    });
   const widths = new Map<string, number>();
   const glyphName = new Map<string, string>();
-  let proof: string;
-  if (!font.embedded) {
-    const std = standardName(font.baseFont);
-    if (!std || std === 'Symbol' || std === 'ZapfDingbats') {
+  // Type1/CFF: the /Differences name must be one the program has (its own spelling of it).
+  const names = programGlyphNames(font);
+  for (const ch of missing) {
+    if (!names) continue;
+    const hex4 = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    const found = [unicodeToGlyphName(ch), `uni${hex4}`, `u${hex4}`].find((n) => names.has(n));
+    if (!found) {
       return refusal(
-        `The font ${font.baseFont} is not embedded and is not a standard Latin font whose glyph set is known.`,
-        'glyph_not_provable',
-        {
-          font: font.baseFont,
-        },
+        `The embedded program of ${font.baseFont} has no glyph for “${ch}”: it holds ${names.size} glyph(s) (a subset keeps only the glyphs the document used).`,
+        'glyph_not_in_program',
+        { font: font.baseFont, character: ch, program_glyphs: names.size },
       );
     }
-    const builtin = builtinFont(std);
-    for (const ch of missing) {
-      const gid = builtin.encodeCharacter(ch.codePointAt(0)!);
-      // The standard Latin set (what every viewer's standard font has): Latin-1 and Latin Extended-A.
-      const cp = ch.codePointAt(0)!;
-      if (gid <= 0 || cp > 0x17f) {
-        return refusal(
-          `“${ch}” is outside the standard Latin character set a viewer's ${std} is known to have.`,
-          'glyph_not_provable',
-          {
-            font: font.baseFont,
-            character: ch,
-          },
-        );
-      }
-      widths.set(ch, fitted(builtin.advanceGlyph(gid) * 1000, fractions.get(ch)));
-    }
-    proof = `non-embedded standard font ${std}: width from the standard metrics`;
-  } else {
-    if (font.kind === 'TrueType' && font.symbolic) {
-      return refusal(
-        `${font.baseFont} is a symbolic TrueType font: its codes select glyphs directly, not through names.`,
-        'glyph_not_provable',
-        {
-          font: font.baseFont,
-        },
-      );
-    }
-    const program = getProgram();
-    if (!program)
-      return refusal(`The embedded program of ${font.baseFont} could not be read.`, 'glyph_not_provable', {
-        font: font.baseFont,
-      });
-    // Type1/CFF: the /Differences name must be one the program has (its own spelling of it).
-    const names = programGlyphNames(font);
-    for (const ch of missing) {
-      if (!names) continue;
-      const hex4 = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-      const found = [unicodeToGlyphName(ch), `uni${hex4}`, `u${hex4}`].find((n) => names.has(n));
-      if (!found) {
-        return refusal(
-          `The embedded program of ${font.baseFont} has no glyph for “${ch}”: it holds ${names.size} glyph(s) (a subset keeps only the glyphs the document used).`,
-          'glyph_not_in_program',
-          { font: font.baseFont, character: ch, program_glyphs: names.size },
-        );
-      }
-      glyphName.set(ch, found);
-    }
-    for (const ch of missing) {
-      const gid = program.encodeCharacter(ch.codePointAt(0)!);
-      if (gid <= 0) {
-        return refusal(
-          `The embedded program of ${font.baseFont} has no glyph for “${ch}” (a subset keeps only the glyphs the document used).`,
-          'glyph_not_in_program',
-          {
-            font: font.baseFont,
-            character: ch,
-          },
-        );
-      }
-      widths.set(ch, fitted(program.advanceGlyph(gid) * 1000, fractions.get(ch)));
-    }
-    proof = `embedded ${font.fontFile?.key ?? ''} program maps the character to a glyph`;
+    glyphName.set(ch, found);
   }
+  for (const ch of missing) {
+    const gid = program.encodeCharacter(ch.codePointAt(0)!);
+    if (gid <= 0) {
+      return refusal(
+        `The embedded program of ${font.baseFont} has no glyph for “${ch}” (a subset keeps only the glyphs the document used).`,
+        'glyph_not_in_program',
+        {
+          font: font.baseFont,
+          character: ch,
+        },
+      );
+    }
+    widths.set(ch, fitted(program.advanceGlyph(gid) * 1000, fractions.get(ch)));
+  }
+  return {
+    widths,
+    glyphName,
+    proof: `embedded ${font.fontFile?.key ?? ''} program maps the character to a glyph`,
+  };
+}
 
-  // Free codes: not drawn with this font anywhere on the page, not a space, in the Widths range first.
+/** Free codes: not drawn with this font anywhere on the page, not a space, in the Widths range first. */
+function freeCodes(font: FontInfo, interp: Interpretation, count: number): number[] | ExtensionRefusal {
   const used = new Set(interp.glyphs.filter((g) => g.font === font).map((g) => g.code));
   const free: number[] = [];
   const candidates = [...range(128, 255), ...range(33, 126), ...range(1, 31)];
@@ -270,16 +337,20 @@ function extendSimple(
   for (const c of [...candidates.filter(inRange), ...candidates.filter((c) => !inRange(c))]) {
     if (used.has(c) || c === 32) continue;
     free.push(c);
-    if (free.length === missing.length) break;
+    if (free.length === count) break;
   }
-  if (free.length < missing.length)
+  if (free.length < count)
     return refusal('The font has no unused code left on this page.', 'no_free_code', { font: font.baseFont });
+  return free;
+}
 
-  const codes = new Map<string, number>();
-  missing.forEach((ch, i) => codes.set(ch, free[i]));
-
-  // The copied font dictionary.
-  const dict = copyDict(doc, font.dict);
+/** The font's encoding with the new codes appended to its /Differences (its base encoding kept). */
+function extendedDifferences(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  codes: Map<string, number>,
+  glyphName: Map<string, string>,
+): mupdf.PDFObject {
   const enc = doc.newDictionary();
   enc.put('Type', doc.newName('Encoding'));
   const oldEnc = font.dict.get('Encoding');
@@ -298,9 +369,20 @@ function extendSimple(
     diffs.push(doc.newName(glyphName.get(ch) ?? unicodeToGlyphName(ch)));
   }
   enc.put('Differences', diffs);
-  dict.put('Encoding', enc);
+  return enc;
+}
 
-  // Widths over the (possibly widened) range; codes outside the old range keep the missing width.
+/**
+ * The copy's /Widths over the (possibly widened) range with the new codes' widths; codes outside
+ * the old range keep the missing width. Answers the widths and the range for measuring.
+ */
+function extendedWidths(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  codes: Map<string, number>,
+  widths: Map<string, number>,
+  dict: mupdf.PDFObject,
+): { widths: Map<number, number>; first: number; last: number } {
   const allCodes = [...codes.values()];
   const first = font.widths.size ? Math.min(font.firstChar, ...allCodes) : Math.min(...allCodes);
   const last = font.widths.size ? Math.max(font.lastChar, ...allCodes) : Math.max(...allCodes);
@@ -312,30 +394,7 @@ function extendSimple(
   dict.put('FirstChar', first);
   dict.put('LastChar', last);
   dict.put('Widths', arr);
-
-  const changed: ChangedObject[] = [];
-  // Without a ToUnicode, extraction reads the new codes through their Differences glyph names.
-  if (font.dict.get('ToUnicode').isStream()) changed.push(extendToUnicodeOf(doc, font, dict, codes, 1));
-  const ref = doc.addObject(dict);
-  changed.push({
-    num: ref.asIndirect(),
-    kind: 'font',
-    replaces: font.objNum,
-    bytes_before: 0,
-    bytes_after: 0,
-  });
-
-  const info: FontInfo = {
-    ...font,
-    widths: newWidths,
-    firstChar: first,
-    lastChar: last,
-    encodingUnicode: new Map([
-      ...font.encodingUnicode,
-      ...[...codes].map(([ch, c]) => [c, ch] as [number, string]),
-    ]),
-  };
-  return { ref, font: info, codes, changed, proof };
+  return { widths: newWidths, first, last };
 }
 
 function extendCid(

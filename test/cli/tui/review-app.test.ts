@@ -14,7 +14,8 @@ import {
   ReviewEffects,
   type ReviewClient,
 } from '../../../cli/tui/review/review-effects.ts';
-import { initialState, lineRegion, review, selectedMatch } from '../../../cli/tui/review/review-state.ts';
+import { lineRegion, selectedMatch } from '../../../cli/tui/review/review-state.ts';
+import { initialState, review } from '../../../cli/tui/review/review-workflow.ts';
 import { DocfixError } from '../../../src/errors.ts';
 import { correction, linePng, proposal, textMatch, verification } from './review-fixtures.ts';
 

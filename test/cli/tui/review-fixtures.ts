@@ -1,12 +1,12 @@
 // Shared by the review screen's tests: API objects, matches, and helpers that drive the reducer.
 import {
-  review,
   type KeyPress,
   type Request,
   type ReviewAction,
   type ReviewMatch,
   type ReviewState,
 } from '../../../cli/tui/review/review-state.ts';
+import { review } from '../../../cli/tui/review/review-workflow.ts';
 import { PNG } from 'pngjs';
 import type { CorrectionOut, ProposalOut, VerificationOut } from '../../../src/schemas.ts';
 

@@ -9,12 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { takeKittyImages } from '../../../cli/tui/review/crop-image.ts';
 import { ReviewScreen, helpLine, screenLayout } from '../../../cli/tui/review/review-screen.ts';
-import {
-  initialState,
-  lineRegion,
-  selectedMatch,
-  type ReviewState,
-} from '../../../cli/tui/review/review-state.ts';
+import { lineRegion, selectedMatch, type ReviewState } from '../../../cli/tui/review/review-state.ts';
+import { initialState } from '../../../cli/tui/review/review-workflow.ts';
 import {
   correction,
   enter,

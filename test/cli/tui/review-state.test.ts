@@ -3,11 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   cropShownFor,
-  initialState,
   lineRegion,
   selectedMatch,
   type Request,
 } from '../../../cli/tui/review/review-state.ts';
+import { initialState } from '../../../cli/tui/review/review-workflow.ts';
 import {
   correction,
   enter,

@@ -1,6 +1,6 @@
 // The engine's stages keep their direction (eslint.config.js, docs/engine.md "The pipeline"), and no
 // module of src/ imports itself through others (scripts/code-shape.ts reads the import graph).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
@@ -72,6 +72,22 @@ test('an import circle is found, through a type import too', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the engine's test folders are its stage folders", () => {
+  // A test about one stage sits in test/src/corrections/<stage>/ (docs/engine.md, "The pipeline");
+  // corpus-wide tests and shared fixtures stay at the root.
+  const folders = (dir: string) =>
+    readdirSync(`${root}${dir}`, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  const stages = new Set(folders('src/corrections'));
+  const tested = folders('test/src/corrections');
+  assert.ok(tested.length > 0);
+  assert.equal(
+    tested.filter((name) => !stages.has(name)),
+    [],
+  );
 });
 
 test('no import circles in src/', () => {

@@ -12,11 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeScans } from '../../../fixtures/scans/make-scans.ts';
-import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
-import { findWordMatches, matchForm, ocrPage } from '../../../src/ocr/page-ocr.ts';
-import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
-import { compare, pdftoppm, pdftotext } from './poppler.ts';
+import { makeScans } from '../../../../fixtures/scans/make-scans.ts';
+import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
+import { findWordMatches, matchForm, ocrPage } from '../../../../src/ocr/page-ocr.ts';
+import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
+import { compare, pdftoppm, pdftotext } from '../poppler.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'docfix-scans-'));
 

@@ -9,14 +9,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
-import type { ServedCrop } from '../../../src/corrections/scan/tier5.ts';
-import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
-import { compare, pdftoppm, pdftotext } from './poppler.ts';
-import { makePdf } from './fixtures.ts';
-import { scannedPage } from './scan-fixtures.ts';
+import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
+import type { ServedCrop } from '../../../../src/corrections/scan/tier5.ts';
+import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
+import { compare, pdftoppm, pdftotext } from '../poppler.ts';
+import { makePdf } from '../fixtures.ts';
+import { scannedPage } from '../scan-fixtures.ts';
 
-const CORPUS = new URL('../../../fixtures/corpus/pdf/', import.meta.url).pathname;
+const CORPUS = new URL('../../../../fixtures/corpus/pdf/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'docfix-tier5-'));
 
 const manifest: EditTaskInput['manifest'] = {

@@ -8,7 +8,7 @@ import {
   parseContent,
   spliceBytes,
   type Operand,
-} from '../../../src/corrections/locate/content-stream.ts';
+} from '../../../../src/corrections/locate/content-stream.ts';
 
 const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'latin1'));
 

@@ -2,10 +2,10 @@
 // side by side (kerned pairs, an italic f's hook over the next letter's box) share none.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makePdf, withDoc } from './fixtures.ts';
-import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { SHARED_INK_FLOOR_PX, worstSharedInk } from '../../../src/corrections/fit/ink-collision.ts';
-import { interpretPage, type Mat } from '../../../src/corrections/locate/text-interpreter.ts';
+import { makePdf, withDoc } from '../fixtures.ts';
+import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { SHARED_INK_FLOOR_PX, worstSharedInk } from '../../../../src/corrections/fit/ink-collision.ts';
+import { interpretPage, type Mat } from '../../../../src/corrections/locate/text-interpreter.ts';
 
 /** The most ink the glyph at `at` shares, and the most any two glyphs of the line share. */
 function shared(content: string, at: number): { drawn: number; line: number; pair: string | null } {

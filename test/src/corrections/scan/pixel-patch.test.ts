@@ -4,9 +4,9 @@
 // order; a letter nowhere on the raster is drawn.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { patchWord, type ScanRaster } from '../../../src/corrections/scan/pixel-patch.ts';
-import { patchLetterFaces, rasteriseLetter } from '../../../src/corrections/scan/letter-drawing.ts';
-import { faceById } from '../../../src/fonts/catalog.ts';
+import { patchWord, type ScanRaster } from '../../../../src/corrections/scan/pixel-patch.ts';
+import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
+import { faceById } from '../../../../src/fonts/catalog.ts';
 
 const FACE = faceById('liberation-serif-regular')!;
 const EM = 60;

@@ -3,17 +3,17 @@
 // encodings, glyph names and ToUnicode CMaps.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { interpretPage, type Mat } from '../../../src/corrections/locate/text-interpreter.ts';
-import { readPageText } from '../../../src/corrections/locate/page-text.ts';
+import { interpretPage, type Mat } from '../../../../src/corrections/locate/text-interpreter.ts';
+import { readPageText } from '../../../../src/corrections/locate/page-text.ts';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadFontInfo, programGlyphNames, readCMap } from '../../../src/corrections/locate/fonts.ts';
+import { loadFontInfo, programGlyphNames, readCMap } from '../../../../src/corrections/locate/fonts.ts';
 import {
   baseEncodingUnicode,
   glyphNameToUnicode,
   unicodeToGlyphName,
-} from '../../../src/corrections/locate/encodings.ts';
-import { makePdf, type3Font, withDoc } from './fixtures.ts';
+} from '../../../../src/corrections/locate/encodings.ts';
+import { makePdf, type3Font, withDoc } from '../fixtures.ts';
 
 const CONTENT = [
   'q 1 0 0 1 5 -3 cm',
@@ -141,7 +141,7 @@ test('glyph names of embedded Type1 (eexec CharStrings) and CFF (charset) progra
   const names = (file: string, fontName: string) =>
     withDoc(
       new Uint8Array(
-        readFileSync(fileURLToPath(new URL(`../../../fixtures/corpus/pdf/${file}`, import.meta.url))),
+        readFileSync(fileURLToPath(new URL(`../../../../fixtures/corpus/pdf/${file}`, import.meta.url))),
       ),
       (doc) => {
         let out: Set<string> | null = null;

@@ -3,7 +3,7 @@
 // inside a run of one script fails.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cjkBoundarySpaced } from '../../../src/corrections/proof/verify.ts';
+import { cjkBoundarySpaced } from '../../../../src/corrections/proof/verify.ts';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 

@@ -16,10 +16,10 @@ import {
   readManifest,
   type ManifestCorrection,
   type ManifestInput,
-} from '../../../src/corrections/save/manifest.ts';
-import { openPdf, renderPage } from '../../../src/pdf/mupdf-adapter.ts';
+} from '../../../../src/corrections/save/manifest.ts';
+import { openPdf, renderPage } from '../../../../src/pdf/mupdf-adapter.ts';
 
-const CORPUS = new URL('../../../fixtures/corpus/pdf/', import.meta.url);
+const CORPUS = new URL('../../../../fixtures/corpus/pdf/', import.meta.url);
 const corpus = (name: string) => new Uint8Array(readFileSync(new URL(name, CORPUS)));
 
 const input: ManifestInput = {

@@ -3,14 +3,14 @@
 // in that reading, checked by poppler.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { codeReading } from '../../../src/corrections/locate/code-reading.ts';
-import { applyEdit } from '../../../src/corrections/engine.ts';
-import type { FontInfo } from '../../../src/corrections/locate/fonts.ts';
-import { GlyphIndex } from '../../../src/corrections/locate/locate.ts';
-import type { TextChar, TextLine } from '../../../src/corrections/locate/page-text.ts';
-import type { Glyph } from '../../../src/corrections/locate/text-interpreter.ts';
-import { editInput, makePdf, pageText, withDoc } from './fixtures.ts';
-import { popplerProblemsOf as popplerProblems } from './poppler.ts';
+import { codeReading } from '../../../../src/corrections/locate/code-reading.ts';
+import { applyEdit } from '../../../../src/corrections/engine.ts';
+import type { FontInfo } from '../../../../src/corrections/locate/fonts.ts';
+import { GlyphIndex } from '../../../../src/corrections/locate/locate.ts';
+import type { TextChar, TextLine } from '../../../../src/corrections/locate/page-text.ts';
+import type { Glyph } from '../../../../src/corrections/locate/text-interpreter.ts';
+import { editInput, makePdf, pageText, withDoc } from '../fixtures.ts';
+import { popplerProblemsOf as popplerProblems } from '../poppler.ts';
 
 test('a simple font code nothing maps, which MuPDF reads as U+FFFD, reads as its Latin-1 character', () => {
   // A CFF font with a built-in encoding of unknown names and no ToUnicode (arabi's TraditionalArabic).

@@ -5,17 +5,17 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DocfixError } from '../../../src/errors.ts';
-import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
-import { loadFontInfo } from '../../../src/corrections/locate/fonts.ts';
-import { INK_AGREEMENT, inkAgreement } from '../../../src/corrections/tiers/type3-stand-in.ts';
-import { faceById } from '../../../src/fonts/catalog.ts';
-import { editInput, type3TexPdf, withDoc } from './fixtures.ts';
-import { popplerProblemsOf as popplerProblems } from './poppler.ts';
+import { DocfixError } from '../../../../src/errors.ts';
+import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
+import { loadFontInfo } from '../../../../src/corrections/locate/fonts.ts';
+import { INK_AGREEMENT, inkAgreement } from '../../../../src/corrections/tiers/type3-stand-in.ts';
+import { faceById } from '../../../../src/fonts/catalog.ts';
+import { editInput, type3TexPdf, withDoc } from '../fixtures.ts';
+import { popplerProblemsOf as popplerProblems } from '../poppler.ts';
 
 const corpusPdf = (name: string) =>
   new Uint8Array(
-    readFileSync(fileURLToPath(new URL(`../../../fixtures/corpus/pdf/${name}`, import.meta.url))),
+    readFileSync(fileURLToPath(new URL(`../../../../fixtures/corpus/pdf/${name}`, import.meta.url))),
   );
 
 interface Matched {

@@ -2,9 +2,9 @@
 // a split text operator is not a change; a glyph really moved is one at every scale.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { RECHECK_DPIS, secondRendererGuard } from '../../../src/corrections/proof/second-renderer.ts';
-import type { VerifyOutput } from '../../../src/corrections/proof/verify.ts';
+import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { RECHECK_DPIS, secondRendererGuard } from '../../../../src/corrections/proof/second-renderer.ts';
+import type { VerifyOutput } from '../../../../src/corrections/proof/verify.ts';
 
 /** A Times line set as LuaTeX sets it (text matrix 1.02 wide, words kerned apart in one TJ). */
 function timesLine(x: number, tj: string): Uint8Array {

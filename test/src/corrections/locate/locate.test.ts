@@ -2,10 +2,10 @@
 // splits into letters is not the glyph of its first letter.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GlyphIndex, observedCodes } from '../../../src/corrections/locate/locate.ts';
-import type { FontInfo } from '../../../src/corrections/locate/fonts.ts';
-import type { Glyph } from '../../../src/corrections/locate/text-interpreter.ts';
-import type { TextChar, TextLine } from '../../../src/corrections/locate/page-text.ts';
+import { GlyphIndex, observedCodes } from '../../../../src/corrections/locate/locate.ts';
+import type { FontInfo } from '../../../../src/corrections/locate/fonts.ts';
+import type { Glyph } from '../../../../src/corrections/locate/text-interpreter.ts';
+import type { TextChar, TextLine } from '../../../../src/corrections/locate/page-text.ts';
 
 test('a ligature split into letters does not prove a code for its first letter', () => {
   // LuaTeX's LM Roman: code 125 is the "fi" ligature (ToUnicode "fi"), code 55 the letter f.
