@@ -3,6 +3,7 @@
 // their reasons, the apply verifies, the manifest records them, and poppler and qpdf read the result.
 // The guard is not weakened: a change the repair did not make is still refused.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { structuralAdvice } from '../../../src/corrections/proposal.ts';
 import { parseManifest, readManifest } from '../../../src/corrections/save/manifest.ts';
 import { repairDeclarations, repairOf } from '../../../src/corrections/save/repair.ts';
 import { ObjectIndex } from '../../../src/pdf/xref-index.ts';
+import { rederiveProof } from '../../../src/verify/rederive.ts';
 import { editInput } from './fixtures.ts';
 import { pdftotext } from './poppler.ts';
 
@@ -121,6 +123,19 @@ test('a wrong /Length and no cross-reference table (the FOP file): proposed at c
   // The page says “nonumy” twice; the first (match 0) is corrected.
   assert.is(text.split('nonmuy').length - 1, 1, text);
   assert.is(text.split('nonumy').length - 1, 1, text);
+});
+
+test('docfix verify re-derives the repair from the damaged original alone and finds it recorded', async () => {
+  const pdf = fopLike('libreoffice-writer.pdf', 5, 40);
+  const input = editInput(pdf, 'nonumy', 'nonmuy');
+  input.manifest = { ...input.manifest, original_sha256: createHash('sha256').update(pdf).digest('hex') };
+  const { output } = await applyEdit(input);
+  const proof = await rederiveProof(pdf, output);
+  assert.ok(proof.passed, proof.failures.join(' | '));
+  const repair = proof.checks.find((c) => c.name === 'repair');
+  assert.ok(repair?.passed, repair?.detail);
+  assert.match(repair!.detail, /changes objects 2, 5, as the manifest records/);
+  assert.ok(proof.objects.changed_as_declared.some((o) => o.num === 5 && o.kind === 'repair'));
 });
 
 test('offsets that miss their objects: repaired in the open, verified; poppler reads the new word', async () => {
