@@ -26,6 +26,7 @@ import { codeReading } from '../locate/code-reading.ts';
 import { GlyphIndex } from '../locate/locate.ts';
 import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
 import { CJK } from '../locate/page-text.ts';
+import { editOnOwnLine } from './line-band.ts';
 
 // The working resolution, page points to its pixels, and the bytes' hash are the page reader's
 // (locate/); the verification's readers find them here too.
@@ -325,25 +326,16 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
         : `expected the line to extract as “${expected.trim()}”, got “${got.trim()}”`,
     });
 
-    // Edit on its own line: changed pixels stay in the line's band (across the text direction).
-    const band = toRender(v.line.bbox);
-    const height = band[3] - band[1];
-    const width = band[2] - band[0];
-    const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
-    let ownLine = true;
-    if (diff.bbox) {
-      const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
-      ownLine = horizontal
-        ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
-        : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
-    }
-    guards.push({
-      name: 'edit_on_own_line',
-      passed: ownLine,
-      detail: diff.bbox
-        ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
-        : 'no pixel changed',
-    });
+    // Edit on its own line: changed pixels stay in the line's band, or its glyphs' ink (line-band.ts).
+    guards.push(
+      editOnOwnLine(page, diff.bbox, {
+        line: v.line,
+        drawn: [...v.newOrigins, ...(v.movedOrigins ?? [])],
+        tolerance: v.tolerance,
+        oldInk: v.oldInk,
+        pad: DECLARED_PAD_PX,
+      }),
+    );
     guards.push(reopen);
 
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
