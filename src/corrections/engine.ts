@@ -188,7 +188,14 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
       : climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
     if (!t.font.embedded && t.font.kind !== 'Type3') warnings.push(notEmbedded(t.font));
     if (t.reading === 'codes') warnings.push(codeReadingWarning(t.font, find));
-    verticalRule(t, tier, product.codes, rejected, product.widthFont.wmode === 1 && product.keepsOldAdvances);
+    verticalRule(
+      t,
+      tier,
+      product.codes,
+      rejected,
+      product.widthFont.wmode === 1 && product.keepsOldAdvances,
+      swap !== null,
+    );
     const fit = fitRule(t, tier, product, find, replacement, rejected);
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
