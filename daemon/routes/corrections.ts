@@ -135,6 +135,8 @@ function toManifestCorrection(c: CorrectionRecord): ManifestCorrection {
     tier_name: c.tier_name,
     visibility_cost: c.visibility_cost ?? 'none',
     created_at: c.created_at,
+    // Every later revision's manifest keeps the repair made with this correction (docfix verify checks it).
+    ...(c.repaired_objects ? { repaired_objects: c.repaired_objects } : {}),
   };
 }
 
@@ -448,6 +450,10 @@ export const correctionHandlers: Handlers = {
       const checked = (proposal.measurements as { confirmation?: { needed?: boolean } } | undefined)
         ?.confirmation;
       const confirmation = checked?.needed ? (checked as Record<string, unknown>) : null;
+      // A damaged original saved repaired: the repair goes on record, and into later manifests.
+      const repaired = (
+        verification.stream_changes as { repair?: { objects?: CorrectionRecord['repaired_objects'] } }
+      ).repair?.objects;
       let correction: CorrectionRecord | null = null;
       // 3. The records and the audit entry they owe, in one write (storage/audited-changes.ts).
       const written = await services.changes.update(tenantId, documentId, (current) => {
@@ -492,6 +498,7 @@ export const correctionHandlers: Handlers = {
           status: 'standing',
           attestation_id: attestation.attestation_id,
           ...(confirmation ? { confirmation } : {}),
+          ...(repaired ? { repaired_objects: repaired } : {}),
         };
         current.corrections.push(correction);
         current.verifications[verificationId] = verification;
