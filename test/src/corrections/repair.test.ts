@@ -170,6 +170,20 @@ test('a repaired object another page draws from: that page proven by rendering i
   assert.is(qpdfCheck(output, 'tcpdf-corrected.pdf').status, 0);
 });
 
+test('an encrypted damaged file is saved repaired and still encrypted, with its password', async () => {
+  const pdf = damaged(corpusPdf('libreoffice-password.pdf'), { kind: 'no-xref' });
+  const input = { ...editInput(pdf, 'nonumy', 'nonmuy'), password: 'openpassword' };
+  const proposal = await proposeEdit(input);
+  assert.is(proposal.visibility_cost, 'low', proposal.explanation);
+  assert.ok((proposal.warnings ?? []).some((w) => w.includes('saved repaired')));
+  const { output, verification } = await applyEdit(input);
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.match(Buffer.from(output).toString('latin1'), /\/Encrypt/);
+  const path = join(dir, 'encrypted-corrected.pdf');
+  writeFileSync(path, output);
+  assert.match(pdftotext(path, 0, 'openpassword'), /nonmuy/);
+});
+
 test('a wrong /Length in a file whose table is sound: no repair at all (the update keeps every byte)', async () => {
   const pdf = damaged(corpusPdf('libreoffice-writer.pdf'), { kind: 'length', object: 5, by: 40 });
   const { output, verification, proposal } = await applyEdit(editInput(pdf, 'nonumy', 'nonmuy'));
