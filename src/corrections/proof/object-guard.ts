@@ -10,7 +10,7 @@
 // correction itself declared it.
 import { readSavedRegion } from '../../pdf/exact-save.ts';
 import { dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
-import type { ObjectIndex } from '../../pdf/xref-index.ts';
+import type { ObjectIndex, ObjectSource } from '../../pdf/xref-index.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 
 /** A stream rewritten in a copy: its data and encoding. */
@@ -220,49 +220,17 @@ export function objectsUntouched(
     const before = side.index.get(source);
     const after = outputIndex.get(num);
     if (!before) {
-      if (side === repairedSide) {
-        // The repair dropped an object it could not read: the correction's save must drop it too.
-        if (after) result.undeclared.push({ num, paths: ['(in the output, not in the repaired file)'] });
-        else
-          result.rewritten.push({
-            num,
-            from: num,
-            kind: 'repair',
-            changed: repair?.paths ?? [],
-            repair: repair?.reason,
-          });
-        continue;
-      }
-      // An object the input has but that cannot be read here is not assumed unchanged.
-      if (inputIndex.inUse(num) && !repair)
-        result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
-      else if (repair)
-        result.rewritten.push({
-          num,
-          from: num,
-          kind: 'repair',
-          changed: repair.paths ?? [],
-          repair: repair.reason,
-        });
-      continue; // a new object: reached only through a declared key
+      noEarlierVersion(result, {
+        num,
+        after: Boolean(after),
+        repair,
+        inputIndex,
+        repaired: side === repairedSide,
+      });
+      continue;
     }
     result.compared += 1;
-    const paths: string[] = [];
-    let was = before.value;
-    if (decl?.kind === 'page' && was.kind === 'dict' && !was.entries.has('/Resources')) {
-      // A page that inherited its resources now holds a copy: compare it with what it inherited.
-      const inherited = inheritedResources(was, side.index);
-      if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
-    }
-    if (!after) paths.push('(missing from the output)');
-    else {
-      differences(after.value, was, outSide, { ...side, bytes: before.bytes }, '', paths, opts);
-      if (after.stream && before.stream) {
-        const da = after.bytes.subarray(after.stream.start, after.stream.end);
-        const db = before.bytes.subarray(before.stream.start, before.stream.end);
-        if (Buffer.compare(Buffer.from(da), Buffer.from(db)) !== 0) paths.push('<stream>');
-      } else if (Boolean(after.stream) !== Boolean(before.stream)) paths.push('<stream>');
-    }
+    const paths = pathsChanged(before, after, decl?.kind === 'page', side, outSide, opts);
     const repairPaths = repair && side === inSide ? (repair.paths ?? []) : [];
     if (paths.length === 0 && !repair) continue;
     const declaredPaths = [
@@ -282,7 +250,66 @@ export function objectsUntouched(
       });
     } else result.rewritten.push({ num, from: decl?.from ?? num, kind: decl!.kind, changed: paths });
   }
-  // The trailer keeps the same catalog, encryption and identity.
+  trailerKept(result, inputIndex, outputIndex);
+  result.passed = result.undeclared.length === 0;
+  result.detail = detailOf(result, region.incremental);
+  return result;
+}
+
+/** Where the output's object differs from the one it is compared with (its paths; `<stream>`: its data). */
+function pathsChanged(
+  before: ObjectSource,
+  after: ObjectSource | null,
+  isPage: boolean,
+  side: Side,
+  outSide: Side,
+  opts: { encrypted: boolean },
+): string[] {
+  const paths: string[] = [];
+  let was = before.value;
+  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources')) {
+    // A page that inherited its resources now holds a copy: compare it with what it inherited.
+    const inherited = inheritedResources(was, side.index);
+    if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
+  }
+  if (!after) return ['(missing from the output)'];
+  differences(after.value, was, outSide, { ...side, bytes: before.bytes }, '', paths, opts);
+  if (after.stream && before.stream) {
+    const da = after.bytes.subarray(after.stream.start, after.stream.end);
+    const db = before.bytes.subarray(before.stream.start, before.stream.end);
+    if (Buffer.compare(Buffer.from(da), Buffer.from(db)) !== 0) paths.push('<stream>');
+  } else if (Boolean(after.stream) !== Boolean(before.stream)) paths.push('<stream>');
+  return paths;
+}
+
+/** An object with no earlier version to compare: new, unreadable in the input, or dropped by the repair. */
+function noEarlierVersion(
+  result: ObjectGuard,
+  o: { num: number; after: boolean; repair?: DeclaredObject; inputIndex: ObjectIndex; repaired: boolean },
+): void {
+  const { num, repair } = o;
+  const asRepaired = () =>
+    result.rewritten.push({
+      num,
+      from: num,
+      kind: 'repair',
+      changed: repair?.paths ?? [],
+      repair: repair?.reason,
+    });
+  if (o.repaired) {
+    // The repair dropped an object it could not read: the correction's save must drop it too.
+    if (o.after) result.undeclared.push({ num, paths: ['(in the output, not in the repaired file)'] });
+    else asRepaired();
+    return;
+  }
+  // An object the input has but that cannot be read here is not assumed unchanged; a new object is
+  // reached only through a declared key.
+  if (repair) asRepaired();
+  else if (o.inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
+}
+
+/** The trailer keeps the same catalog, encryption and identity. */
+function trailerKept(result: ObjectGuard, inputIndex: ObjectIndex, outputIndex: ObjectIndex): void {
   const tIn = inputIndex.trailer;
   const tOut = outputIndex.trailer;
   for (const key of ['/Root', '/Encrypt', '/Info']) {
@@ -291,9 +318,11 @@ export function objectsUntouched(
     const same = (!a && !b) || (a?.kind === 'ref' && b?.kind === 'ref' && a.num === b.num && a.gen === b.gen);
     if (!same && tIn && tOut) result.undeclared.push({ num: 0, paths: [`trailer${key}`] });
   }
-  result.passed = result.undeclared.length === 0;
-  result.detail = result.passed
-    ? `${result.compared} object(s) compared token for token${region.incremental ? ' after the unchanged original bytes' : ' in a full rewrite'}; ${
+}
+
+function detailOf(result: ObjectGuard, incremental: boolean): string {
+  return result.passed
+    ? `${result.compared} object(s) compared token for token${incremental ? ' after the unchanged original bytes' : ' in a full rewrite'}; ${
         result.rewritten.length
           ? `changed only where declared: ${result.rewritten.map((r) => `${r.num}${r.from !== r.num ? ` (copy of ${r.from})` : ''} ${r.changed.slice(0, 6).join(' ')}`).join('; ')}`
           : 'none changed'
@@ -302,5 +331,4 @@ export function objectsUntouched(
         .slice(0, 5)
         .map((u) => `${u.num ? `object ${u.num}` : 'trailer'} ${u.paths.slice(0, 4).join(' ')}`)
         .join('; ')}`;
-  return result;
 }
