@@ -175,6 +175,7 @@ function statementCorrection(record: DocumentRecord, c: CorrectionRecord): State
     changed_pixels: changed,
     outside_pixels: outside,
     verification_id: c.verification_id,
+    ...(c.repaired_objects ? { repaired_objects: c.repaired_objects } : {}),
   };
 }
 

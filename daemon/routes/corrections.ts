@@ -136,6 +136,8 @@ function toManifestCorrection(c: CorrectionRecord): ManifestCorrection {
     tier_name: c.tier_name,
     visibility_cost: c.visibility_cost ?? 'none',
     created_at: c.created_at,
+    // Every later revision's manifest keeps the repair made with this correction (docfix verify checks it).
+    ...(c.repaired_objects ? { repaired_objects: c.repaired_objects } : {}),
   };
 }
 
@@ -432,6 +434,10 @@ function recordCorrection(
   });
   const outside = verification.pages.reduce((sum, p) => sum + (p.outside_pixels ?? 0), 0);
   const confirmation = confirmationChecked(proposal);
+  // A damaged original saved repaired: the repair goes on record, and into later manifests.
+  const repaired = (
+    verification.stream_changes as { repair?: { objects?: CorrectionRecord['repaired_objects'] } }
+  ).repair?.objects;
   const correction: CorrectionRecord = {
     seq,
     page_index: request.page_index ?? 0,
@@ -454,6 +460,7 @@ function recordCorrection(
     status: 'standing',
     attestation_id: attestation.attestation_id,
     ...(confirmation ? { confirmation } : {}),
+    ...(repaired ? { repaired_objects: repaired } : {}),
   };
   current.corrections.push(correction);
   current.verifications[verificationId] = verification;

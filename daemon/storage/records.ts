@@ -54,6 +54,8 @@ export interface CorrectionRecord extends CorrectionOut {
   attestation_id: string;
   /** A scanned word's match that needed a person: the engine's check of the crop served (tier 5). */
   confirmation?: Record<string, unknown>;
+  /** The original was damaged and saved repaired with this correction: what the repair changed. */
+  repaired_objects?: { num: number; changed: string[]; reason: string }[];
 }
 
 /** A region of a page served as pixels (crop.png/preview), for the OCR confirmation check. */

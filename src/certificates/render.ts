@@ -224,6 +224,13 @@ export function renderCertificatePdf(input: RenderCertificateInput): Uint8Array 
     layout.field('After', quote(c.text_after));
     layout.field('Tier', `${c.tier} ${c.tier_name}, visibility cost ${c.visibility_cost}`);
     layout.field('Pixels', `${c.changed_pixels} changed, ${c.outside_pixels} outside the declared region`);
+    if (c.repaired_objects?.length)
+      layout.field(
+        'Repair',
+        `the original was damaged and saved repaired; objects changed by the repair, each declared: ${c.repaired_objects
+          .map((o) => `${o.num} (${o.reason})`)
+          .join('; ')}`,
+      );
     layout.field('Verification', c.verification_id, { mono: true });
     layout.space(6);
   }

@@ -32,6 +32,11 @@ export interface StatementCorrection {
   changed_pixels: number;
   outside_pixels: number;
   verification_id: string;
+  /**
+   * The original was damaged and this correction saved it repaired: each object the repair changed
+   * and why (docs/engine.md, "Repair in the open"). Absent otherwise, and from earlier certificates.
+   */
+  repaired_objects?: { num: number; changed: string[]; reason: string }[];
 }
 
 export interface CertificateStatement {
@@ -87,6 +92,15 @@ export function buildStatement(input: StatementInput): CertificateStatement {
       changed_pixels: c.changed_pixels,
       outside_pixels: c.outside_pixels,
       verification_id: c.verification_id,
+      ...(c.repaired_objects
+        ? {
+            repaired_objects: c.repaired_objects.map((o) => ({
+              num: o.num,
+              changed: [...o.changed],
+              reason: o.reason,
+            })),
+          }
+        : {}),
     })),
     verification: { ...input.verification },
     audit: { ...input.audit },
@@ -136,6 +150,20 @@ export function statementProblems(data: unknown): string[] {
       for (const k of ['tier_name', 'visibility_cost', 'verification_id'])
         str(`corrections[${i}].${k}`, r[k]);
       for (const k of ['text_before', 'text_after']) if (r[k] !== null) str(`corrections[${i}].${k}`, r[k]);
+      if (
+        r.repaired_objects !== undefined &&
+        !(
+          Array.isArray(r.repaired_objects) &&
+          r.repaired_objects.every(
+            (o: unknown) =>
+              isObject(o) &&
+              Number.isSafeInteger((o as Record<string, unknown>).num) &&
+              Array.isArray((o as Record<string, unknown>).changed) &&
+              typeof (o as Record<string, unknown>).reason === 'string',
+          )
+        )
+      )
+        problems.push(`corrections[${i}].repaired_objects must be objects {num, changed, reason}`);
       if (
         r.box_render !== null &&
         !(Array.isArray(r.box_render) && r.box_render.every(Number.isSafeInteger))

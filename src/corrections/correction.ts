@@ -3,7 +3,7 @@
 // facts its manifest records. Types and one rule (the visibility cost); the stages may import it.
 import type { RgbImage } from '../pdf/mupdf-adapter.ts';
 import type { EditRequest, ProposalOut, TierRejection, VerificationOut } from '../schemas.ts';
-import type { DeclaredObject } from './proof/object-guard.ts';
+import type { DeclaredObject, RepairedObject } from './proof/object-guard.ts';
 import type { Box } from './proof/render-diff.ts';
 import type { VerifyOutput } from './proof/verify.ts';
 import type { ManifestInput } from './save/manifest.ts';
@@ -63,10 +63,12 @@ export interface ManifestFacts {
   find: string;
   replacement: string;
   tier: number;
-  /** Tier 5's cost (low for cloned letters, medium for drawn ones), `low` for a re-spaced line; else the tier's. */
+  /** Tier 5's cost (low for cloned letters, medium for drawn ones), `low` for a re-spaced line or a repaired file; else the tier's. */
   cost?: 'low' | 'medium';
   /** Tier 5 on a match that needed a person: what the engine checked. */
   confirmation?: Record<string, unknown>;
+  /** A damaged input saved repaired: the objects the repair changed, and why (save/repair.ts). */
+  repaired_objects?: RepairedObject[];
 }
 
 /** A proposal's visibility cost: tier 5 and a re-spaced line say their own; tier 4 draws in another face (low); else none. */

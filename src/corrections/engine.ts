@@ -33,6 +33,7 @@ import { proposalOf, refusalProposal, verificationOf, wouldNotVerify } from './p
 import { Refusal } from './refusals.ts';
 import { declareObjects } from './save/declare.ts';
 import { applyOnProposal, keepProposal, keptProposals, proposalKey } from './save/kept-proposals.ts';
+import { repairDeclarations, repairFor, repairWarning } from './save/repair.ts';
 import { saveExact } from './save/save-correction.ts';
 import { hiddenWordOverScan, patchCandidate } from './scan/scan-candidate.ts';
 import { crossFontEdits, crossFontRefusal, crossFontSwap } from './tiers/cross-font-swap.ts';
@@ -187,7 +188,14 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
       : climb(tierContext(doc, t, input.request.font_attempt ?? 0, programs));
     if (!t.font.embedded && t.font.kind !== 'Type3') warnings.push(notEmbedded(t.font));
     if (t.reading === 'codes') warnings.push(codeReadingWarning(t.font, find));
-    verticalRule(t, tier, product.codes, rejected, product.widthFont.wmode === 1 && product.keepsOldAdvances);
+    verticalRule(
+      t,
+      tier,
+      product.codes,
+      rejected,
+      product.widthFont.wmode === 1 && product.keepsOldAdvances,
+      swap !== null,
+    );
     const fit = fitRule(t, tier, product, find, replacement, rejected);
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
@@ -204,11 +212,24 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
     const changedObjects = writeCorrection(doc, t, plan, product, find, replacement, warnings);
     const fingerprint = fingerprintOf(tier, t, product.codes, plan.edits);
     const box = unionBox(boxes.oldBoxes) ?? [0, 0, 0, 0];
-    // Words moved to make room show to a careful eye comparing before and after: not `none`.
-    const cost = fit.respacing ? ('low' as const) : undefined;
-    const facts: ManifestFacts = { page: t.pageIndex, box, find, replacement, tier, ...(cost && { cost }) };
+    // A damaged file is saved repaired, in the open: the objects the repair changes are declared.
+    const repair = repairFor(doc, input);
+    if (repair) warnings.push(repairWarning(repair));
+    // Words moved to make room show to a careful eye comparing before and after, and a repaired
+    // file may show otherwise in a reader that repaired it differently: not `none`.
+    const cost = fit.respacing || repair ? ('low' as const) : undefined;
+    const facts: ManifestFacts = {
+      page: t.pageIndex,
+      box,
+      find,
+      replacement,
+      tier,
+      ...(cost && { cost }),
+      ...(repair && { repaired_objects: repair.objects }),
+    };
     const objects = declareObjects(doc, input, t.page, facts, changedObjects, forApply);
-    const saved = saveExact(doc, input, opened, t, changedObjects, objects);
+    if (repair) objects.declared.push(...repairDeclarations(repair));
+    const saved = saveExact(doc, input, opened, t, changedObjects, objects, repair);
     const verify = verifyCorrection(input, t, boxes, saved, { textPlace, widthsAlike }, find, replacement);
     const explanation = product.explain({
       oldText: fit.measurements.old_text as string,

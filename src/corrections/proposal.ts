@@ -73,16 +73,55 @@ export function proposalOf(candidate: Candidate, pageIndex: number, fontAttempt:
   };
 }
 
+/** Guards about the file's objects, not its pixels: a replacement of another width changes nothing there. */
+const STRUCTURAL_GUARDS = ['objects_untouched', 'other_pages_identical', 'output_reopens'];
+
+/**
+ * The advice of a candidate refused by the file's structure: the save changed objects it did not
+ * declare. A file saved in full (MuPDF could not update it in place) is damaged: the advice names
+ * the repair (save/repair.ts) and how to make it first; otherwise it is the engine's fault.
+ */
+export function structuralAdvice(
+  v: Pick<Candidate['verify'], 'failure_reason' | 'stream_changes'>,
+  failing: string[],
+): Refusal['advice'] | null {
+  if (failing.length === 0) return null;
+  const changes = v.stream_changes as { incremental?: boolean; repair?: { cause: string } };
+  const why = v.failure_reason ?? 'verification failed';
+  if (changes.incremental === false)
+    return {
+      code: 'would_not_verify',
+      what: `The document is damaged (${changes.repair?.cause ?? 'MuPDF had to repair it to read it'}): saved repaired, it changes in ways the correction cannot declare.`,
+      why: `A damaged file is saved repaired, and every object the repair changes must be declared and proven; here ${failing.join(', ')} failed: ${why}`,
+      do: [
+        'Repair the file and upload the repaired copy, e.g. `qpdf damaged.pdf repaired.pdf` or `mutool clean damaged.pdf repaired.pdf`; then correct the repaired copy.',
+        'Check the repaired copy reads as you expect before correcting it.',
+      ],
+      worth_reporting: true,
+    };
+  return {
+    code: 'would_not_verify',
+    what: 'The save changed objects of the file that the correction did not declare.',
+    why: `${failing.join(', ')} failed: ${why}`,
+    do: ['Report this document: the engine changed what it did not declare, whatever the replacement.'],
+    worth_reporting: true,
+  };
+}
+
 /** A candidate that failed its verification, as the refusal it becomes (the evidence kept). */
 export function wouldNotVerify(candidate: Candidate, request: EditRequest): Refusal {
   const v = candidate.verify;
+  const structural = structuralAdvice(
+    v,
+    v.guards.filter((g) => !g.passed && STRUCTURAL_GUARDS.includes(g.name)).map((g) => g.name),
+  );
   // A candidate that would not verify is not offered: the proposal is a refusal with the evidence.
   // Failing only because renderers read the font's fractional widths differently is a known
   // limit of the format, not an engine failure: the advice says which replacements keep the line.
   const readingsOnly =
     v.diff.outside_pixels === 0 && v.guards.every((g) => g.passed || g.name === 'widths_read_alike');
   return new Refusal(
-    {
+    structural ?? {
       code: 'would_not_verify',
       what: 'The rewritten text would change the page in a way the verification does not accept.',
       why: v.failure_reason ?? 'verification failed',

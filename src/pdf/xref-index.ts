@@ -208,6 +208,12 @@ export class ObjectIndex {
     return this.broken === true && this.scan().has(num);
   }
 
+  /** The cross-reference chain is missing or unreadable, or an offset in it misses its object. */
+  damaged(): boolean {
+    this.checkOffsets();
+    return this.scanned || this.broken === true;
+  }
+
   private checkOffsets(): void {
     this.broken ??=
       !this.scanned &&

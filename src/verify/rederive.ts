@@ -21,6 +21,8 @@ import {
   type ManifestCorrection,
 } from '../corrections/save/manifest.ts';
 import { objectsUntouched } from '../corrections/proof/object-guard.ts';
+import { repairDeclarations, repairOf, type Repair } from '../corrections/save/repair.ts';
+import { keepsPrefix } from '../pdf/exact-save.ts';
 import { diffRenders, type Box } from '../corrections/proof/render-diff.ts';
 import { PDFIUM_MARGIN_PX } from '../corrections/proof/second-renderer.ts';
 import { DECLARED_PAD_PX, streamDecoder } from '../corrections/proof/verify.ts';
@@ -51,7 +53,15 @@ export const DECLARED_MARGIN_PX = DECLARED_PAD_PX;
 export const PDFIUM_ALLOWANCE = { margin_px: PDFIUM_MARGIN_PX, noise_levels: PDFIUM_ROUNDING_NOISE };
 
 export interface RederiveCheck {
-  name: 'manifest' | 'original' | 'pages' | 'objects' | 'pixels_mupdf' | 'pixels_pdfium' | 'text_layer';
+  name:
+    | 'manifest'
+    | 'original'
+    | 'pages'
+    | 'objects'
+    | 'repair'
+    | 'pixels_mupdf'
+    | 'pixels_pdfium'
+    | 'text_layer';
   passed: boolean;
   detail: string;
 }
@@ -237,15 +247,21 @@ function compareObjects(
   a: OpenedPdf,
   b: OpenedPdf,
   manifest: Manifest | null,
-): { findings: ObjectFindings; check: RederiveCheck } {
+  password: string,
+): { findings: ObjectFindings; check: RederiveCheck; repaired: RederiveCheck | null } {
   const declared = manifest ? declaredByManifest(a.doc, manifest) : [];
+  // A corrected file that does not keep the original as its prefix was saved repaired (the original
+  // is damaged): the repair is re-derived from the original alone, declared, and compared exactly
+  // (corrections/save/repair.ts); the manifest must say so (repairedCheck).
+  const repair = keepsPrefix(original, corrected) ? null : repairOf(original, password);
+  if (repair) declared.push(...repairDeclarations(repair));
   const guard = objectsUntouched(
     original,
     corrected,
     new ObjectIndex(original, streamDecoder(a.doc)),
     new ObjectIndex(corrected, streamDecoder(b.doc)),
     declared,
-    { encrypted: a.encrypted },
+    { encrypted: a.encrypted, ...(repair && { repaired: repair.file }) },
   );
   // An object rewritten by several incremental updates is written (and compared) once per update.
   const asDeclared = new Map(
@@ -281,7 +297,29 @@ function compareObjects(
           ? `changed only where the manifest's corrections may: ${rewritten.join('; ')}`
           : 'none changed'
       }`;
-  return { findings, check: { name: 'objects', passed: guard.passed, detail } };
+  return {
+    findings,
+    check: { name: 'objects', passed: guard.passed, detail },
+    repaired: repairedCheck(repair, manifest),
+  };
+}
+
+/** A repaired save is never hidden: the manifest's corrections record the objects the repair changed. */
+function repairedCheck(repair: Repair | null, manifest: Manifest | null): RederiveCheck | null {
+  if (!repair || !manifest) return null;
+  const derived = repair.objects.map((o) => o.num).sort((x, y) => x - y);
+  const recorded = manifest.corrections.find((c) => c.repaired_objects !== undefined)?.repaired_objects;
+  const listed = (recorded ?? []).map((o) => o.num).sort((x, y) => x - y);
+  const passed = recorded !== undefined && listed.join(',') === derived.join(',');
+  return {
+    name: 'repair',
+    passed,
+    detail: passed
+      ? `the original is damaged (${repair.cause}) and was saved repaired; the repair, re-derived from the original, changes objects ${derived.join(', ') || 'none'}, as the manifest records`
+      : recorded
+        ? `the original is damaged (${repair.cause}); its repair changes objects ${derived.join(', ') || 'none'}, the manifest records ${listed.join(', ') || 'none'}`
+        : `the original is damaged (${repair.cause}) and the corrected file was saved repaired, but no correction in the manifest records the repair`,
+  };
 }
 
 function describeUndeclared(f: ObjectFindings): string {
@@ -501,8 +539,9 @@ export async function rederiveProof(
     const checks: RederiveCheck[] = [manifestCheck];
     if (manifest) checks.push(originalCheck(originalFacts, manifest));
     checks.push(pagesCheck(a, b));
-    const objects = compareObjects(original, corrected, a, b, manifest);
+    const objects = compareObjects(original, corrected, a, b, manifest, password);
     checks.push(objects.check);
+    if (objects.repaired) checks.push(objects.repaired);
     pdfium = await openPdfium(original, corrected, password);
     const ctx: PairContext = {
       a,

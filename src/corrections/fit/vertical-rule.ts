@@ -16,13 +16,21 @@ export function verticalRule(
   codes: Code[],
   rejected: TierRejection[],
   verticalStandIn = false,
+  swappedInPlace = false,
 ): void {
   const { glyphs, g0, font } = t;
   if (font.wmode !== 1) return;
   const oneString = glyphs.every(
     (g) => g.unit === g0.unit && g.opIndex === g0.opIndex && g.element === g0.element,
   );
-  if (tier === 1 && codes.length === glyphs.length && (oneString || keepsInnerKerning(glyphs, codes))) return;
+  // A swap of glyphs each drawn by an operator of its own (cross-font-swap.ts): every operator keeps
+  // its placing, so nothing of the column moves.
+  if (
+    tier === 1 &&
+    codes.length === glyphs.length &&
+    (oneString || swappedInPlace || keepsInnerKerning(glyphs, codes))
+  )
+    return;
   // Tier 4's CJK face is embedded for vertical writing (Identity-V, the font's DW2, the old glyphs'
   // widths): as many glyphs as it replaces, in one string, each advancing as the old one did.
   if (tier === 4 && codes.length === glyphs.length && oneString && verticalStandIn) return;

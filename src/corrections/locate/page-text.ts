@@ -90,38 +90,51 @@ function walkText(st: mupdf.StructuredText, lines: TextLine[]): void {
 
 /**
  * MuPDF's text gives each character of vertical writing a line of its own; a column is what a
- * reader (and a search) sees. Consecutive vertical lines whose characters stand one under the other
- * (same x within a tenth of the size, the next at most 1.5 sizes further down) become one line.
+ * reader (and a search) sees. A vertical line whose first character stands right under the last
+ * character of an earlier vertical line (same x within a tenth of the size, at most 1.5 sizes further
+ * down) continues it. The line just before is tried first; then the few before it, since ruby and
+ * emphasis marks set beside a column are drawn between its characters (their own one-character
+ * lines, at another x) and would cut the column into one-character pieces.
  */
 function joinColumns(lines: TextLine[]): TextLine[] {
   const out: TextLine[] = [];
   for (const line of lines) {
-    const prev = out[out.length - 1];
-    const last = prev?.chars[prev.chars.length - 1];
-    const first = line.chars[0];
-    const joins =
-      prev !== undefined &&
-      last !== undefined &&
-      first !== undefined &&
-      prev.wmode === 1 &&
-      line.wmode === 1 &&
-      Math.abs(first.origin[0] - last.origin[0]) <= 0.1 * last.size &&
-      first.origin[1] - last.origin[1] > 0 &&
-      first.origin[1] - last.origin[1] <= 1.5 * last.size;
-    if (!joins) {
+    const column = line.wmode === 1 ? columnContinued(out, line) : undefined;
+    if (!column) {
       out.push({ ...line, index: out.length });
       continue;
     }
-    prev.chars = [...prev.chars, ...line.chars];
-    prev.text += line.text;
-    prev.bbox = [
-      Math.min(prev.bbox[0], line.bbox[0]),
-      Math.min(prev.bbox[1], line.bbox[1]),
-      Math.max(prev.bbox[2], line.bbox[2]),
-      Math.max(prev.bbox[3], line.bbox[3]),
+    column.chars = [...column.chars, ...line.chars];
+    column.text += line.text;
+    column.bbox = [
+      Math.min(column.bbox[0], line.bbox[0]),
+      Math.min(column.bbox[1], line.bbox[1]),
+      Math.max(column.bbox[2], line.bbox[2]),
+      Math.max(column.bbox[3], line.bbox[3]),
     ];
   }
   return out;
+}
+
+/** Earlier lines looked at for the column a vertical line continues (ruby over a word of three). */
+const COLUMN_LOOK_BACK = 4;
+
+function columnContinued(out: TextLine[], line: TextLine): TextLine | undefined {
+  const first = line.chars[0];
+  if (!first) return undefined;
+  for (let i = out.length - 1; i >= Math.max(0, out.length - COLUMN_LOOK_BACK); i -= 1) {
+    const prev = out[i];
+    const last = prev.chars[prev.chars.length - 1];
+    if (
+      prev.wmode === 1 &&
+      last !== undefined &&
+      Math.abs(first.origin[0] - last.origin[0]) <= 0.1 * last.size &&
+      first.origin[1] - last.origin[1] > 0 &&
+      first.origin[1] - last.origin[1] <= 1.5 * last.size
+    )
+      return prev;
+  }
+  return undefined;
 }
 
 export function quadBox(q: number[]): [number, number, number, number] {

@@ -262,8 +262,13 @@ function drawnInPlace(
   interp: Interpretation,
 ): { byGlyph: boolean; oneRun: boolean } {
   const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
-  const oneRun = glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
-  const byGlyph = inOrder && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
+  const oneRun =
+    inOrder && glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
+  // Glyphs drawn one per operator may have other operators between them (ruby or emphasis marks
+  // set beside a vertical column, drawn between its characters): a swap of equal widths in place
+  // keeps every pen position whatever is drawn between. Only such a swap is made of them (engine.ts).
+  const ascending = glyphs.every((g, i) => i === 0 || g.index > glyphs[i - 1].index);
+  const byGlyph = ascending && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
   if (!byGlyph && (!inOrder || !oneRun)) {
     refuse(
       'split_drawing',

@@ -3,9 +3,14 @@
 // write them (not as MuPDF parsed them): objects the correction did not declare must be identical,
 // and declared ones may differ only at the keys named for their kind (a page's /Contents, the fonts
 // and forms of its /Resources, …). Pixel comparisons are the witness; this is the proof.
+//
+// A damaged file is saved repaired (save/repair.ts): the objects its repair changes are declared as
+// `repair` with the exact paths and the reason, and compared with the repaired file MuPDF writes of
+// the input alone (`opts.repaired`), so a repaired object may differ from that only where the
+// correction itself declared it.
 import { readSavedRegion } from '../../pdf/exact-save.ts';
 import { dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
-import type { ObjectIndex } from '../../pdf/xref-index.ts';
+import type { ObjectIndex, ObjectSource } from '../../pdf/xref-index.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 
 /** A stream rewritten in a copy: its data and encoding. */
@@ -44,16 +49,33 @@ const DECLARED_PATHS: Record<ChangedObject['kind'] | 'catalog' | 'names' | 'name
 
 export interface DeclaredObject {
   num: number;
-  kind: keyof typeof DECLARED_PATHS;
+  /** `repair`: changed by the save's repair of a damaged file, at `paths` only. */
+  kind: keyof typeof DECLARED_PATHS | 'repair';
   /** For a new object copied from an existing one: that object's number. */
   from?: number;
+  /** A repair: the paths it changes (as `changed` names them), and why. */
+  paths?: string[];
+  reason?: string;
+}
+
+/** An object a repair changes: where, and why ("/Length was 1234, the stream is 1240 bytes"). */
+export interface RepairedObject {
+  num: number;
+  changed: string[];
+  reason: string;
+}
+
+/** The repaired file MuPDF writes of the input alone: what repaired objects are compared with. */
+export interface RepairedFile {
+  bytes: Uint8Array;
+  index: ObjectIndex;
 }
 
 export interface ObjectGuard {
   passed: boolean;
   detail: string;
   compared: number;
-  rewritten: { num: number; from: number; kind: string; changed: string[] }[];
+  rewritten: { num: number; from: number; kind: string; changed: string[]; repair?: string }[];
   undeclared: { num: number; paths: string[] }[];
 }
 
@@ -160,11 +182,14 @@ export function objectsUntouched(
   inputIndex: ObjectIndex,
   outputIndex: ObjectIndex,
   declared: DeclaredObject[],
-  opts: { encrypted: boolean },
+  opts: { encrypted: boolean; repaired?: RepairedFile },
 ): ObjectGuard {
-  const byNum = new Map(declared.map((d) => [d.num, d]));
+  const byNum = new Map<number, DeclaredObject>();
+  const repairs = new Map<number, DeclaredObject>();
+  for (const d of declared) (d.kind === 'repair' ? repairs : byNum).set(d.num, d);
   const result: ObjectGuard = { passed: true, detail: '', compared: 0, rewritten: [], undeclared: [] };
   const inSide = { index: inputIndex, bytes: input };
+  const repairedSide = opts.repaired && { index: opts.repaired.index, bytes: opts.repaired.bytes };
   const outSide = { index: outputIndex, bytes: output };
   let region;
   try {
@@ -181,43 +206,110 @@ export function objectsUntouched(
   const nums = region.incremental ? region.objects.map((o) => o.num) : inputIndex.numbers();
   if (region.incremental) {
     // New objects copied from an existing one are compared with it.
-    for (const d of declared)
+    for (const d of byNum.values())
       if (d.from !== undefined && !inputIndex.get(d.num) && !nums.includes(d.num)) nums.push(d.num);
-  } else for (const d of declared) if (d.from !== undefined && !nums.includes(d.num)) nums.push(d.num);
+  } else for (const d of byNum.values()) if (d.from !== undefined && !nums.includes(d.num)) nums.push(d.num);
 
   for (const num of nums) {
     const decl = byNum.get(num);
-    const before = inputIndex.get(num) ?? (decl?.from !== undefined ? inputIndex.get(decl.from) : null);
-    if (!before) {
-      // An object the input has but that cannot be read here is not assumed unchanged.
-      if (inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
-      continue; // a new object: reached only through a declared key
-    }
+    const repair = repairs.get(num);
+    const source = decl?.from !== undefined && !inputIndex.get(num) ? decl.from : num;
+    // A repaired object is compared with the repaired file's (exactly what the repair wrote); without
+    // that file (a second look at two files), with the input, at the repair's paths as well.
+    const side = repairs.has(source) && repairedSide ? repairedSide : inSide;
+    const before = side.index.get(source);
     const after = outputIndex.get(num);
+    if (!before) {
+      noEarlierVersion(result, {
+        num,
+        after: Boolean(after),
+        repair,
+        inputIndex,
+        repaired: side === repairedSide,
+      });
+      continue;
+    }
     result.compared += 1;
-    const paths: string[] = [];
-    let was = before.value;
-    if (decl?.kind === 'page' && was.kind === 'dict' && !was.entries.has('/Resources')) {
-      // A page that inherited its resources now holds a copy: compare it with what it inherited.
-      const inherited = inheritedResources(was, inputIndex);
-      if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
-    }
-    if (!after) paths.push('(missing from the output)');
-    else {
-      differences(after.value, was, outSide, { ...inSide, bytes: before.bytes }, '', paths, opts);
-      if (after.stream && before.stream) {
-        const da = after.bytes.subarray(after.stream.start, after.stream.end);
-        const db = before.bytes.subarray(before.stream.start, before.stream.end);
-        if (Buffer.compare(Buffer.from(da), Buffer.from(db)) !== 0) paths.push('<stream>');
-      } else if (Boolean(after.stream) !== Boolean(before.stream)) paths.push('<stream>');
-    }
-    if (paths.length === 0) continue;
-    const declaredPaths = decl ? DECLARED_PATHS[decl.kind] : [];
+    const paths = pathsChanged(before, after, decl?.kind === 'page', side, outSide, opts);
+    const repairPaths = repair && side === inSide ? (repair.paths ?? []) : [];
+    if (paths.length === 0 && !repair) continue;
+    const declaredPaths = [
+      ...(decl ? DECLARED_PATHS[decl.kind as keyof typeof DECLARED_PATHS] : []),
+      ...repairPaths,
+    ];
     const bad = paths.filter((p) => !allowed(p, declaredPaths));
     if (bad.length) result.undeclared.push({ num, paths: bad });
-    else result.rewritten.push({ num, from: decl?.from ?? num, kind: decl!.kind, changed: paths });
+    else if (repair) {
+      const changed = [...new Set([...(repair.paths ?? []), ...paths])];
+      result.rewritten.push({
+        num,
+        from: decl?.from ?? num,
+        kind: decl ? `${decl.kind}, repair` : 'repair',
+        changed,
+        repair: repair.reason,
+      });
+    } else result.rewritten.push({ num, from: decl?.from ?? num, kind: decl!.kind, changed: paths });
   }
-  // The trailer keeps the same catalog, encryption and identity.
+  trailerKept(result, inputIndex, outputIndex);
+  result.passed = result.undeclared.length === 0;
+  result.detail = detailOf(result, region.incremental);
+  return result;
+}
+
+/** Where the output's object differs from the one it is compared with (its paths; `<stream>`: its data). */
+function pathsChanged(
+  before: ObjectSource,
+  after: ObjectSource | null,
+  isPage: boolean,
+  side: Side,
+  outSide: Side,
+  opts: { encrypted: boolean },
+): string[] {
+  const paths: string[] = [];
+  let was = before.value;
+  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources')) {
+    // A page that inherited its resources now holds a copy: compare it with what it inherited.
+    const inherited = inheritedResources(was, side.index);
+    if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
+  }
+  if (!after) return ['(missing from the output)'];
+  differences(after.value, was, outSide, { ...side, bytes: before.bytes }, '', paths, opts);
+  if (after.stream && before.stream) {
+    const da = after.bytes.subarray(after.stream.start, after.stream.end);
+    const db = before.bytes.subarray(before.stream.start, before.stream.end);
+    if (Buffer.compare(Buffer.from(da), Buffer.from(db)) !== 0) paths.push('<stream>');
+  } else if (Boolean(after.stream) !== Boolean(before.stream)) paths.push('<stream>');
+  return paths;
+}
+
+/** An object with no earlier version to compare: new, unreadable in the input, or dropped by the repair. */
+function noEarlierVersion(
+  result: ObjectGuard,
+  o: { num: number; after: boolean; repair?: DeclaredObject; inputIndex: ObjectIndex; repaired: boolean },
+): void {
+  const { num, repair } = o;
+  const asRepaired = () =>
+    result.rewritten.push({
+      num,
+      from: num,
+      kind: 'repair',
+      changed: repair?.paths ?? [],
+      repair: repair?.reason,
+    });
+  if (o.repaired) {
+    // The repair dropped an object it could not read: the correction's save must drop it too.
+    if (o.after) result.undeclared.push({ num, paths: ['(in the output, not in the repaired file)'] });
+    else asRepaired();
+    return;
+  }
+  // An object the input has but that cannot be read here is not assumed unchanged; a new object is
+  // reached only through a declared key.
+  if (repair) asRepaired();
+  else if (o.inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
+}
+
+/** The trailer keeps the same catalog, encryption and identity. */
+function trailerKept(result: ObjectGuard, inputIndex: ObjectIndex, outputIndex: ObjectIndex): void {
   const tIn = inputIndex.trailer;
   const tOut = outputIndex.trailer;
   for (const key of ['/Root', '/Encrypt', '/Info']) {
@@ -226,9 +318,11 @@ export function objectsUntouched(
     const same = (!a && !b) || (a?.kind === 'ref' && b?.kind === 'ref' && a.num === b.num && a.gen === b.gen);
     if (!same && tIn && tOut) result.undeclared.push({ num: 0, paths: [`trailer${key}`] });
   }
-  result.passed = result.undeclared.length === 0;
-  result.detail = result.passed
-    ? `${result.compared} object(s) compared token for token${region.incremental ? ' after the unchanged original bytes' : ' in a full rewrite'}; ${
+}
+
+function detailOf(result: ObjectGuard, incremental: boolean): string {
+  return result.passed
+    ? `${result.compared} object(s) compared token for token${incremental ? ' after the unchanged original bytes' : ' in a full rewrite'}; ${
         result.rewritten.length
           ? `changed only where declared: ${result.rewritten.map((r) => `${r.num}${r.from !== r.num ? ` (copy of ${r.from})` : ''} ${r.changed.slice(0, 6).join(' ')}`).join('; ')}`
           : 'none changed'
@@ -237,5 +331,4 @@ export function objectsUntouched(
         .slice(0, 5)
         .map((u) => `${u.num ? `object ${u.num}` : 'trailer'} ${u.paths.slice(0, 4).join(' ')}`)
         .join('; ')}`;
-  return result;
 }

@@ -11,7 +11,12 @@ import {
 import { diffRenders, padBox, unionBox, type Box, type DiffResult } from './render-diff.ts';
 import { quadBox, readPageText, toRender, WORKING_DPI, type TextLine } from '../locate/page-text.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
-import { objectsUntouched, type DeclaredObject } from './object-guard.ts';
+import {
+  objectsUntouched,
+  type DeclaredObject,
+  type RepairedFile,
+  type RepairedObject,
+} from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
 import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
@@ -21,6 +26,7 @@ import { codeReading } from '../locate/code-reading.ts';
 import { GlyphIndex } from '../locate/locate.ts';
 import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
 import { CJK } from '../locate/page-text.ts';
+import { editOnOwnLine } from './line-band.ts';
 
 // The working resolution, page points to its pixels, and the bytes' hash are the page reader's
 // (locate/); the verification's readers find them here too.
@@ -190,6 +196,8 @@ export interface SavedCorrection {
   numbersKept: number;
   /** The document is encrypted (strings are re-encrypted when an object is written again). */
   encrypted: boolean;
+  /** A damaged input saved repaired (save/repair.ts): why, what the repair changed, its file. */
+  repaired?: { cause: string; objects: RepairedObject[]; file: RepairedFile };
 }
 
 /** Reopens the saved bytes without repair (the guard `output_reopens`); throws when they do not open. */
@@ -235,7 +243,16 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     if (inkClear) guards.push(inkClear);
     const textLayer = textLayerTrue(v, page, afterLines);
     guards.push(textLayer.guard);
-    guards.push(editOnOwnLine(v, diff));
+    // Edit on its own line: changed pixels stay in the line's band, or its glyphs' ink (line-band.ts).
+    guards.push(
+      editOnOwnLine(page, diff.bbox, {
+        line: v.line,
+        drawn: [...v.newOrigins, ...(v.movedOrigins ?? [])],
+        tolerance: v.tolerance,
+        oldInk: v.oldInk,
+        pad: DECLARED_PAD_PX,
+      }),
+    );
     guards.push(reopen);
 
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
@@ -382,28 +399,6 @@ function textLayerTrue(
   return { guard, got };
 }
 
-/** Edit on its own line: changed pixels stay in the line's band (across the text direction). */
-function editOnOwnLine(v: VerifyInput, diff: DiffResult): GuardResult {
-  const band = toRender(v.line.bbox);
-  const height = band[3] - band[1];
-  const width = band[2] - band[0];
-  const horizontal = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]);
-  let ownLine = true;
-  if (diff.bbox) {
-    const slack = Math.ceil((horizontal ? height : width) * 0.25) + DECLARED_PAD_PX;
-    ownLine = horizontal
-      ? diff.bbox[1] >= band[1] - slack && diff.bbox[3] <= band[3] + slack
-      : diff.bbox[0] >= band[0] - slack && diff.bbox[2] <= band[2] + slack;
-  }
-  return {
-    name: 'edit_on_own_line',
-    passed: ownLine,
-    detail: diff.bbox
-      ? `changed pixels ${JSON.stringify(diff.bbox)} ${ownLine ? 'within' : 'outside'} the line band ${JSON.stringify(band)}`
-      : 'no pixel changed',
-  };
-}
-
 /** The edited page's entry: proven by its render, compared with the declared box. */
 export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box | null): VerifyPage {
   return {
@@ -439,6 +434,62 @@ function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
   return [...found];
 }
 
+/** Resolution at which pages drawing from a repaired object are compared, before and after. */
+const REPAIR_PROOF_DPI = 150;
+
+/**
+ * Pages of a repaired file that draw from an object the repair changed: the objects prove them
+ * equal to the repaired reading, and a render of the input (as MuPDF repairs it to read it) and of
+ * the output, compared pixel for pixel, witnesses that the repair changed nothing they show.
+ */
+class RepairedPages {
+  readonly #v: SavedCorrection;
+  readonly #doc: mupdf.PDFDocument;
+  readonly #nums: Set<number>;
+  readonly #memo = new Map<number, boolean>();
+  #input: mupdf.PDFDocument | null = null;
+
+  constructor(v: SavedCorrection, doc: mupdf.PDFDocument) {
+    this.#v = v;
+    this.#doc = doc;
+    this.#nums = new Set(v.repaired!.objects.map((o) => o.num));
+  }
+
+  reaches(pageRef: mupdf.PDFObject): boolean {
+    return pageClosure(this.#doc, pageRef, this.#memo, this.#nums);
+  }
+
+  compare(index: number): VerifyPage {
+    this.#input ??= openPdf(this.#v.input, this.#v.password).doc;
+    const render = (doc: mupdf.PDFDocument) => {
+      const page = loadPage(doc, index);
+      try {
+        return renderPage(page, REPAIR_PROOF_DPI);
+      } finally {
+        page.destroy();
+      }
+    };
+    const before = render(this.#input);
+    const after = render(this.#doc);
+    const diff = diffRenders(before, after, null);
+    return {
+      page_index: index,
+      identical: diff.identical,
+      proven_by: 'render',
+      changed_pixels: diff.changed_pixels,
+      changed_fraction: diff.changed_fraction,
+      outside_pixels: diff.outside_pixels,
+      max_delta: diff.max_delta,
+      bbox: diff.bbox,
+      declared_box: null,
+    };
+  }
+
+  close(): void {
+    this.#input?.destroy();
+  }
+}
+
 /**
  * The proof by objects, shared by every tier: each object of the input compared token for token
  * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
@@ -454,6 +505,7 @@ export function proveStructure(
   const outputIndex = new ObjectIndex(v.output, streamDecoder(doc));
   const structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
     encrypted: v.encrypted,
+    ...(v.repaired && { repaired: v.repaired.file }),
   });
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
@@ -471,32 +523,45 @@ export function proveStructure(
   const memo = new Map<number, boolean>();
   const pages: VerifyPage[] = [];
   const touchedPages: number[] = [];
-  for (let i = 0; i < v.pageCount; i += 1) {
-    if (i === v.pageIndex) {
-      pages.push(edited);
-      continue;
+  const repairProof = v.repaired?.objects.length ? new RepairedPages(v, doc) : null;
+  try {
+    for (let i = 0; i < v.pageCount; i += 1) {
+      if (i === v.pageIndex) {
+        pages.push(edited);
+        continue;
+      }
+      const pageRef = doc.findPage(i);
+      // The edited page's own dictionary is a back-link target only; do not count reaching it.
+      const touched =
+        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
+      if (touched) touchedPages.push(i);
+      // A page that draws from an object the repair changed is proven by rendering it before and after.
+      const rendered = !touched && repairProof?.reaches(pageRef) ? repairProof.compare(i) : null;
+      if (rendered) {
+        if (!rendered.identical) touchedPages.push(i);
+        pages.push(rendered);
+        continue;
+      }
+      pages.push({
+        page_index: i,
+        identical: !touched,
+        proven_by: 'objects',
+        changed_pixels: 0,
+        changed_fraction: 0,
+        outside_pixels: 0,
+        max_delta: 0,
+        bbox: null,
+        declared_box: null,
+      });
     }
-    const pageRef = doc.findPage(i);
-    // The edited page's own dictionary is a back-link target only; do not count reaching it.
-    const touched =
-      pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
-    if (touched) touchedPages.push(i);
-    pages.push({
-      page_index: i,
-      identical: !touched,
-      proven_by: 'objects',
-      changed_pixels: 0,
-      changed_fraction: 0,
-      outside_pixels: 0,
-      max_delta: 0,
-      bbox: null,
-      declared_box: null,
-    });
+  } finally {
+    repairProof?.close();
   }
   let otherPages: string;
   if (!prefixKept && !rewrittenProven)
     otherPages = `the output was rewritten in full; other pages were not proven by objects${strangers.length ? ` (the input refers to objects ${strangers.slice(0, 8).join(', ')}, which it lacks and the output has)` : ''}`;
-  else if (touchedPages.length) otherPages = `pages ${touchedPages.join(', ')} reach a rewritten object`;
+  else if (touchedPages.length)
+    otherPages = `pages ${touchedPages.join(', ')} reach a rewritten object${repairProof ? ' or render otherwise once repaired' : ''}`;
   else if (!prefixKept)
     otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the file was rewritten in full (it could not be updated in place), all ${structure.compared} of its objects were compared with the input as written, and only objects ${[...hit].join(', ')} differ, none reachable from another page`;
   else
@@ -518,7 +583,18 @@ export function proveStructure(
     objects_changed_as_declared: structure.rewritten,
     objects_changed_undeclared: structure.undeclared,
     numbers_kept_as_written: v.numbersKept,
+    ...(v.repaired && {
+      repair: {
+        cause: v.repaired.cause,
+        objects: v.repaired.objects,
+        pages_proven_by_render: pages.filter((p) => p.page_index !== v.pageIndex && p.proven_by === 'render')
+          .length,
+      },
+    }),
   };
+  if (repairProof && touchedPages.length === 0 && (prefixKept || rewrittenProven))
+    guards[guards.length - 1].detail +=
+      `; the repair changed objects ${v.repaired!.objects.map((o) => o.num).join(', ')}, so the pages that draw from them were rendered before and after at ${REPAIR_PROOF_DPI} dpi and found identical`;
   return { guards, pages, stream_changes };
 }
 

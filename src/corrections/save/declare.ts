@@ -70,6 +70,7 @@ export function embedManifestOf(
     visibility_cost: costOf(f),
     created_at: new Date().toISOString(),
     ...(f.confirmation ? { confirmation: f.confirmation } : {}),
+    ...(f.repaired_objects?.length ? { repaired_objects: f.repaired_objects } : {}),
   });
   const declared: DeclaredObject[] = [];
   const root = doc.getTrailer().get('Root');

@@ -53,6 +53,9 @@ export function applyOnProposal(
   input: EditTaskInput,
   kept: KeptProposal,
 ): { proposal: EngineProposal; output: Uint8Array; verification: EngineVerification } | null {
+  // A repaired file's proof compares with the repaired reading of the input (save/repair.ts), which
+  // is not kept: the apply does the whole work again.
+  if (kept.declared.some((d) => d.kind === 'repair')) return null;
   const opened = openPdf(kept.output, input.password);
   const doc = opened.doc;
   let final: Uint8Array = kept.output;

@@ -35,6 +35,11 @@ export interface ManifestCorrection {
    * (the crop served to the account, its resolution and time). Absent otherwise.
    */
   confirmation?: Record<string, unknown>;
+  /**
+   * The file was damaged and saved repaired with this correction: each object the repair changed,
+   * the paths it changed and why (save/repair.ts). Absent otherwise.
+   */
+  repaired_objects?: { num: number; changed: string[]; reason: string }[];
 }
 
 /** What the daemon knows about a document when it asks the engine for a new revision. */
@@ -77,6 +82,20 @@ function normalise(c: ManifestCorrection, where: string): ManifestCorrection {
   if (typeof c.created_at !== 'string' || Number.isNaN(Date.parse(c.created_at))) fail('created_at');
   if (c.confirmation !== undefined && (typeof c.confirmation !== 'object' || c.confirmation === null))
     fail('confirmation');
+  if (
+    c.repaired_objects !== undefined &&
+    !(
+      Array.isArray(c.repaired_objects) &&
+      c.repaired_objects.every(
+        (o) =>
+          Number.isInteger(o?.num) &&
+          Array.isArray(o.changed) &&
+          o.changed.every((p) => typeof p === 'string') &&
+          typeof o.reason === 'string',
+      )
+    )
+  )
+    fail('repaired_objects');
   return {
     page: c.page,
     box_render: c.box_render === null ? null : [...c.box_render],
@@ -88,6 +107,15 @@ function normalise(c: ManifestCorrection, where: string): ManifestCorrection {
     visibility_cost: c.visibility_cost,
     created_at: c.created_at,
     ...(c.confirmation ? { confirmation: c.confirmation } : {}),
+    ...(c.repaired_objects
+      ? {
+          repaired_objects: c.repaired_objects.map((o) => ({
+            num: o.num,
+            changed: [...o.changed],
+            reason: o.reason,
+          })),
+        }
+      : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import { restoreShownBoxes } from '../../pdf/page-frame.ts';
 import { ObjectIndex } from '../../pdf/xref-index.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { takeBytes } from '../locate/pdf-bytes.ts';
-import type { DeclaredObject } from '../proof/object-guard.ts';
+import type { DeclaredObject, RepairedFile, RepairedObject } from '../proof/object-guard.ts';
 import { streamDecoder, type SavedCorrection } from '../proof/verify.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 
@@ -18,6 +18,7 @@ export function saveExact(
   t: { pageIndex: number; pageCount: number },
   changedObjects: ChangedObject[],
   objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
+  repaired?: { cause: string; objects: RepairedObject[]; file: RepairedFile } | null,
 ): SavedCorrection {
   const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
   const saved = save(doc);
@@ -48,6 +49,7 @@ export function saveExact(
     declared: objects.declared,
     numbersKept,
     encrypted: opened.encrypted,
+    ...(repaired && { repaired }),
   };
 }
 
