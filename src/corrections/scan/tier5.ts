@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
+import { installAdvice } from '../../ocr/languages.ts';
 import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
@@ -114,7 +115,11 @@ async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget) {
       'ocr_language_unavailable',
       page.message ?? 'No recognition data for this language.',
       'Without recognition data the word cannot be found or checked.',
-      ['Send `lang` with an installed language.'],
+      [
+        `To read "${page.lang}", ${installAdvice(page.lang)}.`,
+        'Or send `lang` with a language this machine has (GET /v1/ocr/languages, docfix ocr --languages).',
+      ],
+      { evidence: { lang: page.lang } },
     );
   }
   const entry = { key, words: (page.words ?? []) as PageWord[], lang: page.lang };
