@@ -92,6 +92,13 @@ function wouldNotVerify(x: RefusalContext): RefusalText {
       headline: `the patched word would not read as ${rep(x)} in the scan`,
       tryLine: 'a replacement made of letters the scan shows clearly',
     };
+  if (guards.includes('line_reads_as_before') || guards.includes('word_spacing_kept'))
+    return {
+      headline: guards.includes('line_reads_as_before')
+        ? `with ${rep(x)} patched in, the words around it would no longer read as they do`
+        : `${rep(x)} would change the spacing of its line (the gap before or after it)`,
+      tryLine: `a replacement about as wide as ${old(x)}, made of letters the scan shows clearly`,
+    };
   if ((x.fontAlternatives ?? 0) > nextFont)
     return {
       headline: `the matched font would change the page in a way the checks do not accept`,
