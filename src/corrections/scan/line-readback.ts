@@ -28,7 +28,8 @@ const GAP_SLACK_SHARE = 0.15;
 
 /**
  * The line of `target` among the page's recognised words (boxes in render pixels at `renderDpi`):
- * the words sharing most of its height, sorted left to right; the band runs from the left
+ * the words sharing most of its height, sorted left to right, and of them the run around the target
+ * whose gaps stay under one and a half word heights; the band runs from the left
  * neighbour's left edge to the right neighbour's right edge (two word heights beyond the word where
  * it has none), over the line's height.
  */
@@ -50,23 +51,38 @@ export function lineContext(
       return shared >= 0.5 * Math.min(h, b[3] - b[1]);
     })
     .sort((a, b) => a[0] - b[0]);
-  const others = onLine.filter((b) => b[2] <= target[0] + 1 || b[0] >= target[2] - 1);
-  const left = others.filter((b) => b[2] <= target[0] + 1).at(-1);
-  const right = others.find((b) => b[0] >= target[2] - 1);
+  // The target's own run of words: neighbours chained by gaps under a few word heights (a gutter
+  // to another column, or a tab stop, is not a word gap of this line).
+  const maxGap = 1.5 * h;
+  const left: Box[] = [];
+  for (const b of onLine.filter((o) => o[2] <= target[0] + 1).reverse()) {
+    const edge = left.length ? left[left.length - 1][0] : target[0];
+    if (edge - b[2] > maxGap) break;
+    left.push(b);
+  }
+  const right: Box[] = [];
+  for (const b of onLine.filter((o) => o[0] >= target[2] - 1)) {
+    const edge = right.length ? right[right.length - 1][2] : target[2];
+    if (b[0] - edge > maxGap) break;
+    right.push(b);
+  }
+  const run = [...[...left].reverse(), target, ...right];
   const gaps: number[] = [];
-  for (let i = 1; i < onLine.length; i++) {
-    const gap = onLine[i][0] - onLine[i - 1][2];
+  for (let i = 1; i < run.length; i++) {
+    const gap = run[i][0] - run[i - 1][2];
     if (gap > 0) gaps.push(gap);
   }
-  const inBand = [target, ...(left ? [left] : []), ...(right ? [right] : [])];
+  const before = left[0];
+  const after = right[0];
+  const inBand = [target, ...(before ? [before] : []), ...(after ? [after] : [])];
   const pad = Math.round(0.3 * h);
   const band: Box = [
-    Math.max(0, Math.floor(left ? left[0] - pad : target[0] - 2 * h)),
+    Math.max(0, Math.floor(before ? before[0] - pad : target[0] - 2 * h)),
     Math.max(0, Math.floor(Math.min(...inBand.map((b) => b[1])) - 0.15 * h)),
-    Math.min(page.width, Math.ceil(right ? right[2] + pad : target[2] + 2 * h)),
+    Math.min(page.width, Math.ceil(after ? after[2] + pad : target[2] + 2 * h)),
     Math.min(page.height, Math.ceil(Math.max(...inBand.map((b) => b[3])) + 0.15 * h)),
   ];
-  return { band, gaps, neighbours: (left ? 1 : 0) + (right ? 1 : 0) };
+  return { band, gaps, neighbours: (before ? 1 : 0) + (after ? 1 : 0) };
 }
 
 const LEADING = /^[\p{P}\p{S}]*/u;

@@ -64,6 +64,31 @@ test('the band holds the word and both neighbours, and the line’s gaps are mea
   assert.ok(Math.min(...line.gaps) > 5 && Math.max(...line.gaps) < 60, JSON.stringify(line.gaps));
 });
 
+test('a line of two columns: only the target’s own run of words counts (gaps and neighbours)', () => {
+  const box = (x0: number, x1: number) => ({ box_render: [x0, 100, x1, 140] });
+  const words = [
+    box(100, 300),
+    box(320, 500),
+    box(900, 980),
+    box(1000, 1100),
+    box(1125, 1200),
+    box(1900, 2000),
+  ];
+  const ctx = lineContext(words, [1000, 100, 1100, 140], 300, { width: 2400, height: 400 }, 300);
+  assert.equal(ctx.gaps, [20, 25], 'the gutter (400 px) and the far column (700 px) are not word gaps');
+  assert.is(ctx.neighbours, 2);
+  assert.equal([ctx.band[0], ctx.band[2]], [888, 1212]);
+  // At another resolution the boxes are scaled to the working 300 dpi.
+  const half = lineContext(
+    words.map((w) => ({ box_render: w.box_render.map((v) => v / 2) })),
+    [500, 50, 550, 70],
+    150,
+    { width: 2400, height: 400 },
+    300,
+  );
+  assert.equal(half.gaps, ctx.gaps);
+});
+
 test('only the word changed: the line reads as before and the spacing is kept', async () => {
   const r = await judge('The periodic reveiw of the contract is due', 'reveiw');
   assert.ok(r.reading.passed, r.reading.detail);
