@@ -17,6 +17,8 @@ export interface BatchEdit {
   font_attempt: number;
   /** OCR: a person looked at a served crop of this match (the engine checks the crop was served). */
   confirmed?: boolean;
+  /** OCR: the recognition language (unset: --lang, else the page's own). */
+  lang?: string;
 }
 
 export interface EditsPlan {
@@ -46,6 +48,7 @@ const EDIT_KEYS = new Set([
   'method',
   'font_attempt',
   'confirmed',
+  'lang',
 ]);
 
 function isInt(v: unknown, min = 0): v is number {
@@ -78,6 +81,10 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     if (e[key] !== undefined && typeof e[key] !== 'boolean') problems.push(`${where}.${key}: true or false`);
   if (e.method === 'ocr' && (e.ignore_case !== undefined || e.word !== undefined))
     problems.push(`${where}: "ignore_case" and "word" match the text layer, not with "method": "ocr"`);
+  if (e.lang !== undefined && (typeof e.lang !== 'string' || !/^[A-Za-z][A-Za-z0-9_]{1,31}$/.test(e.lang)))
+    problems.push(`${where}.lang: a recognition language such as "rus" (docfix ocr --languages)`);
+  if (e.lang !== undefined && e.method !== 'ocr')
+    problems.push(`${where}.lang: only for "method": "ocr" (the recognition language)`);
   if (e.confirmed === true && (e.method !== 'ocr' || e.match === undefined))
     problems.push(`${where}.confirmed: only for "method": "ocr" with "page" and "match"`);
   if (problems.length > before) return undefined;
@@ -91,6 +98,7 @@ function parseEdit(raw: unknown, where: string, problems: string[]): BatchEdit |
     method: (e.method as BatchEdit['method'] | undefined) ?? 'text_layer',
     font_attempt: (e.font_attempt as number | undefined) ?? 0,
     ...(e.confirmed === true ? { confirmed: true } : {}),
+    ...(typeof e.lang === 'string' ? { lang: e.lang } : {}),
   };
 }
 

@@ -55,6 +55,12 @@ const lookFirst = (x: RefusalContext) =>
     ? '⏎ on the match: look at the magnified word, then confirm it'
     : `docfix review ${doc(x)}, or docfix apply on a terminal (both show the word magnified and ask)`;
 
+/** The language a refusal for missing recognition data names (its measurements), if a plain code. */
+function recognitionLanguage(x: RefusalContext): string | null {
+  const lang = x.measurements?.lang;
+  return typeof lang === 'string' && /^[A-Za-z][A-Za-z0-9_]{1,31}$/.test(lang) ? lang : null;
+}
+
 /** The names of the guards that failed, from the evidence of a would_not_verify refusal. */
 export function failedGuards(x: Pick<RefusalContext, 'advice' | 'rejected'>): string[] {
   const names = new Set<string>();
@@ -85,6 +91,13 @@ function wouldNotVerify(x: RefusalContext): RefusalText {
     return {
       headline: `the patched word would not read as ${rep(x)} in the scan`,
       tryLine: 'a replacement made of letters the scan shows clearly',
+    };
+  if (guards.includes('line_reads_as_before') || guards.includes('word_spacing_kept'))
+    return {
+      headline: guards.includes('line_reads_as_before')
+        ? `with ${rep(x)} patched in, the words around it would no longer read as they do`
+        : `${rep(x)} would change the spacing of its line (the gap before or after it)`,
+      tryLine: `a replacement about as wide as ${old(x)}, made of letters the scan shows clearly`,
     };
   if ((x.fontAlternatives ?? 0) > nextFont)
     return {
@@ -179,10 +192,13 @@ export const REFUSAL_WORDS: Record<RefusalCode | CliRefusalCode, Words> = {
     headline: `${rep(x)} would be too wide for the place of ${old(x)} in the scan`,
     tryLine: 'a shorter replacement',
   }),
-  ocr_language_unavailable: () => ({
-    headline: "there is no recognition data for this page's language",
-    tryLine: "install tesseract's data for it (e.g. apt-get install tesseract-ocr-deu)",
-  }),
+  ocr_language_unavailable: (x) => {
+    const lang = recognitionLanguage(x);
+    return {
+      headline: `there is no recognition data for ${lang ? `the language "${lang}"` : "this page's language"} on the daemon's machine`,
+      tryLine: `apt-get install tesseract-ocr-${lang ? lang.toLowerCase().replaceAll('_', '-') : 'LANG'} (or LANG.traineddata in a folder DOCFIX_TESSDATA_DIRS names), or --lang with one docfix ocr --languages lists`,
+    };
+  },
   empty_replacement: () => ({
     headline: 'the replacement is empty: docfix replaces text, it does not delete it',
     tryLine: 'a replacement of at least one character',

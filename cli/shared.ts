@@ -5,6 +5,10 @@ import { DocfixError } from '../src/errors.ts';
 import type { DocumentOut } from '../src/schemas.ts';
 import { UsageError } from './context.ts';
 
+/** --lang of every command that recognises a page (ocr, preflight, review; propose, apply, fix with OCR). */
+export const LANG_HELP =
+  "recognition language, as docfix ocr --languages lists it (e.g. eng, rus); default: the page's own";
+
 /**
  * Resolves a document id given in full or by a unique prefix (looked up among the newest 200).
  * An id that matches nothing is passed through, so the daemon answers not_found for it.

@@ -23,8 +23,8 @@ _docfix_flags() {
     'classify') echo '--help -h' ;;
     'search') echo '--ignore-case -i --word -w --page -p --pages --limit -L --count -c --help -h' ;;
     'attest') echo '--help -h' ;;
-    'propose') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --attestation --help -h' ;;
-    'apply') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --attestation --yes -y --max-cost --no-interactive --help -h' ;;
+    'propose') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --lang --attestation --help -h' ;;
+    'apply') echo '--find --replace --page --match --ignore-case -i --word -w --font-attempt --ocr --lang --attestation --yes -y --max-cost --no-interactive --help -h' ;;
     'verify') echo '--diff-png --password --password-file --help -h' ;;
     'corrections') echo '--help -h' ;;
     'undo') echo '--help -h' ;;
@@ -33,10 +33,10 @@ _docfix_flags() {
     'export') echo '--output -o --help -h' ;;
     'preview') echo '--page -p --output -o --revision --thumb --help -h' ;;
     'crop') echo '--page -p --box --dpi --output -o --revision --help -h' ;;
-    'ocr') echo '--page -p --find --box --dpi --lang --turn --words --help -h' ;;
+    'ocr') echo '--page -p --find --box --dpi --lang --turn --words --languages --help -h' ;;
     'preflight') echo '--page -p --box --dpi --lang --turn --help -h' ;;
-    'review') echo '--page -p --find --ignore-case -i --word -w --password --password-file --help -h' ;;
-    'fix') echo '--replace -r --edits --ignore-case -i --word -w --out-dir -o --max-cost --jobs -j --password-file --dry-run --help -h' ;;
+    'review') echo '--page -p --find --ignore-case -i --word -w --password --password-file --lang --help -h' ;;
+    'fix') echo '--replace -r --edits --ignore-case -i --word -w --out-dir -o --max-cost --jobs -j --password-file --dry-run --lang --help -h' ;;
     'cert') echo '--help -h' ;;
     'cert issue') echo '--name --help -h' ;;
     'cert ls') echo '--help -h' ;;

@@ -351,6 +351,15 @@ export const ROUTES = {
     response: S.CertificateCheckOut,
     errors: [],
   },
+  ocrLanguages: {
+    method: 'GET',
+    path: '/v1/ocr/languages',
+    auth: 'key',
+    summary: "The recognition languages the daemon's machine has, and where each comes from.",
+    status: 200,
+    response: S.OcrLanguagesOut,
+    errors: [],
+  },
   ocrPage: {
     method: 'POST',
     path: '/v1/documents/{document_id}/pages/{page_index}/ocr',

@@ -405,6 +405,42 @@ export const OcrPageOut = Type.Object(
   { $id: 'OcrPageOut' },
 );
 
+export const OcrLanguage = Type.Object(
+  {
+    code: Type.String({
+      description: "tesseract's name of the language (eng, rus, chi_sim): the value of `lang`",
+    }),
+    source: Type.Union(
+      [
+        Type.Literal('configured'),
+        Type.Literal('bundled'),
+        Type.Literal('tessdata_prefix'),
+        Type.Literal('system'),
+      ],
+      {
+        description:
+          "where its data comes from: a folder DOCFIX_TESSDATA_DIRS names, a bundled @tesseract.js-data package, TESSDATA_PREFIX, or the system's tessdata folders (Debian: tesseract-ocr-LANG)",
+      },
+    ),
+    file: Type.String({ description: "the data file read (on the daemon's machine)" }),
+  },
+  { $id: 'OcrLanguage' },
+);
+export const OcrLanguagesOut = Type.Object(
+  {
+    languages: Type.Array(OcrLanguage),
+    /** The folders looked in, in order of precedence (a language found in several is taken from the first). */
+    folders: Type.Array(
+      Type.Object({
+        folder: Type.String(),
+        source: Type.String(),
+        exists: Type.Boolean(),
+      }),
+    ),
+  },
+  { $id: 'OcrLanguagesOut' },
+);
+
 export const PreflightRequest = Type.Object(
   {
     box_render: Type.Optional(Nullable(Box4)),
@@ -614,6 +650,7 @@ export type CertificateOut = Static<typeof CertificateOut>;
 export type CertificateCheckOut = Static<typeof CertificateCheckOut>;
 export type CertificateKeyOut = Static<typeof CertificateKeyOut>;
 export type OcrPageOut = Static<typeof OcrPageOut>;
+export type OcrLanguagesOut = Static<typeof OcrLanguagesOut>;
 export type PreflightOut = Static<typeof PreflightOut>;
 export type SearchOut = Static<typeof SearchOut>;
 export type SearchHit = Static<typeof SearchHit>;

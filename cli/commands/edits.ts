@@ -19,7 +19,7 @@ import {
 } from '../context.ts';
 import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, proposalLines, verificationLines, withinCost, type Cost } from '../render.ts';
-import { confirm, resolveDocumentId } from '../shared.ts';
+import { confirm, LANG_HELP, resolveDocumentId } from '../shared.ts';
 import {
   addMatchFlags,
   locateText,
@@ -42,6 +42,8 @@ export interface EditOptions {
   flags: MatchFlags;
   fontAttempt: number;
   ocr: boolean;
+  /** --lang (with --ocr): the recognition language; default the page's own. */
+  lang?: string;
   attestation?: string;
 }
 export interface ApplyOptions extends EditOptions {
@@ -60,6 +62,7 @@ interface RawEdit {
   word?: boolean;
   fontAttempt: number;
   ocr?: boolean;
+  lang?: string;
   attestation?: string;
 }
 
@@ -85,11 +88,13 @@ function addEditFlags(cmd: Command): Command {
         .argParser(intArg('--font-attempt')),
     )
     .option('--ocr', 'find the text by recognising the pixels (scanned pages)')
+    .option('--lang <code>', `with --ocr: ${LANG_HELP}`)
     .option('--attestation <id>', 'use this attestation (default: record a new one)');
 }
 
 function editOptions(document: string, o: RawEdit, cmd: Command): EditOptions {
   if (!o.find) throw new UsageError('--find must not be empty');
+  if (o.lang && !o.ocr) throw new UsageError('--lang is the recognition language: only with --ocr');
   return {
     globals: globalOptions(cmd),
     document,
@@ -100,6 +105,7 @@ function editOptions(document: string, o: RawEdit, cmd: Command): EditOptions {
     flags: matchFlags(o),
     fontAttempt: o.fontAttempt,
     ocr: Boolean(o.ocr),
+    ...(o.lang ? { lang: o.lang } : {}),
     ...(o.attestation ? { attestation: o.attestation } : {}),
   };
 }
@@ -122,7 +128,8 @@ ${MATCH_RULE_HELP}
 Examples:
   $ docfix propose 3f2a --find Jonh --replace John
   $ docfix propose 3f2a --find anybody --replace everybody --ignore-case --word
-  $ docfix propose 3f2a --find 2024 --replace 2025 --page 1 --match 2 --json`,
+  $ docfix propose 3f2a --find 2024 --replace 2025 --page 1 --match 2 --json
+  $ docfix propose 3f2a --ocr --lang rus --page 0 --find работе --replace заботе`,
     )
     .action(async (document: string, o: RawEdit, cmd: Command) => {
       await dispatch('propose', editOptions(document, o, cmd), runPropose);
@@ -150,7 +157,8 @@ ${MATCH_RULE_HELP}
 
 Examples:
   $ docfix apply 3f2a --find Jonh --replace John
-  $ docfix apply 3f2a --find Jonh --replace John --yes --max-cost none`,
+  $ docfix apply 3f2a --find Jonh --replace John --yes --max-cost none
+  $ docfix apply 3f2a --ocr --lang rus --page 0 --find работе --replace заботе`,
     )
     .action(
       async (document: string, o: RawEdit & { yes?: boolean; maxCost: Cost; interactive: boolean }, cmd) => {
@@ -181,7 +189,7 @@ export function editRequest(o: EditOptions, at: Located, attestationId: string):
   return {
     page_index: at.page,
     target: o.ocr
-      ? { method: 'ocr', find: at.find, match_index: at.matchIndex }
+      ? { method: 'ocr', find: at.find, match_index: at.matchIndex, ...(o.lang ? { lang: o.lang } : {}) }
       : { method: 'text_layer', find: at.find, match_index: at.matchIndex },
     replacement: o.replace,
     attestation_id: attestationId,
@@ -278,7 +286,7 @@ async function confirmOcrMatch(
     'Recognising',
     client.call('ocrPage', {
       params: { document_id: id, page_index: at.page },
-      body: { find: o.find },
+      body: { find: o.find, ...(o.lang ? { lang: o.lang } : {}) },
       retry: true,
     }),
   );

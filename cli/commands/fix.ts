@@ -28,7 +28,7 @@ import { parseReplace, readEditsFile, type BatchEdit, type EditsPlan } from '../
 import { exitCodesHelp } from '../exit-codes.ts';
 import { maxCostAdvice, refusalLines } from '../refusal-text.ts';
 import { COSTS, withinCost, type Cost } from '../render.ts';
-import { checkInputFile, checkUploadSize, readPassword, uploadLimit } from '../shared.ts';
+import { checkInputFile, checkUploadSize, LANG_HELP, readPassword, uploadLimit } from '../shared.ts';
 import { matchFlags, SEARCH_LIMIT_MAX, searchText, type MatchFlags } from '../text-match.ts';
 import { sha256File } from './corrections.ts';
 
@@ -46,6 +46,8 @@ export interface FixOptions {
   jobs?: number;
   passwordFile?: string;
   dryRun: boolean;
+  /** The recognition language of OCR edits that do not name their own (default: the page's own). */
+  lang?: string;
 }
 
 /** One occurrence of an edit, and what became of it. */
@@ -134,6 +136,7 @@ export function register(program: Command): void {
     )
     .option('--password-file <file>', 'password for protected PDFs (sent only to files that need one)')
     .option('--dry-run', 'propose only: report what would be done, change and write nothing')
+    .option('--lang <code>', `OCR edits ("method": "ocr" in --edits) without their own "lang": ${LANG_HELP}`)
     .addHelpText(
       'after',
       `
@@ -164,6 +167,7 @@ Examples:
         ...(o.edits ? { editsFile: o.edits as string } : {}),
         ...(o.jobs ? { jobs: o.jobs as number } : {}),
         ...(o.passwordFile ? { passwordFile: o.passwordFile as string } : {}),
+        ...(o.lang ? { lang: o.lang as string } : {}),
       };
       await dispatch('fix', options, runFix);
     });
@@ -246,13 +250,14 @@ async function locate(
   documentId: string,
   edit: BatchEdit,
   flags: MatchFlags,
+  lang: string | undefined,
 ): Promise<Occurrence[]> {
   if (edit.method === 'ocr') {
     const page = edit.page ?? 0;
     if (edit.match !== undefined) return [{ page, match: edit.match, find: edit.find }];
     const r = await client.call('ocrPage', {
       params: { document_id: documentId, page_index: page },
-      body: { find: edit.find },
+      body: { find: edit.find, ...(lang ? { lang } : {}) },
       retry: RETRY,
     });
     const count = (r.matches ?? []).length;
@@ -391,14 +396,21 @@ async function makeEdits(
     };
     report.edits.push(er);
     if (failed) continue;
-    const occurrences = await locate(client, id, edit, o.flags);
+    const lang = edit.lang ?? o.lang;
+    const occurrences = await locate(client, id, edit, o.flags, lang);
     er.found = occurrences.length;
     for (const occ of occurrences) {
       const request: EditRequest = {
         page_index: occ.page,
         target:
           edit.method === 'ocr'
-            ? { method: 'ocr', find: occ.find, match_index: occ.match, confirmed: edit.confirmed === true }
+            ? {
+                method: 'ocr',
+                find: occ.find,
+                match_index: occ.match,
+                confirmed: edit.confirmed === true,
+                ...(lang ? { lang } : {}),
+              }
             : { method: 'text_layer', find: occ.find, match_index: occ.match },
         replacement: edit.replace,
         attestation_id: attestationId,

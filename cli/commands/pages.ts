@@ -22,7 +22,7 @@ import {
   type GlobalOptions,
 } from '../context.ts';
 import { formatBox, parseBox, toPixels, toPoints, type PointBox } from '../page-box.ts';
-import { resolveDocumentId } from '../shared.ts';
+import { LANG_HELP, resolveDocumentId } from '../shared.ts';
 
 export interface PreviewOptions {
   globals: GlobalOptions;
@@ -152,16 +152,34 @@ Examples:
   program
     .command('ocr')
     .description('Recognise the words of a page (or a region) and find text among them')
-    .argument('<document>', 'document id, or a unique prefix of it')
+    .argument('[document]', 'document id, or a unique prefix of it (not with --languages)')
     .addOption(pageOption())
     .option('--find <text>', 'text to find among the words', '')
     .option('--box <x0,y0,x1,y1>', 'only this region (points from the top-left, as search prints)', parseBox)
     .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
-    .option('--lang <code>', 'recognition language (e.g. eng)')
+    .option('--lang <code>', LANG_HELP)
     .addOption(turnOption())
     .option('--words', 'list every word, not only matches')
-    .addHelpText('after', '\nExamples:\n  $ docfix ocr 3f2a --page 0 --find Invoice')
-    .action(async (document: string, o: Record<string, unknown>, cmd: Command) => {
+    .option('--languages', 'list the recognition languages the daemon has, and where each comes from')
+    .addHelpText(
+      'after',
+      `
+Without --lang a page is read in the language its catalog (/Lang) or its text layer's letters name,
+among the languages there are, else English. Languages: the bundled ones, and tesseract's data on the
+daemon's machine (Debian: apt-get install tesseract-ocr-rus; or LANG.traineddata in a folder named
+by DOCFIX_TESSDATA_DIRS; TESSDATA_PREFIX).
+
+Examples:
+  $ docfix ocr 3f2a --page 0 --find Invoice
+  $ docfix ocr 3f2a --page 0 --find работе --lang rus
+  $ docfix ocr --languages`,
+    )
+    .action(async (document: string | undefined, o: Record<string, unknown>, cmd: Command) => {
+      if (o.languages) {
+        if (document) throw new UsageError('--languages lists the languages: give no document with it');
+        return dispatch('ocr-languages', { globals: globalOptions(cmd) }, runOcrLanguages);
+      }
+      if (!document) throw new UsageError('give a document (or --languages)');
       const options: OcrOptions = {
         globals: globalOptions(cmd),
         document,
@@ -183,7 +201,7 @@ Examples:
     .addOption(pageOption())
     .option('--box <x0,y0,x1,y1>', 'only this region (points from the top-left, as search prints)', parseBox)
     .option('--dpi <dpi>', 'recognition resolution (72..1200)', intArg('--dpi', 72))
-    .option('--lang <code>', 'recognition language (e.g. eng)')
+    .option('--lang <code>', LANG_HELP)
     .addOption(turnOption())
     .addHelpText(
       'after',
@@ -288,6 +306,26 @@ export async function runOcr(o: OcrOptions): Promise<void> {
         `${w.line}\t${w.confidence.toFixed(0)}\t${formatBox(toPoints(w.box_render, r.render_dpi))}\t${w.text}`,
       );
   }
+}
+
+export async function runOcrLanguages(o: { globals: GlobalOptions }): Promise<void> {
+  const client = await getClient(o.globals);
+  const r = await client.call('ocrLanguages', { retry: true });
+  if (o.globals.json) return printJson(r);
+  if (r.languages.length === 0) info('No recognition language is available.');
+  else
+    table(
+      r.languages.map((l) => [l.code, l.source, l.file]),
+      ['LANG', 'SOURCE', 'FILE'],
+    );
+  const missing = r.folders.filter((f) => f.exists === false && f.source === 'configured');
+  for (const f of missing)
+    info(`${c.yellow('!')} DOCFIX_TESSDATA_DIRS names ${f.folder}, which is not a folder`);
+  info(
+    c.dim(
+      "More: apt-get install tesseract-ocr-LANG on the daemon's machine, or LANG.traineddata in a folder named by DOCFIX_TESSDATA_DIRS (read when the daemon starts).",
+    ),
+  );
 }
 
 export async function runPreflight(o: PreflightOptions): Promise<void> {

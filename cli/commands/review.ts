@@ -24,6 +24,7 @@ import {
 import {
   checkInputFile,
   checkUploadSize,
+  LANG_HELP,
   passwordSource,
   promptSecret,
   readPassword,
@@ -42,6 +43,8 @@ export interface ReviewOptions {
   password?: PasswordSource;
   /** The matching rule of the / search and --find (cli/text-match.ts), as `search` takes it. */
   match?: MatchFlags;
+  /** The language scanned pages are recognised in (default: the page's own). */
+  lang?: string;
 }
 
 /** What to use instead when there is no terminal. */
@@ -71,6 +74,7 @@ export function register(program: Command): void {
     .option('-w, --word', 'the / search and --find match whole words only (as `docfix search -w`)')
     .option('--password [-]', 'the PDF file needs a password: prompt for it, or read it from stdin with "-"')
     .option('--password-file <file>', 'read the PDF password from a file')
+    .option('--lang <code>', LANG_HELP)
     .addHelpText(
       'after',
       `
@@ -95,6 +99,7 @@ Examples:
         ...(o.find ? { find: o.find } : {}),
         ...(password ? { password } : {}),
         match: matchFlags(o),
+        ...(o.lang ? { lang: o.lang } : {}),
       };
       await dispatch('review', options, runReview);
     });
@@ -107,6 +112,7 @@ interface ReviewFlags {
   word?: boolean;
   password?: string | boolean;
   passwordFile?: string;
+  lang?: string;
 }
 
 export function noTerminalMessage(): string {
@@ -146,6 +152,7 @@ export async function runReview(o: ReviewOptions): Promise<void> {
     }),
     verbose: o.globals.verbose,
     ...(o.match ? { match: o.match } : {}),
+    ...(o.lang ? { lang: o.lang } : {}),
     ...(logFile ? { log: (line: string) => appendFileSync(logFile, `${line}\n`) } : {}),
   });
   const standing = final.corrections.length;

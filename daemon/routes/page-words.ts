@@ -1,6 +1,7 @@
 // Reading a page's words: OCR (text layer or recognition, and the matches of a string) and the
 // preflight that names the words known to refuse correction.
 import { DocfixError } from '../../src/errors.ts';
+import { availableLanguages, languageFolders } from '../../src/ocr/languages.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import {
   checkPageIndex,
@@ -56,6 +57,13 @@ async function readingPage<T>(
 }
 
 export const pageWordHandlers: Handlers = {
+  // The engine's workers share the daemon's environment (DOCFIX_TESSDATA_DIRS, TESSDATA_PREFIX) and
+  // folders, so the list read here is what recognition finds; it only reads folders (no engine slot).
+  ocrLanguages: async () => ({
+    languages: availableLanguages().map(({ code, source, file }) => ({ code, source, file })),
+    folders: languageFolders(),
+  }),
+
   ocrPage: async ({ params, body, caller, services }) => {
     const region = await pageRegion(services, caller, params, body);
     return readingPage(services, region, () =>

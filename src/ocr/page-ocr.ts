@@ -10,6 +10,7 @@ import { foldNeedle, foldText, readPageText, toBoxRender, unionQuads } from '../
 import { DocfixError } from '../errors.ts';
 import { loadPage, mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { OcrPageOut } from '../schemas.ts';
+import { availableLanguages, installAdvice } from './languages.ts';
 import { installedLanguages, languagePath, recogniseWords } from './recognizer.ts';
 
 type Box = [number, number, number, number];
@@ -229,40 +230,93 @@ export function findWordMatches(words: Word[], find: string, recognised = true):
   });
 }
 
-/** ISO 639-1 codes (a catalog's /Lang, e.g. "de-DE") to tesseract's language names. */
+/**
+ * ISO 639-1 codes (a catalog's /Lang, e.g. "de-DE") to tesseract's language names. A /Lang already in
+ * tesseract's three letters ("rus") is taken as it is.
+ */
 const ISO_TO_TESSERACT: Record<string, string> = {
-  en: 'eng',
+  ar: 'ara',
+  be: 'bel',
+  bg: 'bul',
+  ca: 'cat',
+  cs: 'ces',
+  da: 'dan',
   de: 'deu',
-  fr: 'fra',
+  el: 'ell',
+  en: 'eng',
   es: 'spa',
+  et: 'est',
+  fi: 'fin',
+  fr: 'fra',
+  he: 'heb',
+  hr: 'hrv',
+  hu: 'hun',
   it: 'ita',
-  pt: 'por',
+  ja: 'jpn',
+  ko: 'kor',
+  lt: 'lit',
+  lv: 'lav',
+  nb: 'nor',
   nl: 'nld',
-  uk: 'ukr',
+  no: 'nor',
   pl: 'pol',
+  pt: 'por',
+  ro: 'ron',
   ru: 'rus',
+  sk: 'slk',
+  sl: 'slv',
+  sr: 'srp',
+  sv: 'swe',
+  tr: 'tur',
+  uk: 'ukr',
+  zh: 'chi_sim',
 };
 
-/** Letters only one installed language writes, as evidence in a document's text layer. */
-const LETTERS: [RegExp, string][] = [
-  [/[іїєґІЇЄҐ]/g, 'ukr'],
-  [/[а-яА-ЯёЁ]/g, 'rus'],
-  [/[ąęłśżźćńĄĘŁŚŻŹĆŃ]/g, 'pol'],
-  [/[äöüßÄÖÜ]/g, 'deu'],
-  [/[ñ¿¡Ñ]/g, 'spa'],
-  [/[àâçèêëîïôœùûÀÂÇÈÊÎÔŒ]/g, 'fra'],
-  [/[ãõÃÕ]/g, 'por'],
+/** The tesseract language a catalog's /Lang names ("ru-RU", "ru", "rus"), or null. */
+export function languageOfTag(tag: string): string | null {
+  const primary = tag.toLowerCase().split(/[-_]/)[0];
+  if (primary === 'zh' && /-(tw|hk|mo|hant)\b/i.test(tag)) return 'chi_tra';
+  return ISO_TO_TESSERACT[primary] ?? (/^[a-z]{3}$/.test(primary) ? primary : null);
+}
+
+const CYRILLIC = /[\u0400-\u04ff]/g;
+const HAN = /[\u4e00-\u9fff]/g;
+
+/**
+ * Letters only one language writes (or one script, named by the language most written in it), as
+ * evidence in a document's text layer. A language whose own letters are shown (3 or more) also
+ * counts the script it shares (`shared`): Ukrainian text is mostly Cyrillic Russian also has, and
+ * Japanese writes Chinese characters; kana or і, ї, є decide.
+ */
+const LETTERS: { letters: RegExp; lang: string; shared?: RegExp }[] = [
+  { letters: /[іїєґІЇЄҐ]/g, lang: 'ukr', shared: CYRILLIC },
+  { letters: /[ўЎ]/g, lang: 'bel', shared: CYRILLIC },
+  { letters: /[а-яА-ЯёЁ]/g, lang: 'rus' },
+  { letters: /[ąęłśżźćńĄĘŁŚŻŹĆŃ]/g, lang: 'pol' },
+  { letters: /[ěščřůĚŠČŘŮ]/g, lang: 'ces' },
+  { letters: /[ğışĞİŞ]/g, lang: 'tur' },
+  { letters: /[äöüßÄÖÜ]/g, lang: 'deu' },
+  { letters: /[ñ¿¡Ñ]/g, lang: 'spa' },
+  { letters: /[àâçèêëîïôœùûÀÂÇÈÊÎÔŒ]/g, lang: 'fra' },
+  { letters: /[ãõÃÕ]/g, lang: 'por' },
+  { letters: /[α-ωΑ-Ωά-ώ]/g, lang: 'ell' },
+  { letters: /[\u05d0-\u05ea]/g, lang: 'heb' },
+  { letters: /[\u0621-\u064a]/g, lang: 'ara' },
+  { letters: /[\u3040-\u30ff]/g, lang: 'jpn', shared: HAN },
+  { letters: /[\uac00-\ud7af]/g, lang: 'kor' },
+  { letters: HAN, lang: 'chi_sim' },
 ];
 
 /**
  * The language to recognise a page of this document in, when the caller names none: the catalog's
- * /Lang, else the letters its text layer uses most (first pages), else English — among the installed.
+ * /Lang, else the letters its text layer uses most (first pages), else English — among every
+ * language the machine has (bundled or installed).
  */
 export function documentLanguage(doc: mupdf.PDFDocument): string {
   const installed = new Set(installedLanguages());
   const declared = doc.getTrailer().get('Root').get('Lang');
   if (declared.isString()) {
-    const code = ISO_TO_TESSERACT[declared.asString().toLowerCase().slice(0, 2)];
+    const code = languageOfTag(declared.asString());
     if (code && installed.has(code)) return code;
   }
   let text = '';
@@ -274,14 +328,39 @@ export function documentLanguage(doc: mupdf.PDFDocument): string {
       page.destroy();
     }
   }
-  // The most letters of one language wins; Ukrainian's own letters are listed before the Cyrillic
-  // shared with Russian, and a tie keeps the earlier entry.
+  return languageOfText(text, installed) ?? 'eng';
+}
+
+/** The language whose letters `text` uses most (at least 3), among `installed`; a tie keeps the earlier. */
+export function languageOfText(text: string, installed: Set<string>): string | null {
+  const count = (letters: RegExp) => text.match(letters)?.length ?? 0;
   let best: { lang: string; count: number } | null = null;
-  for (const [letters, lang] of LETTERS) {
-    const count = text.match(letters)?.length ?? 0;
-    if (count >= 3 && installed.has(lang) && (!best || count > best.count)) best = { lang, count };
+  for (const { letters, lang, shared } of LETTERS) {
+    const own = count(letters);
+    if (own < 3 || !installed.has(lang)) continue;
+    // The shared script is counted as well, plus one, so that a tie goes to the language shown.
+    const n = shared ? own + count(shared) + 1 : own;
+    if (!best || n > best.count) best = { lang, count: n };
   }
-  return best?.lang ?? 'eng';
+  return best?.lang ?? null;
+}
+
+/** The answer for a language this machine has no data for: what there is, and what installs it. */
+function languageUnavailable(input: OcrTaskInput, lang: string, dpi: number): OcrPageOut {
+  const available = availableLanguages().map((l) => l.code);
+  return {
+    page_index: input.page_index,
+    provider: `tesseract.js ${TESSERACT_VERSION}`,
+    lang,
+    render_dpi: dpi,
+    word_count: 0,
+    available: false,
+    message: `No recognition data for language "${lang}" on this machine (available: ${available.join(', ') || 'none'}; docfix ocr --languages lists them). To add it, ${installAdvice(lang)}.`,
+    matches: [],
+    confirm_threshold: CONFIRM_THRESHOLD,
+    word_source: '',
+    words: [],
+  };
 }
 
 export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
@@ -317,21 +396,7 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
         words = textLayerWords(page, dpi);
         if (input.box_render) words = words.filter((w) => inside(w.box_render, region));
       } else {
-        if (!languagePath(lang)) {
-          return {
-            page_index: input.page_index,
-            provider: `tesseract.js ${TESSERACT_VERSION}`,
-            lang,
-            render_dpi: dpi,
-            word_count: 0,
-            available: false,
-            message: `No recognition data for language "${lang}" is installed (installed: ${installedLanguages().join(', ')}). Install the @tesseract.js-data/${lang} package.`,
-            matches: [],
-            confirm_threshold: CONFIRM_THRESHOLD,
-            word_source: '',
-            words: [],
-          };
-        }
+        if (!languagePath(lang)) return languageUnavailable(input, lang, dpi);
         provider = `tesseract.js ${TESSERACT_VERSION}`;
         const { png, back } = renderRegion(page, region, dpi, input.turn);
         const recognised = await recogniseWords(png, lang, !input.box_render);

@@ -1,11 +1,9 @@
-// Word recognition with tesseract.js. Language data come from installed `@tesseract.js-data/<lang>`
-// packages (nothing is downloaded at run time); one recogniser per language is kept warm per thread.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { existsSync, readdirSync } from 'node:fs';
-import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+// Word recognition with tesseract.js. Language data are local files: the bundled
+// `@tesseract.js-data/<lang>` packages and tesseract's data installed on the machine (languages.ts);
+// nothing is downloaded at run time. One recogniser per language is kept warm per thread.
+import { createWorker, OEM, PSM, type Worker, type WorkerOptions } from 'tesseract.js';
+import { availableLanguages, languageData, type LanguageData } from './languages.ts';
 
-const require = createRequire(import.meta.url);
 const workers = new Map<string, Promise<Worker>>();
 
 export interface RecognisedWord {
@@ -17,36 +15,32 @@ export interface RecognisedWord {
   line: number;
 }
 
-/** The folder holding `<lang>.traineddata.gz` for an installed language package, or null. */
+/** The folder holding the data of `lang` (bundled or on the machine), or null when there is none. */
 export function languagePath(lang: string): string | null {
-  if (!/^[a-z]{3}(_[a-z]+)?$/.test(lang)) return null;
-  try {
-    const pkg = require.resolve(`@tesseract.js-data/${lang}/package.json`);
-    const dir = join(dirname(pkg), '4.0.0');
-    return existsSync(join(dir, `${lang}.traineddata.gz`)) ? dir : null;
-  } catch {
-    return null;
-  }
+  return languageData(lang)?.folder ?? null;
 }
 
-/** Languages whose data is installed (the `@tesseract.js-data/*` packages found), sorted. */
+/** Languages whose data this machine has (bundled and installed), sorted. */
 export function installedLanguages(): string[] {
-  const scope = join(dirname(require.resolve('tesseract.js/package.json')), '..', '@tesseract.js-data');
-  try {
-    return readdirSync(scope)
-      .filter((lang) => languagePath(lang) !== null)
-      .sort();
-  } catch {
-    return [];
-  }
+  return availableLanguages().map((l) => l.code);
+}
+
+/**
+ * The options a recogniser of `data` is created with. `langPath` is always the local folder of the
+ * file (tesseract.js fetches from a CDN only when it is unset or a URL), `gzip` says which of the
+ * two file names it reads, and no cache is read or written (a cache in the working folder would
+ * shadow the data chosen).
+ */
+export function recogniserOptions(data: LanguageData): Partial<WorkerOptions> {
+  return { langPath: data.folder, gzip: data.gzip, cacheMethod: 'none' };
 }
 
 async function workerFor(lang: string): Promise<Worker> {
   let worker = workers.get(lang);
   if (!worker) {
-    const langPath = languagePath(lang);
-    if (!langPath) throw new Error(`no language data for ${lang}`);
-    worker = createWorker(lang, OEM.LSTM_ONLY, { langPath, cacheMethod: 'none', gzip: true });
+    const data = languageData(lang);
+    if (!data) throw new Error(`no language data for ${lang}`);
+    worker = createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data));
     workers.set(lang, worker);
     worker.catch(() => workers.delete(lang));
   }

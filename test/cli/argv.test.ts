@@ -175,6 +175,15 @@ test('propose and apply', async () => {
     maxCost: 'visible',
     interactive: true,
   });
+  assert.is(
+    (await parse(['propose', 'd1', '--find', 'a', '--replace', 'b', '--ocr', '--lang', 'rus'])).options.lang,
+    'rus',
+  );
+  assert.is(
+    await exitOf(['apply', 'd1', '--find', 'a', '--replace', 'b', '--lang', 'rus']),
+    2,
+    '--lang needs --ocr',
+  );
   assert.is(await exitOf(['propose', 'd1', '--find', 'a']), 2, '--replace required');
   assert.is(await exitOf(['propose', 'd1', '--find', 'a', '--replace', 'b', '--page', '-1']), 2);
   assert.is(await exitOf(['apply', 'd1', '--find', 'a', '--replace', 'b', '--max-cost', 'huge']), 2);
@@ -223,6 +232,11 @@ test('corrections, export, pages', async () => {
     },
   );
   assert.equal((await parse(['preflight', 'd1'])).options, { globals: G, document: 'd1', page: 0, turn: 0 });
+  assert.is((await parse(['review', 'd1', '--lang', 'rus'])).options.lang, 'rus');
+  // The recognition languages: no document; a document or nothing at all is a usage error.
+  assert.equal(await parse(['ocr', '--languages']), { name: 'ocr-languages', options: { globals: G } });
+  assert.is(await exitOf(['ocr', 'd1', '--languages']), 2);
+  assert.is(await exitOf(['ocr']), 2, 'a document or --languages');
 });
 
 test('fix', async () => {
@@ -271,6 +285,11 @@ test('fix', async () => {
   assert.is(await exitOf(['fix', 'a.pdf', '--replace', '=y', '-o', 'o']), 2, 'empty OLD');
   assert.is(await exitOf(['fix', 'a.pdf', '--replace', 'x=y', '--edits', 'e.json', '-o', 'o']), 2, 'both');
   assert.is(await exitOf(['fix', '--replace', 'x=y', '-o', 'o']), 2, 'no files');
+  assert.is(
+    (await parse(['fix', 'a.pdf', '--edits', 'e.json', '-o', 'o', '--lang', 'rus'])).options.lang,
+    'rus',
+    '--lang: the recognition language of OCR edits',
+  );
   assert.is(await exitOf(['fix', 'a.pdf', '--replace', 'x=y', '-o', 'o', '--jobs', '0']), 2);
 });
 

@@ -258,6 +258,22 @@ test('corrections workflow: every route of a document through its command', asyn
   assert.is(job.code, 4);
 });
 
+test('ocr --languages: each recognition language and where it comes from', async () => {
+  const r = await d.run(['ocr', '--languages', '--json']);
+  assert.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  const eng = out.languages.find((l: { code: string }) => l.code === 'eng');
+  assert.is(eng.source, 'bundled');
+  assert.match(eng.file, /eng\.traineddata\.gz$/);
+  assert.ok(out.folders.length > 0);
+  const human = await d.run(['ocr', '--languages']);
+  assert.is(human.code, 0, human.stderr);
+  assert.match(human.stdout, /^LANG\s+SOURCE\s+FILE/m);
+  assert.match(human.stdout, /^eng\s+bundled\s+\S+eng\.traineddata\.gz$/m);
+  assert.match(human.stderr, /apt-get install tesseract-ocr-LANG/);
+  assert.is((await d.run(['ocr'])).code, 2, 'a document or --languages');
+});
+
 test('help exit-codes prints the table that docs/exit-codes.md holds', async () => {
   const r = await d.run(['help', 'exit-codes']);
   assert.is(r.code, 0);

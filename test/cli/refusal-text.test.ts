@@ -95,6 +95,18 @@ test('try-lines follow the evidence: capitals, occurrences, matched fonts, the f
   assert.match(refusalText(widths).tryLine, /the same letters in another order/);
   assert.match(refusalText(advice('max_cost', { cost: 'low', maxCost: 'none' })).tryLine, /^--max-cost low$/);
   assert.match(refusalText(advice('drawn_over_scan', { inReview: true })).tryLine, /j\/k/);
+  // Tier 5's line read-back: the guard named at the head of the engine's reason.
+  const line = (why: string) =>
+    refusalText({ ...advice('would_not_verify'), advice: { ...advice('would_not_verify').advice!, why } });
+  assert.match(line('line_reads_as_before: …').headline, /words around it would no longer read as they do/);
+  assert.match(line('word_spacing_kept: …').headline, /would change the spacing of its line/);
+  assert.match(line('word_spacing_kept: …').tryLine, /about as wide as "Jonh"/);
+  // A language the daemon has no data for: what installs it, by its name.
+  const lang = refusalText(advice('ocr_language_unavailable', { measurements: { lang: 'chi_sim' } }));
+  assert.match(lang.headline, /"chi_sim"/);
+  assert.match(lang.tryLine, /apt-get install tesseract-ocr-chi-sim/);
+  assert.match(lang.tryLine, /DOCFIX_TESSDATA_DIRS/);
+  assert.not.match(lang.tryLine, /@tesseract/);
 });
 
 let d: TestDaemon;

@@ -21,6 +21,20 @@ test.after(async () => {
   await closeRecognisers();
 });
 
+test('GET /v1/ocr/languages: the languages recognition can use, each with its source and file', async () => {
+  const res = await h.json('GET', '/v1/ocr/languages');
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const codes = res.body.languages.map((l: { code: string }) => l.code);
+  for (const bundled of ['deu', 'eng', 'fra', 'ita', 'nld', 'pol', 'por', 'spa', 'ukr'])
+    assert.ok(codes.includes(bundled), bundled);
+  assert.equal(codes, [...new Set(codes)].sort(), 'each once, sorted');
+  for (const l of res.body.languages) {
+    assert.ok(['configured', 'bundled', 'tessdata_prefix', 'system'].includes(l.source), l.source);
+    assert.match(l.file, new RegExp(`/${l.code}\\.traineddata(\\.gz)?$`));
+  }
+  assert.ok(res.body.folders.some((f: { source: string }) => f.source === 'bundled'));
+});
+
 test('recognises a region of an encrypted scan and finds the manifest word there', async () => {
   // manifest: page 0 "quite" at [105.8, 74.6, 129.1, 85.2] points
   const s = 300 / 72;

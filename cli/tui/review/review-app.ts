@@ -111,6 +111,8 @@ export interface StartReviewOptions {
   verbose?: boolean;
   /** --ignore-case / --word: the rule of the / search. */
   match?: { ignoreCase: boolean; word: boolean };
+  /** --lang: the language scanned pages are recognised in. */
+  lang?: string;
 }
 
 /** Runs the screen until the person quits; answers the last state (for a summary on the way out). */
@@ -126,6 +128,7 @@ export async function startReview(o: StartReviewOptions): Promise<ReviewState> {
     onLog: o.log,
     verbose: o.verbose,
     ...(o.match ? { match: o.match } : {}),
+    ...(o.lang ? { lang: o.lang } : {}),
   });
   const store = createReviewStore(o.initial, (request) => void effects.run(request));
   const app = render(h(ReviewApp, { store, graphicsOut: stdout }), {

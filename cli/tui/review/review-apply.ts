@@ -24,6 +24,7 @@ function editTarget(m: ReviewMatch): EditRequest['target'] {
       find: m.text,
       match_index: m.matchIndex,
       render_dpi: m.readDpi,
+      ...(m.lang ? { lang: m.lang } : {}),
       ...(m.confirmed ? { confirmed: true } : {}),
     };
   }

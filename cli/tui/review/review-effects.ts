@@ -88,6 +88,8 @@ export interface ReviewEffectsOptions {
   verbose?: boolean;
   /** The matching rule of the / search (--ignore-case, --word), the same as `docfix search`'s. */
   match?: { ignoreCase: boolean; word: boolean };
+  /** --lang: the language scanned pages are recognised in (default: the page's own). */
+  lang?: string;
 }
 
 export class ReviewEffects {
@@ -233,7 +235,7 @@ export class ReviewEffects {
       this.#log(`ocrPage ${page} find ${r.query}`);
       const read = await client.call('ocrPage', {
         params: { document_id: this.#id, page_index: page },
-        body: { find: r.query },
+        body: { find: r.query, ...(this.#o.lang ? { lang: this.#o.lang } : {}) },
       });
       if (!read.available) continue;
       recognised++;
@@ -249,6 +251,7 @@ export class ReviewEffects {
         needsConfirmation: m.needs_confirmation,
         matchIndex: m.index,
         readDpi: read.render_dpi,
+        ...(read.lang ? { lang: read.lang } : {}),
       }));
       dispatch({ type: 'matches', generation, matches });
     }

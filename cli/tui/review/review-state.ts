@@ -38,6 +38,8 @@ export interface ReviewMatch {
   matchIndex: number;
   /** Resolution the words were read at: a crop must be sharper for a confirmation to count. */
   readDpi: number;
+  /** The language a recognised match was read in: its correction is recognised in the same. */
+  lang?: string;
   /** The person said the crop reads as the match text. */
   confirmed: boolean;
   status: 'open' | 'skipped' | 'applied';

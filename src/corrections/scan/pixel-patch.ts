@@ -383,10 +383,17 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
     placed.push({ src, x });
     if (i + 1 < newChars.length) x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gapAfter(i)));
   });
-  const newRight = placed.length
-    ? placed[placed.length - 1].x +
-      (placed[placed.length - 1].src.cell.x1 - placed[placed.length - 1].src.cell.x0)
-    : x;
+  // A narrower new word is centred on the old one: the gaps before and after it share what it gives
+  // up, each staying near the line's own spacing (left-aligned, all of it went to the gap after the
+  // word: "заботе  отдела"). A wider one starts where the old one did: moved left, it would crowd
+  // the word before (the line read-back and the next-word check judge its right side).
+  const span = (p: typeof placed) =>
+    p.length ? p[p.length - 1].x + (p[p.length - 1].src.cell.x1 - p[p.length - 1].src.cell.x0) - p[0].x : 0;
+  const oldSpan = own.letters[own.letters.length - 1].x1 - own.letters[0].x0;
+  const shift = Math.max(0, Math.round((oldSpan - span(placed)) / 2));
+  for (const p of placed) p.x += shift;
+  const newLeft = placed.length ? placed[0].x : own.letters[0].x0;
+  const newRight = placed.length ? newLeft + span(placed) : x;
   const top = Math.min(own.ink[1], ...placed.map((p) => own.baseline - (p.src.baseline - p.src.cell.y0)));
   const bottom = Math.max(own.ink[3], ...placed.map((p) => own.baseline + (p.src.cell.y1 - p.src.baseline)));
   const margin = 2;

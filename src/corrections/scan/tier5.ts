@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
+import { installAdvice } from '../../ocr/languages.ts';
 import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
@@ -37,6 +38,7 @@ import {
 } from '../proof/verify.ts';
 import type { DeclaredObject } from '../proof/object-guard.ts';
 import { retypeHiddenWord, type HiddenWord } from './hidden-text.ts';
+import { lineContext, readLineBack, type LineContext } from './line-readback.ts';
 
 /** A crop the account was served (crop.png): box in 300-dpi render pixels, pixels' dpi, when. */
 export interface ServedCrop {
@@ -114,7 +116,11 @@ async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget) {
       'ocr_language_unavailable',
       page.message ?? 'No recognition data for this language.',
       'Without recognition data the word cannot be found or checked.',
-      ['Send `lang` with an installed language.'],
+      [
+        `To read "${page.lang}", ${installAdvice(page.lang)}.`,
+        'Or send `lang` with a language this machine has (GET /v1/ocr/languages, docfix ocr --languages).',
+      ],
+      { evidence: { lang: page.lang } },
     );
   }
   const entry = { key, words: (page.words ?? []) as PageWord[], lang: page.lang };
@@ -423,6 +429,7 @@ export async function attemptPixelPatch(
     const page = loadPage(doc, t.pageIndex);
     // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
+    const line = lineContext(located.words, located.match.box_render, t.renderDpi, before, WORKING_DPI);
     const { scan, request } = patchRequest(page, located, t);
     const patch = patchOrRefuse(request);
     refuseDrawnOver(scan, patch);
@@ -444,6 +451,7 @@ export async function attemptPixelPatch(
       find: t.find,
       replacement: t.replacement,
       lang: located.lang,
+      line,
       hiddenRetyped: hidden.retyped,
       hiddenBefore: hidden.before,
     });
@@ -685,6 +693,7 @@ interface PatchVerifyInput extends SavedCorrection {
   find: string;
   replacement: string;
   lang: string;
+  line: LineContext;
   hiddenRetyped: boolean;
   hiddenBefore: boolean;
 }
@@ -733,6 +742,14 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
         oldStill ? `, and still “${v.find}”` : ''
       }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
     });
+    // The line around the word reads as before, except the word, and the word keeps the line's spacing.
+    const lineBack = await readLineBack(v.before, after, v.line, v.patchBox300, {
+      find: v.find,
+      replacement: v.replacement,
+      lang: v.lang,
+      dpi: WORKING_DPI,
+    });
+    guards.push(lineBack.reading, lineBack.spacing);
     if (v.hiddenBefore) {
       const text = page.toStructuredText('preserve-whitespace').asText();
       const count = (s: string, w: string) => s.split(w).length - 1;

@@ -91,6 +91,8 @@ function fakeClient(
           return {
             available: true,
             render_dpi: 300,
+            // The language the page was read in: the one asked for, else the page's own.
+            lang: input.body.lang ?? 'eng',
             word_source: 'recognised',
             words: [
               { text: 'This', confidence: 72, box_render: [250, 300, 360, 350], line: 3 },
@@ -164,7 +166,12 @@ function fakeClient(
 
 function start(
   client: ReviewClient,
-  options: { find?: string; cwd?: string; match?: { ignoreCase: boolean; word: boolean } } = {},
+  options: {
+    find?: string;
+    cwd?: string;
+    match?: { ignoreCase: boolean; word: boolean };
+    lang?: string;
+  } = {},
 ) {
   const effects = new ReviewEffects({
     client,
@@ -172,6 +179,7 @@ function start(
     dispatch: (a) => store.dispatch(a),
     cwd: options.cwd,
     ...(options.match ? { match: options.match } : {}),
+    ...(options.lang ? { lang: options.lang } : {}),
   });
   const store = createReviewStore(
     initialState({
@@ -312,8 +320,19 @@ test('a scanned page: the crop is fetched before confirmed: true is sent, and th
     find: 'This',
     match_index: 0,
     render_dpi: 300,
+    lang: 'eng',
     confirmed: true,
   });
+  app.unmount();
+});
+
+test('review --lang: scanned pages are recognised in it, and the correction names the language read', async () => {
+  const client = fakeClient();
+  const { app } = start(client, { find: 'This', lang: 'rus' });
+  const frame = app.lastFrame;
+  await until(frame, /▸ \? p1 {3}ocr {4}72 {2}1/);
+  const read = client.calls.find((c) => c.route === 'ocrPage' && c.input.body.find === 'This')!;
+  assert.is(read.input.body.lang, 'rus');
   app.unmount();
 });
 

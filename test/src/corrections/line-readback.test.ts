@@ -1,0 +1,118 @@
+// The line reads as before, except the word (issue 32, item 1): the band of a word and its two
+// neighbours recognised on real pixels before and after a change — the same words at the same
+// boundaries but the target, and the gaps around it within the line's own range. The pages are
+// made by fixtures/scans/make-russian-scan.ts's writer with English lines (bundled data), the
+// "after" page differing from the "before" one only in the line's text.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { lineContext, readLineBack } from '../../../src/corrections/scan/line-readback.ts';
+import { ocrPage } from '../../../src/ocr/page-ocr.ts';
+import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
+import { openPdf, renderPageRgb, type RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
+import { russianScan } from '../../../fixtures/scans/make-russian-scan.ts';
+
+const REST = ['Certificate of the Board, signed and dated', 'Please return the form with your remarks'];
+const page = (first: string) => russianScan([first, ...REST], { seed: 7 });
+
+function render(pdf: Uint8Array): RgbImage {
+  const { doc } = openPdf(pdf, '');
+  try {
+    return renderPageRgb(doc.loadPage(0), 300);
+  } finally {
+    doc.destroy();
+  }
+}
+
+const BEFORE = page('The periodic review of the contract is due');
+let before: RgbImage;
+let line: ReturnType<typeof lineContext>;
+let target: [number, number, number, number];
+
+test.before(async () => {
+  before = render(BEFORE);
+  const read = await ocrPage({
+    pdf: BEFORE,
+    password: '',
+    page_index: 0,
+    find: 'review',
+    box_render: null,
+    render_dpi: 300,
+    lang: 'eng',
+    turn: 0,
+  });
+  const match = read.matches![0];
+  target = match.box_render as typeof target;
+  line = lineContext(read.words!, target, 300, before, 300);
+});
+
+test.after(async () => {
+  await closeRecognisers();
+});
+
+const judge = (first: string, replacement: string) =>
+  readLineBack(before, render(page(first)), line, target, {
+    find: 'review',
+    replacement,
+    lang: 'eng',
+    dpi: 300,
+  });
+
+test('the band holds the word and both neighbours, and the line’s gaps are measured', () => {
+  assert.is(line.neighbours, 2);
+  assert.ok(line.band[0] < target[0] && line.band[2] > target[2]);
+  assert.ok(line.gaps.length >= 6, `${line.gaps.length} gaps`);
+  assert.ok(Math.min(...line.gaps) > 5 && Math.max(...line.gaps) < 60, JSON.stringify(line.gaps));
+});
+
+test('a line of two columns: only the target’s own run of words counts (gaps and neighbours)', () => {
+  const box = (x0: number, x1: number) => ({ box_render: [x0, 100, x1, 140] });
+  const words = [
+    box(100, 300),
+    box(320, 500),
+    box(900, 980),
+    box(1000, 1100),
+    box(1125, 1200),
+    box(1900, 2000),
+  ];
+  const ctx = lineContext(words, [1000, 100, 1100, 140], 300, { width: 2400, height: 400 }, 300);
+  assert.equal(ctx.gaps, [20, 25], 'the gutter (400 px) and the far column (700 px) are not word gaps');
+  assert.is(ctx.neighbours, 2);
+  assert.equal([ctx.band[0], ctx.band[2]], [888, 1212]);
+  // At another resolution the boxes are scaled to the working 300 dpi.
+  const half = lineContext(
+    words.map((w) => ({ box_render: w.box_render.map((v) => v / 2) })),
+    [500, 50, 550, 70],
+    150,
+    { width: 2400, height: 400 },
+    300,
+  );
+  assert.equal(half.gaps, ctx.gaps);
+});
+
+test('only the word changed: the line reads as before and the spacing is kept', async () => {
+  const r = await judge('The periodic reveiw of the contract is due', 'reveiw');
+  assert.ok(r.reading.passed, r.reading.detail);
+  assert.ok(r.spacing.passed, r.spacing.detail);
+});
+
+test('a neighbour read differently fails the line, naming it', async () => {
+  const r = await judge('The periodic reveiw af the contract is due', 'reveiw');
+  assert.not.ok(r.reading.passed);
+  assert.match(r.reading.detail, /a neighbour reads “af” where it read “of”/);
+  assert.not.ok(r.spacing.passed, 'not measured when the line does not read as before');
+});
+
+test('a gap inside the word moves a word boundary: refused', async () => {
+  const r = await judge('The periodic rev eiw of the contract is due', 'reveiw');
+  assert.not.ok(r.reading.passed, r.reading.detail);
+  assert.match(r.reading.detail, /word boundary moved|reads “rev”/);
+});
+
+test('the space after the word far wider than the line’s own: spacing refused', async () => {
+  const r = await judge('The periodic reveiw  of the contract is due', 'reveiw');
+  assert.ok(r.reading.passed, r.reading.detail);
+  assert.not.ok(r.spacing.passed, r.spacing.detail);
+  assert.match(r.spacing.detail, /after out of range/);
+});
+
+test.run();
