@@ -37,6 +37,11 @@ export interface EngineSlotsOptions {
   recycleMb?: number;
   /** A worker collects garbage after a task when its ArrayBuffers (MiB) pass this. */
   collectAboveMb?: number;
+  /**
+   * Scheduling priority (nice, 0–19) of the engine lane's threads: on a machine with fewer cores than
+   * busy threads, the event loop (light requests) and the light slot run first. Linux only.
+   */
+  engineNice?: number;
   log?: (message: string) => void;
   /** The worker's module (tests give a deliberately slow one). */
   workerUrl?: URL;
@@ -186,6 +191,7 @@ export class EngineSlots {
   private maxYoungMb: number;
   private recycleMb: number;
   private collectAboveMb: number;
+  private engineNice: number;
   /** Workers replaced because of their footprint (for the log and tests). */
   recycled = 0;
   private log: (message: string) => void;
@@ -207,6 +213,7 @@ export class EngineSlots {
     this.maxYoungMb = options.maxYoungMb ?? 16;
     this.recycleMb = options.recycleMb ?? 448;
     this.collectAboveMb = options.collectAboveMb ?? 160;
+    this.engineNice = options.engineNice ?? 10;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
     this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn('engine'));
@@ -291,7 +298,7 @@ export class EngineSlots {
   /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
   private attach(slot: Slot): void {
     const worker = new Worker(this.workerUrl, {
-      workerData: { collectAboveMb: this.collectAboveMb },
+      workerData: { collectAboveMb: this.collectAboveMb, nice: slot.lane === 'engine' ? this.engineNice : 0 },
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: this.maxYoungMb },
     });
     worker.on('message', (reply: WorkerReply) => {

@@ -1,10 +1,12 @@
 // Engine slots: tasks run in worker threads, a full pool answers busy before doing anything, the
 // watchdog stops a task that hangs and the slot keeps serving, errors cross the boundary by code.
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EngineSlots } from '../../daemon/engine-slots.ts';
 import { DocfixError } from '../../src/errors.ts';
 import { openGate } from './fixtures/gates.ts';
+const CORPUS_DIR = new URL('../../fixtures/corpus/pdf/', import.meta.url).pathname;
 
 const slowWorker = new URL('./fixtures/slow-worker.ts', import.meta.url);
 // The registry's types do not know the stand-in tasks.
@@ -175,6 +177,29 @@ test('light work borrows an idle engine slot when its own is taken, never one en
     assert.is(lightThread, engineThread);
     openGate('borrow');
     await held;
+  } finally {
+    await pool.close();
+  }
+});
+
+test('engine-lane threads run at a lower priority than the event loop and the light slot (Linux)', async () => {
+  const niceOf = () =>
+    readdirSync('/proc/self/task').map((tid) => {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(fields[16]); // field 19 of stat: nice
+    });
+  const before = niceOf().filter((n) => n === 7).length;
+  const pool = new EngineSlots({ slots: 2, engineNice: 7, log: () => {} });
+  try {
+    // The real worker; a task in each lane makes sure every thread has started.
+    const input = { path: `${CORPUS_DIR}latex-minimal.pdf`, password: '' };
+    await Promise.all([
+      pool.run('documents.inspect', input),
+      pool.run('documents.inspect', input),
+      pool.run('documents.inspect', input, { lane: 'light' }),
+    ]);
+    assert.is(niceOf().filter((n) => n === 7).length - before, 2, 'the two engine threads');
+    assert.is(niceOf()[0], 0, 'the event loop keeps its priority');
   } finally {
     await pool.close();
   }
