@@ -3,7 +3,7 @@
 // the unpaid-document marking and inspection budget, and the record of every served region).
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { access, rm } from 'node:fs/promises';
+import { access, rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -62,6 +62,9 @@ export const documentHandlers: Handlers = {
           path: upload.path,
           password: upload.password,
           ...(limits.pages === null ? {} : { max_pages: limits.pages }),
+          // The pages' text, read anyway to classify them, becomes the revision's text index (not
+          // written for a document with a password: its text stays off the disk).
+          ...(upload.password === '' ? { index_path: textIndexPath(upload.path) } : {}),
         },
         {
           timeoutMs: INSPECT_TIMEOUT_MS,
@@ -71,6 +74,7 @@ export const documentHandlers: Handlers = {
       );
       const documentId = randomId('doc');
       const sha = await services.blobs.putFile(tenantId, documentId, upload.path, upload.sha256);
+      await keepTextIndex(services, upload.path, tenantId, documentId, sha);
       const now = new Date().toISOString();
       const revision: RevisionRecord = {
         revision_id: randomId('rev'),
@@ -123,6 +127,7 @@ export const documentHandlers: Handlers = {
       return document;
     } finally {
       await rm(upload.path, { force: true });
+      await rm(textIndexPath(upload.path), { force: true });
     }
   },
 
@@ -288,6 +293,18 @@ export const documentHandlers: Handlers = {
     return picture.png;
   },
 };
+
+/** Moves the upload's text index beside its blob; without it the first search builds it (slower). */
+async function keepTextIndex(
+  services: Services,
+  uploadPath: string,
+  tenantId: string,
+  documentId: string,
+  sha256: string,
+): Promise<void> {
+  const blob = await services.blobs.localPath(tenantId, documentId, sha256);
+  await rename(textIndexPath(uploadPath), textIndexPath(blob)).catch(() => {});
+}
 
 /** Whether a file is there (the text index beside a revision blob). */
 async function exists(path: string): Promise<boolean> {
