@@ -35,7 +35,7 @@ test('light requests are answered while proposals fill every engine slot and the
   assert.is(uploaded.status, 201);
   const id = uploaded.body.document_id as string;
   const doc = `/v1/documents/${id}`;
-  // The first preview and search (which builds the revision's text index) before the slots fill.
+  // The first preview and search (light work, answers then kept) before the slots fill.
   assert.is((await h.inject({ method: 'GET', url: `${doc}/pages/0/preview.png` })).statusCode, 200);
   assert.is((await h.json('GET', `${doc}/search?q=nonumy`)).status, 200);
   const attestation = await h.json('POST', '/v1/attestations', { document_id: id });
