@@ -112,6 +112,7 @@ function assembleServices(config: DaemonConfig, storage: Storage, engine: Engine
         slots: config.engineSlots,
         queue: config.engineQueue,
         timeoutMs: config.engineTimeoutMs,
+        engineNice: config.engineNice,
       }),
     reads: new ReadCache(),
     secret: storage.secret,
