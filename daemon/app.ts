@@ -13,13 +13,14 @@ import { readTls, resolveConfig, type DaemonConfig } from './config.ts';
 import { EngineSlots } from './engine-slots.ts';
 import { answerClientError, handleError, handleFrameworkError, sendDocfixError } from './http-errors.ts';
 import { PlanRateLimits } from './rate-limit.ts';
+import { ReadCache } from './read-cache.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers, readUploadBody, type ReceivedUpload } from './routes/documents.ts';
 import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { JOB_ROUTES, type JobInput, type JobRerun } from './job-board.ts';
-import { runInJob } from './job-context.ts';
+import { runForTenant, runInJob } from './job-context.ts';
 import type { Caller, Handlers, HandlerInput, Services } from './services.ts';
 import { openStorage, type Storage } from './storage/storage.ts';
 
@@ -111,7 +112,9 @@ function assembleServices(config: DaemonConfig, storage: Storage, engine: Engine
         slots: config.engineSlots,
         queue: config.engineQueue,
         timeoutMs: config.engineTimeoutMs,
+        engineNice: config.engineNice,
       }),
+    reads: new ReadCache(),
     secret: storage.secret,
     certificates: storage.certificates,
     jobs: storage.jobs,
@@ -280,8 +283,11 @@ function answerRoute(
         req: request,
         reply,
       } as HandlerInput<RouteId>);
+    // Engine work asked for by this request queues in its tenant's turn (daemon/engine-slots.ts).
+    const tenantId = request.caller?.tenant.tenant_id;
+    const asCaller = tenantId ? () => runForTenant(tenantId, run) : run;
     try {
-      result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, run) : await run();
+      result = job ? await runInJob({ job_id: job.job_id, attempt: 1 }, asCaller) : await asCaller();
     } catch (error) {
       if (job) await services.jobs.fail(job, error).catch((e: unknown) => jobLogError(request, e));
       throw error;
@@ -354,16 +360,18 @@ function rerunJob(services: Services, handlers: Handlers): JobRerun {
       writeEarlyHints: () => {},
     };
     const req = { headers: { host: input.host ?? undefined }, protocol: input.protocol };
-    const body = await handler({
-      params: input.params,
-      query: input.query,
-      body: input.body,
-      caller: { tenant, key },
-      services,
-      // The handlers that can run again read only these members of the request and the reply.
-      req: req as unknown as FastifyRequest,
-      reply: reply as unknown as FastifyReply,
-    } as HandlerInput<RouteId>);
+    const body = await runForTenant(tenant.tenant_id, () =>
+      handler({
+        params: input.params,
+        query: input.query,
+        body: input.body,
+        caller: { tenant, key },
+        services,
+        // The handlers that can run again read only these members of the request and the reply.
+        req: req as unknown as FastifyRequest,
+        reply: reply as unknown as FastifyReply,
+      } as HandlerInput<RouteId>),
+    );
     return { status: ROUTES[job.kind].status, body };
   };
 }

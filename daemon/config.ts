@@ -12,6 +12,11 @@ export interface DaemonConfig {
   engineSlots: number;
   engineQueue: number;
   engineTimeoutMs: number;
+  /**
+   * Nice value (0–19) of the engine slots' threads, below the event loop and the light slot (Linux;
+   * DOCFIX_ENGINE_NICE, default 10; 0 runs them at the daemon's own priority).
+   */
+  engineNice: number;
   /** Per key of a hosted plan: steady requests a minute and the burst allowed at once (spec Part 8). */
   rateLimit: { perMinute: number; burst: number };
   /**
@@ -72,6 +77,7 @@ export function resolveConfig(
     engineSlots: slots,
     engineQueue: overrides.engineQueue ?? intFromEnv(env, 'DOCFIX_ENGINE_QUEUE') ?? slots * 2,
     engineTimeoutMs: overrides.engineTimeoutMs ?? intFromEnv(env, 'DOCFIX_ENGINE_TIMEOUT_MS') ?? 120_000,
+    engineNice: overrides.engineNice ?? Math.min(19, intFromEnv(env, 'DOCFIX_ENGINE_NICE') ?? 10),
     rateLimit: overrides.rateLimit ?? {
       perMinute: intFromEnv(env, 'DOCFIX_RATE_PER_MINUTE') ?? 120,
       burst: intFromEnv(env, 'DOCFIX_RATE_BURST') ?? 30,

@@ -1,20 +1,33 @@
 // Engine slots: a fixed pool of worker threads that run engine tasks (src/engine-tasks.ts), each
-// kept warm (MuPDF loaded once). A watchdog stops a task that runs too long by terminating its
-// worker and starting a fresh one; when every slot is taken and the short queue is full the caller
-// gets `busy` (503, Retry-After) before anything was done. Memory is bounded per worker: a small
-// young generation; a garbage collection after a task when external memory is high (dead renders);
-// and a worker whose footprint after a task (V8 heap plus external memory: the WASM heaps of MuPDF and
-// PDFium, which never shrink, and kept renders) passes `recycleMb` is replaced by a fresh one once the
-// task is answered.
+// kept warm (MuPDF loaded once), in two lanes:
+// - the engine lane (propose, apply, OCR, upload, classify, a revision's first search, certificates):
+//   `slots` workers and a bounded queue, taken in turn per tenant (the tenant served longest ago goes
+//   first, so one tenant's sixteen proposals do not starve another's one). When every slot is taken
+//   and the queue is full the caller gets `busy` (503, Retry-After) before anything was done; a
+//   tenant holding fewer places than the one holding most takes that one's newest place instead
+//   (that request is answered busy, having done nothing).
+// - the light lane (page renders for preview and crop, searches through a built text index): its own
+//   small pool (`lightSlots`, started at first use), so a render never waits behind proposals; it may
+//   borrow an idle engine slot when no engine work waits.
+// A watchdog stops a task that runs too long by terminating its worker and starting a fresh one.
+// Memory is bounded per worker: a small young generation; a garbage collection after a task when
+// external memory is high (dead renders); and a worker whose footprint after a task (V8 heap plus
+// external memory: the WASM heaps of MuPDF and PDFium, which never shrink, and kept renders) passes
+// `recycleMb` is replaced by a fresh one once the task is answered.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DocfixError, type ErrorCode } from '../src/errors.ts';
 import type { EngineTaskInput, EngineTaskName, EngineTaskOutput } from '../src/engine-tasks.ts';
+import { currentTenant } from './job-context.ts';
 
 export interface EngineSlotsOptions {
   slots?: number;
-  /** Tasks that may wait for a slot before callers are told `busy`. */
+  /** Engine tasks that may wait for a slot before callers are told `busy`. */
   queue?: number;
+  /** Workers of the light lane (renders, indexed searches); started at the first light task. */
+  lightSlots?: number;
+  /** Light tasks that may wait (they are short; past this the light lane answers `busy` too). */
+  lightQueue?: number;
   timeoutMs?: number;
   /** V8 old-generation cap per worker (MiB). */
   maxHeapMb?: number;
@@ -24,10 +37,17 @@ export interface EngineSlotsOptions {
   recycleMb?: number;
   /** A worker collects garbage after a task when its ArrayBuffers (MiB) pass this. */
   collectAboveMb?: number;
+  /**
+   * Scheduling priority (nice, 0–19) of the engine lane's threads: on a machine with fewer cores than
+   * busy threads, the event loop (light requests) and the light slot run first. Linux only.
+   */
+  engineNice?: number;
   log?: (message: string) => void;
   /** The worker's module (tests give a deliberately slow one). */
   workerUrl?: URL;
 }
+
+export type Lane = 'engine' | 'light';
 
 export interface RunOptions {
   timeoutMs?: number;
@@ -40,6 +60,10 @@ export interface RunOptions {
    * and renders are kept. Never waits for that slot: any free slot serves otherwise.
    */
   affinity?: string;
+  /** 'light': a short read (one page's render, an indexed search), never queued behind engine work. */
+  lane?: Lane;
+  /** Whose work this is, for the turns of the queue (default: the request's tenant, job-context.ts). */
+  tenant?: string;
 }
 
 interface Job {
@@ -47,6 +71,7 @@ interface Job {
   name: string;
   input: unknown;
   options: RunOptions;
+  tenant: string;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -57,6 +82,7 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /** Affinity keys of the last tasks this slot ran (newest first, a few). */
   recent: string[];
+  lane: Lane;
 }
 
 interface Footprint {
@@ -74,39 +100,129 @@ export function defaultSlotCount(): number {
   return Math.max(1, Math.min(availableParallelism(), 8));
 }
 
+function busyError(what: string): DocfixError {
+  return new DocfixError('busy', `${what}; try again shortly.`, { retry_after: 2 });
+}
+
+/** Engine tasks waiting, one queue per tenant, taken in turns (the tenant served longest ago first). */
+class TenantQueues {
+  private queues = new Map<string, Job[]>();
+  /** When each tenant last had a task started (a counter, not a clock). */
+  private lastServed = new Map<string, number>();
+  private turn = 0;
+  size = 0;
+
+  push(job: Job): void {
+    const queue = this.queues.get(job.tenant);
+    if (queue) queue.push(job);
+    else this.queues.set(job.tenant, [job]);
+    this.size++;
+  }
+
+  /** The next task: the first waiting one of the tenant whose last start is oldest. */
+  shift(): Job | undefined {
+    let chosen: string | null = null;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const tenant of this.queues.keys()) {
+      const served = this.lastServed.get(tenant) ?? -1;
+      if (served < oldest) {
+        oldest = served;
+        chosen = tenant;
+      }
+    }
+    if (chosen === null) return undefined;
+    const queue = this.queues.get(chosen)!;
+    const job = queue.shift()!;
+    if (queue.length === 0) this.queues.delete(chosen);
+    this.size--;
+    return job;
+  }
+
+  /** A task of `tenant` starts now (queued or not): its tenant's turn comes last again. */
+  served(tenant: string): void {
+    this.lastServed.delete(tenant);
+    this.lastServed.set(tenant, ++this.turn);
+    // Tenants with nothing waiting and long served are forgotten (their next task is first anyway).
+    if (this.lastServed.size > 1024) {
+      for (const [t] of this.lastServed) {
+        if (this.lastServed.size <= 512) break;
+        if (!this.queues.has(t)) this.lastServed.delete(t);
+      }
+    }
+  }
+
+  /**
+   * A full queue makes room for `tenant` when another tenant holds more places than it: that
+   * tenant's newest task leaves the queue (answered busy by the caller). Null when nobody holds more.
+   */
+  displaceFor(tenant: string): Job | null {
+    const mine = this.queues.get(tenant)?.length ?? 0;
+    let largest: string | null = null;
+    let most = mine;
+    for (const [t, queue] of this.queues) {
+      if (queue.length > most) {
+        most = queue.length;
+        largest = t;
+      }
+    }
+    if (largest === null || most <= mine + 1) return null;
+    const queue = this.queues.get(largest)!;
+    const job = queue.pop()!;
+    if (queue.length === 0) this.queues.delete(largest);
+    this.size--;
+    return job;
+  }
+
+  drain(): Job[] {
+    const jobs = [...this.queues.values()].flat();
+    this.queues.clear();
+    this.size = 0;
+    return jobs;
+  }
+}
+
 export class EngineSlots {
   readonly size: number;
   private queueLimit: number;
+  private lightSize: number;
+  private lightQueueLimit: number;
   private timeoutMs: number;
   private maxHeapMb: number;
   private maxYoungMb: number;
   private recycleMb: number;
   private collectAboveMb: number;
+  private engineNice: number;
   /** Workers replaced because of their footprint (for the log and tests). */
   recycled = 0;
   private log: (message: string) => void;
   private workerUrl: URL;
   private slots: Slot[] = [];
-  private waiting: Job[] = [];
+  private lightSlots: Slot[] = [];
+  private waiting = new TenantQueues();
+  private lightWaiting: Job[] = [];
   private nextId = 1;
   private closed = false;
 
   constructor(options: EngineSlotsOptions = {}) {
     this.size = options.slots ?? defaultSlotCount();
     this.queueLimit = options.queue ?? this.size * 2;
+    this.lightSize = Math.max(1, options.lightSlots ?? 1);
+    this.lightQueueLimit = options.lightQueue ?? 64;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxHeapMb = options.maxHeapMb ?? 1536;
     this.maxYoungMb = options.maxYoungMb ?? 16;
     this.recycleMb = options.recycleMb ?? 448;
     this.collectAboveMb = options.collectAboveMb ?? 160;
+    this.engineNice = options.engineNice ?? 10;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
     this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn('engine'));
   }
 
-  /** Tasks running plus waiting. */
+  /** Tasks running plus waiting, both lanes. */
   get load(): number {
-    return this.slots.filter((s) => s.job).length + this.waiting.length;
+    const running = [...this.slots, ...this.lightSlots].filter((s) => s.job).length;
+    return running + this.waiting.size + this.lightWaiting.length;
   }
 
   run<N extends EngineTaskName>(
@@ -116,56 +232,75 @@ export class EngineSlots {
   ): Promise<EngineTaskOutput<N>> {
     if (this.closed)
       return Promise.reject(new DocfixError('busy', 'The daemon is shutting down.', { retry_after: 5 }));
-    const key = options.affinity;
-    const free =
-      (key !== undefined ? this.slots.find((s) => !s.job && s.recent.includes(key)) : undefined) ??
-      this.slots.find((s) => !s.job);
-    if (!free && this.waiting.length >= this.queueLimit) {
-      return Promise.reject(
-        new DocfixError('busy', `Every engine slot (${this.size}) is busy; try again shortly.`, {
-          retry_after: 2,
-        }),
-      );
-    }
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.nextId++,
         name,
         input,
         options,
+        tenant: options.tenant ?? currentTenant() ?? '',
         resolve: resolve as (v: unknown) => void,
         reject,
       };
-      if (free) this.start(free, job);
-      else this.waiting.push(job);
+      if (options.lane === 'light') this.admitLight(job);
+      else this.admit(job);
     });
+  }
+
+  /** An engine task: a free engine slot (its affinity's first), else a place in the queue, else busy. */
+  private admit(job: Job): void {
+    const key = job.options.affinity;
+    const free =
+      (key !== undefined ? this.slots.find((s) => !s.job && s.recent.includes(key)) : undefined) ??
+      this.slots.find((s) => !s.job);
+    if (free) return this.start(free, job);
+    if (this.waiting.size >= this.queueLimit) {
+      const displaced = this.waiting.displaceFor(job.tenant);
+      if (!displaced) return job.reject(busyError(`Every engine slot (${this.size}) is busy`));
+      displaced.reject(busyError(`Every engine slot (${this.size}) is busy and other accounts wait`));
+    }
+    this.waiting.push(job);
+  }
+
+  /** A light task: a free light slot, else an idle engine slot no engine task waits for, else the light queue. */
+  private admitLight(job: Job): void {
+    if (this.lightSlots.length < this.lightSize && this.lightSlots.every((s) => s.job)) {
+      this.lightSlots.push(this.spawn('light'));
+    }
+    const free =
+      this.lightSlots.find((s) => !s.job) ??
+      (this.waiting.size === 0 ? this.slots.find((s) => !s.job) : undefined);
+    if (free) return this.start(free, job);
+    if (this.lightWaiting.length >= this.lightQueueLimit)
+      return job.reject(busyError(`Every render slot (${this.lightSize}) is busy`));
+    this.lightWaiting.push(job);
   }
 
   /** Lets running tasks finish (up to `graceMs`), refuses queued ones, then stops the workers. */
   async close(graceMs = 10_000): Promise<void> {
     this.closed = true;
-    for (const job of this.waiting.splice(0)) {
+    for (const job of [...this.waiting.drain(), ...this.lightWaiting.splice(0)]) {
       job.reject(new DocfixError('busy', 'The daemon is shutting down.', { retry_after: 5 }));
     }
+    const all = () => [...this.slots, ...this.lightSlots];
     const deadline = Date.now() + graceMs;
-    while (this.slots.some((s) => s.job) && Date.now() < deadline) {
+    while (all().some((s) => s.job) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
     // A worker still loading its WASM may never answer terminate(); it is unref'd, so it cannot keep
     // the process alive, and close() must not wait on it for ever (a stopping daemon hung on one).
-    await Promise.all(this.slots.map((s) => settleWithin(s.worker.terminate(), TERMINATE_WAIT_MS)));
+    await Promise.all(all().map((s) => settleWithin(s.worker.terminate(), TERMINATE_WAIT_MS)));
   }
 
-  private spawn(): Slot {
-    const slot = { job: null, timer: null, recent: [] } as unknown as Slot;
+  private spawn(lane: Lane): Slot {
+    const slot = { job: null, timer: null, recent: [], lane } as unknown as Slot;
     this.attach(slot);
     return slot;
   }
-
   /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
   private attach(slot: Slot): void {
     const worker = new Worker(this.workerUrl, {
-      workerData: { collectAboveMb: this.collectAboveMb },
+      workerData: { collectAboveMb: this.collectAboveMb, nice: slot.lane === 'engine' ? this.engineNice : 0 },
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: this.maxYoungMb },
     });
     worker.on('message', (reply: WorkerReply) => {
@@ -184,6 +319,7 @@ export class EngineSlots {
 
   private start(slot: Slot, job: Job): void {
     slot.job = job;
+    if (job.options.lane !== 'light') this.waiting.served(job.tenant);
     const key = job.options.affinity;
     if (key !== undefined) {
       for (const other of this.slots) other.recent = other.recent.filter((k) => k !== key);
@@ -264,9 +400,13 @@ export class EngineSlots {
     void old.terminate();
   }
 
+  /** A slot is free: engine slots take engine work first, then light work; light slots light work. */
   private next(slot: Slot): void {
     if (this.closed || slot.job) return;
-    const job = this.waiting.shift();
+    const job =
+      slot.lane === 'engine'
+        ? (this.waiting.shift() ?? this.lightWaiting.shift())
+        : this.lightWaiting.shift();
     if (job) this.start(slot, job);
   }
 }

@@ -2,6 +2,8 @@
 // back as DocfixError JSON; anything unexpected becomes internal_error (details go to the log only).
 // Every answer carries the thread's memory footprint, so the slots can recycle a worker that holds
 // too much (engine-slots.ts).
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectGarbage, emptyResourceStore, engineFootprint } from '../src/engine-memory.ts';
 import { ENGINE_TASKS, type EngineTaskName } from '../src/engine-tasks.ts';
@@ -31,6 +33,22 @@ const port = parentPort;
 if (!port) throw new Error('engine-worker runs only as a worker thread');
 /** ArrayBuffer memory (MiB) past which the thread collects garbage once a task is answered. */
 const collectAboveMb = (workerData as { collectAboveMb?: number } | null)?.collectAboveMb ?? 160;
+
+/**
+ * An engine-lane thread runs at a lower priority (engine-slots.ts `engineNice`): on Linux a thread has
+ * its own id (/proc/thread-self names it) and setpriority on that id changes this thread alone.
+ * Elsewhere, or when refused, the thread keeps the process's priority.
+ */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // not Linux, or not allowed: the same priority as the event loop
+  }
+}
+lowerPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 /**
  * After the answer is posted (off the request's path): when the thread's buffers pass the mark (the

@@ -21,6 +21,20 @@ export function currentJob(): JobContext | null {
 }
 
 /**
+ * The tenant a request works for, carried the same way, so the engine queue takes tenants in turns
+ * (daemon/engine-slots.ts) without every route naming the caller to every engine call.
+ */
+const tenantOfRequest = new AsyncLocalStorage<string>();
+
+export function runForTenant<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
+  return tenantOfRequest.run(tenantId, work);
+}
+
+export function currentTenant(): string | null {
+  return tenantOfRequest.getStore() ?? null;
+}
+
+/**
  * Fault injection for the kill -9 test of durable jobs (test/daemon/postgres.test.ts):
  * DOCFIX_FAULT_JOB_PAUSE=commit:MS pauses a job's change inside its transaction, before it commits;
  * end:MS pauses after the work, before the job's end is recorded. Unset everywhere else.

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BodyOf, ParamsOf, QueryOf, ResponseOf, RouteId } from '../src/api-routes.ts';
 import type { EngineSlots } from './engine-slots.ts';
+import type { ReadCache } from './read-cache.ts';
 import type { KeyRecord, TenantRecord } from './storage/records.ts';
 import type { DaemonConfig } from './config.ts';
 import type { SigningKeys } from './signing-keys.ts';
@@ -29,6 +30,8 @@ export interface Services {
   changes: ChangeStorage;
   usage: UsageStorage;
   engine: EngineSlots;
+  /** Answers of light reads (previews, crops, searches) by revision: the light lane's memory. */
+  reads: ReadCache;
   certificates: CertificateStorage;
   jobs: JobStorage;
   /** The certificate signing keys, read on each use so a rotation by an admin command counts at once. */

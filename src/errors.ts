@@ -40,7 +40,12 @@ export const ERRORS = {
   missing_capability: e(403, EXIT.auth, 'caller lacks a permission'),
   account_suspended: e(403, EXIT.auth, 'account stopped from new work', 'edge'),
   too_many_requests: e(429, EXIT.limit, 'key used its allowance; carries Retry-After seconds', 'edge'),
-  busy: e(503, EXIT.limit, 'every engine slot in use; carries Retry-After; safe to resend', 'edge'),
+  busy: e(
+    503,
+    EXIT.limit,
+    'every engine slot in use and the engine queue full (engine work only: upload, propose, apply, OCR…); carries Retry-After; safe to resend',
+    'edge',
+  ),
   invalid_request: e(422, EXIT.usage, 'field missing or wrong shape; `problems` names each field', 'edge'),
   internal_error: e(500, EXIT.error, 'failure on the service side; nothing changed', 'edge'),
   insufficient_storage: e(

@@ -3,13 +3,13 @@
 // the unpaid-document marking and inspection budget, and the record of every served region).
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { access, rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocfixError } from '../../src/errors.ts';
 import { hasCapability, planLimits } from '../../src/plans.ts';
-import type { DocumentOut } from '../../src/schemas.ts';
+import type { DocumentOut, SearchOut } from '../../src/schemas.ts';
 import {
   FILENAME_HINT_MAX,
   INSPECT_TIMEOUT_MS,
@@ -21,7 +21,14 @@ import {
 } from '../../src/documents/limits.ts';
 import { sealPassword } from '../../src/documents/password-seal.ts';
 import { parsePageRanges } from '../../src/page-ranges.ts';
-import { cropOutputSize, secondsToUtcMidnight } from '../../src/documents/render.ts';
+import {
+  cropOutputSize,
+  secondsToUtcMidnight,
+  type CropPicture,
+  type Picture,
+} from '../../src/documents/render.ts';
+import type { CropTaskInput } from '../../src/documents/tasks.ts';
+import { textIndexPath } from '../../src/documents/text-index.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import {
@@ -32,6 +39,7 @@ import {
   loadDocument,
   revisionPath,
 } from '../document-access.ts';
+import { readKey } from '../read-cache.ts';
 import { randomId } from '../storage/ids.ts';
 import { insufficientStorage, isStorageFull } from '../storage/storage-full.ts';
 import type { DocumentRecord, RevisionRecord, ServedRegion } from '../storage/records.ts';
@@ -54,6 +62,9 @@ export const documentHandlers: Handlers = {
           path: upload.path,
           password: upload.password,
           ...(limits.pages === null ? {} : { max_pages: limits.pages }),
+          // The pages' text, read anyway to classify them, becomes the revision's text index (not
+          // written for a document with a password: its text stays off the disk).
+          ...(upload.password === '' ? { index_path: textIndexPath(upload.path) } : {}),
         },
         {
           timeoutMs: INSPECT_TIMEOUT_MS,
@@ -63,6 +74,7 @@ export const documentHandlers: Handlers = {
       );
       const documentId = randomId('doc');
       const sha = await services.blobs.putFile(tenantId, documentId, upload.path, upload.sha256);
+      await keepTextIndex(services, upload.path, tenantId, documentId, sha);
       const now = new Date().toISOString();
       const revision: RevisionRecord = {
         revision_id: randomId('rev'),
@@ -115,6 +127,7 @@ export const documentHandlers: Handlers = {
       return document;
     } finally {
       await rm(upload.path, { force: true });
+      await rm(textIndexPath(upload.path), { force: true });
     }
   },
 
@@ -166,25 +179,34 @@ export const documentHandlers: Handlers = {
     const record = await loadDocument(services, caller, params.document_id);
     const revision = currentRevision(record);
     const pages = query.pages === undefined ? undefined : searchPages(query.pages, record);
-    return services.engine.run(
+    const asked = {
+      q: query.q ?? '',
+      kinds: record.document.pages?.map((p) => p.kind),
+      ignore_case: query.ignore_case ?? false,
+      word: query.word ?? false,
+      ...(pages ? { pages } : {}),
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      count: query.count ?? false,
+    };
+    const key = readKey('search', caller.tenant.tenant_id, params.document_id, revision.blob_sha256, asked);
+    const known = services.reads.get<SearchOut>(key);
+    if (known) return known;
+    const path = await revisionPath(services, record, revision);
+    const password = documentPassword(record, services);
+    const found = await services.engine.run(
       'documents.search',
-      {
-        path: await revisionPath(services, record, revision),
-        password: documentPassword(record, services),
-        q: query.q ?? '',
-        kinds: record.document.pages?.map((p) => p.kind),
-        ignore_case: query.ignore_case ?? false,
-        word: query.word ?? false,
-        ...(pages ? { pages } : {}),
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        count: query.count ?? false,
-      },
+      { path, password, ...asked },
       {
         timeoutMs: SEARCH_TIMEOUT_MS,
         timeoutCode: 'internal_error',
         timeoutMessage: 'The search took too long; nothing was found.',
+        // The revision's first search reads every page (its text index): engine work. Once the
+        // index is beside the blob, a search opens only the pages that may match: light work.
+        lane: password === '' && (await exists(textIndexPath(path))) ? 'light' : 'engine',
       },
     );
+    services.reads.set(key, found, JSON.stringify(found).length * 2);
+    return found;
   },
 
   pagePreview: async ({ caller, services, params, query, reply, req }) => {
@@ -192,16 +214,10 @@ export const documentHandlers: Handlers = {
     const record = await loadDocument(services, caller, params.document_id);
     const revision = query.revision ? findRevision(record, query.revision) : currentRevision(record);
     checkPageIndex(record, params.page_index);
-    const picture = await services.engine.run(
-      'documents.preview',
-      {
-        path: await revisionPath(services, record, revision),
-        password: documentPassword(record, services),
-        page_index: params.page_index,
-        thumb: query.thumb ?? false,
-      },
-      { timeoutMs: RENDER_TIMEOUT_MS, timeoutCode: 'internal_error' },
-    );
+    const picture = await renderedPreview(services, tenantId, record, revision, {
+      page_index: params.page_index,
+      thumb: query.thumb ?? false,
+    });
     const page = record.document.pages?.[params.page_index];
     const full: BoxRender = page
       ? [0, 0, Math.ceil((page.width_pt * RENDER_DPI) / 72), Math.ceil((page.height_pt * RENDER_DPI) / 72)]
@@ -244,17 +260,11 @@ export const documentHandlers: Handlers = {
     };
     cropOutputSize(req); // crop_too_large before any engine work
     const marking = markingFor(caller, record, revision, params.page_index);
-    const picture = await services.engine.run(
-      'documents.crop',
-      {
-        path: await revisionPath(services, record, revision),
-        password: documentPassword(record, services),
-        page_index: params.page_index,
-        ...req,
-        marking,
-      },
-      { timeoutMs: RENDER_TIMEOUT_MS, timeoutCode: 'internal_error' },
-    );
+    const picture = await renderedCrop(services, tenantId, record, revision, {
+      page_index: params.page_index,
+      ...req,
+      marking,
+    });
     const today = new Date().toISOString().slice(0, 10);
     const charged = marking !== null && picture.native_inside_pixels > 0;
     await services.documents
@@ -283,6 +293,80 @@ export const documentHandlers: Handlers = {
     return picture.png;
   },
 };
+
+/** Moves the upload's text index beside its blob; without it the first search builds it (slower). */
+async function keepTextIndex(
+  services: Services,
+  uploadPath: string,
+  tenantId: string,
+  documentId: string,
+  sha256: string,
+): Promise<void> {
+  const blob = await services.blobs.localPath(tenantId, documentId, sha256);
+  await rename(textIndexPath(uploadPath), textIndexPath(blob)).catch(() => {});
+}
+
+/** Whether a file is there (the text index beside a revision blob). */
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A page's preview: from the read cache, else rendered in the light lane and kept. */
+async function renderedPreview(
+  services: Services,
+  tenantId: string,
+  record: DocumentRecord,
+  revision: RevisionRecord,
+  asked: { page_index: number; thumb: boolean },
+): Promise<Picture> {
+  const documentId = record.document.document_id;
+  const key = readKey('preview', tenantId, documentId, revision.blob_sha256, asked);
+  const known = services.reads.get<Picture>(key);
+  if (known) return known;
+  const picture = await services.engine.run(
+    'documents.preview',
+    {
+      path: await revisionPath(services, record, revision),
+      password: documentPassword(record, services),
+      ...asked,
+    },
+    { timeoutMs: RENDER_TIMEOUT_MS, timeoutCode: 'internal_error', lane: 'light' },
+  );
+  services.reads.set(key, picture, picture.png.byteLength + 64);
+  return picture;
+}
+
+/**
+ * A crop: from the read cache, else rendered in the light lane and kept. A marked crop (an unpaid
+ * document's corrected page) is rendered each time: it depends on the day's inspection budget.
+ */
+async function renderedCrop(
+  services: Services,
+  tenantId: string,
+  record: DocumentRecord,
+  revision: RevisionRecord,
+  asked: Omit<CropTaskInput, 'path' | 'password'>,
+): Promise<CropPicture> {
+  const documentId = record.document.document_id;
+  const key =
+    asked.marking === null ? readKey('crop', tenantId, documentId, revision.blob_sha256, asked) : null;
+  const known = key ? services.reads.get<CropPicture>(key) : undefined;
+  if (known) return known;
+  const picture = await services.engine.run(
+    'documents.crop',
+    {
+      path: await revisionPath(services, record, revision),
+      password: documentPassword(record, services),
+      ...asked,
+    },
+    { timeoutMs: RENDER_TIMEOUT_MS, timeoutCode: 'internal_error', lane: 'light' },
+  );
+  if (key) services.reads.set(key, picture, picture.png.byteLength + 128);
+  return picture;
+}
 
 /**
  * Unpaid documents (nothing on the account pays for downloads): a page that carries corrections in

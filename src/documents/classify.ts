@@ -21,6 +21,8 @@ export const CLASSIFY_STEXT_OPTIONS = 'preserve-whitespace,preserve-images';
 
 export interface PageFacts {
   info: PageInfo;
+  /** The page's text as the structured-text pass read it (asked for by inspect: the text index). */
+  plain?: string;
   /** Visible (painted) text objects and invisible ones (render mode 3, or painted under a full-page image). */
   visible_text: number;
   invisible_text: number;
@@ -38,7 +40,12 @@ export function pageRotation(page: mupdf.PDFPage): number {
  * device. Pages with annotations are first recorded into a display list (contents, annotations,
  * widgets) that both passes replay.
  */
-export function classifyPage(page: mupdf.PDFPage, index: number, list?: mupdf.DisplayList): PageFacts {
+export function classifyPage(
+  page: mupdf.PDFPage,
+  index: number,
+  list?: mupdf.DisplayList,
+  options: { text?: boolean } = {},
+): PageFacts {
   const bounds = page.getBounds();
   const width = bounds[2] - bounds[0];
   const height = bounds[3] - bounds[1];
@@ -46,7 +53,7 @@ export function classifyPage(page: mupdf.PDFPage, index: number, list?: mupdf.Di
   const ownList = list === undefined && hasAnnotations(page);
   const source: Drawable = list ?? (ownList ? page.toDisplayList(true) : page);
   try {
-    return classifyFromList(page, index, source, bounds, width, height);
+    return classifyFromList(page, index, source, bounds, width, height, options.text ?? false);
   } finally {
     if (ownList) (source as mupdf.DisplayList).destroy();
   }
@@ -62,11 +69,15 @@ function classifyFromList(
   bounds: mupdf.Rect,
   width: number,
   height: number,
+  withText: boolean,
 ): PageFacts {
   const st = list.toStructuredText(CLASSIFY_STEXT_OPTIONS);
   let charCount = 0;
   let hasImageBlock = false;
+  let plain: string | undefined;
   try {
+    // The same text a search's pass reads (image blocks carry none): the upload's text index.
+    if (withText) plain = st.asText();
     const json = JSON.parse(st.asJSON()) as { blocks: StextBlock[] };
     for (const block of json.blocks) {
       if (block.type === 'image') hasImageBlock = true;
@@ -94,6 +105,7 @@ function classifyFromList(
       },
       visible_text: charCount > 0 ? 1 : 0,
       invisible_text: 0,
+      ...(plain === undefined ? {} : { plain }),
     };
   }
   const seen = scanDrawing(list, bounds);
@@ -130,6 +142,7 @@ function classifyFromList(
     },
     visible_text: visible,
     invisible_text: invisible,
+    ...(plain === undefined ? {} : { plain }),
   };
 }
 

@@ -7,6 +7,8 @@ import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { loadPage, messageOf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
 import { classifyPage } from './classify.ts';
+import { searchableText } from './text-find.ts';
+import { emptyTextIndex, writeTextIndex } from './text-index.ts';
 import {
   MAX_IMAGE_PIXELS,
   MAX_PAGE_PIXELS_300DPI,
@@ -18,6 +20,8 @@ export interface InspectOptions {
   password?: string;
   /** The plan's page limit (too_many_pages above it). */
   maxPages?: number;
+  /** Where to write the pages' text index (text-index.ts): the upload's, moved beside its blob. */
+  indexPath?: string;
 }
 
 /** Facts read from the file's objects without running any page. */
@@ -78,6 +82,8 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
       throw unreadable(error);
     }
     const pages: PageInfo[] = [];
+    // The text of every page is read here anyway: kept as the revision's text index when asked.
+    const index = options.indexPath ? emptyTextIndex(count) : null;
     for (let i = 0; i < count; i++) {
       let page: mupdf.PDFPage;
       try {
@@ -88,7 +94,12 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
       try {
         checkPageSize(page, i);
         try {
-          pages.push(classifyPage(page, i).info);
+          const facts = classifyPage(page, i, undefined, { text: index !== null });
+          pages.push(facts.info);
+          if (index && facts.plain !== undefined) {
+            index.pages[i] = searchableText(facts.plain);
+            index.blank[i] = facts.plain.trim() === '';
+          }
         } catch (error) {
           throw unreadable(error, `page ${i + 1}`);
         }
@@ -96,6 +107,7 @@ export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Ins
         page.destroy();
       }
     }
+    if (index && options.indexPath) writeTextIndex(options.indexPath, index);
     return {
       page_count: count,
       pages,

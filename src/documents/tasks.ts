@@ -13,6 +13,8 @@ export interface InspectTaskInput {
   path: string;
   password: string;
   max_pages?: number;
+  /** Write the pages' text index here (an upload without a password: its first search is then light). */
+  index_path?: string;
 }
 
 export interface SearchTaskInput {
@@ -56,7 +58,11 @@ function withStoredPdf<T>(path: string, password: string, use: (doc: mupdf.PDFDo
 
 export const documentTasks = {
   'documents.inspect': (input: InspectTaskInput): InspectResult =>
-    inspectPdf(readPdf(input.path), { password: input.password, maxPages: input.max_pages }),
+    inspectPdf(readPdf(input.path), {
+      password: input.password,
+      maxPages: input.max_pages,
+      ...(input.index_path ? { indexPath: input.index_path } : {}),
+    }),
   'documents.search': (input: SearchTaskInput): SearchOut =>
     searchFile(input.path, input.q, {
       password: input.password,

@@ -132,8 +132,11 @@ export function loadTextIndex(pdfPath: string, persisted: boolean): TextIndex | 
  */
 export function storeTextIndex(pdfPath: string, index: TextIndex, persisted: boolean): void {
   textIndexCache.set(pdfPath, index);
-  if (!persisted) return;
-  const target = textIndexPath(pdfPath);
+  if (persisted) writeTextIndex(textIndexPath(pdfPath), index);
+}
+
+/** Writes an index file (temp file, then rename); a failed write costs only speed. */
+export function writeTextIndex(target: string, index: TextIndex): void {
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     writeFileSync(temp, JSON.stringify(index), { mode: 0o600 });

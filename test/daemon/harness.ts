@@ -96,7 +96,7 @@ export interface Harness {
 }
 
 export async function makeHarness(
-  options: { plan?: PlanId; config?: Partial<DaemonConfig> } = {},
+  options: { plan?: PlanId; config?: Partial<DaemonConfig>; engine?: EngineSlots } = {},
 ): Promise<Harness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'docfix-test-'));
   const database = await testDatabase();
@@ -107,7 +107,7 @@ export async function makeHarness(
       ...(database ? { database } : {}),
       ...options.config,
     },
-    engine: sharedEngine(),
+    engine: options.engine ?? sharedEngine(),
   });
   const newAccount = async (name: string, plan: PlanId = 'business'): Promise<Account> => {
     const tenant = await app.docfix.tenants.setTenant(name, { plan });

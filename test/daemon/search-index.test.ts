@@ -1,10 +1,13 @@
-// Search through the daemon keeps each revision's text: the first search writes the index beside the
-// revision blob, a second search answers the same (a rare phrase too), and a
+// Search through the daemon keeps each revision's text: the upload writes the index beside the
+// revision blob (the pages' text read to classify them; the same index a first search builds), a second search answers the same (a rare phrase too), and a
 // document uploaded with a password never has its text written to disk.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { searchFile } from '../../src/documents/search.ts';
+import { textIndexPath, type TextIndex } from '../../src/documents/text-index.ts';
 import { CORPUS_DIR, makeHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -17,17 +20,22 @@ test.after(async () => {
   await h.close();
 });
 
-/** Every `*.text-index.json` file in the data dir (each beside its revision blob). */
-function indexFiles(dir: string): string[] {
+/** Every `*.text-index.json` file in the data dir (each beside its revision blob), full paths. */
+function indexPaths(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(d, entry.name));
-      else if (entry.name.endsWith('.text-index.json')) out.push(entry.name);
+      else if (entry.name.endsWith('.text-index.json')) out.push(join(d, entry.name));
     }
   };
   walk(dir);
   return out;
+}
+
+/** Their file names. */
+function indexFiles(dir: string): string[] {
+  return indexPaths(dir).map((p) => basename(p));
 }
 
 test('the first search writes the index beside the blob; the second answers the same', async () => {
@@ -45,6 +53,34 @@ test('the first search writes the index beside the blob; the second answers the 
   const rare = await h.json('GET', `/v1/documents/${id}/search?q=nothing%20like%20this`);
   assert.equal(rare.body.matches, []);
   assert.equal(rare.body.pages_searched, [0, 1, 2, 3]);
+});
+
+test('an upload writes the index at once, the same index a first search builds from the file', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'docfix-index-'));
+  try {
+    for (const name of [
+      'tracemonkey-two-column.pdf',
+      'annotations-many-types.pdf',
+      'libreoffice-form.pdf',
+      'scan-ocr-mixed-pages.pdf',
+    ]) {
+      const before = new Set(indexPaths(h.dataDir));
+      const up = await h.upload(`${CORPUS_DIR}${name}`);
+      assert.is(up.status, 201, name);
+      const written = indexPaths(h.dataDir).filter((p) => !before.has(p));
+      assert.is(written.length, 1, `${name}: the upload wrote its index`);
+      // The index a search builds when there is none (a copy stored as a revision blob).
+      const blob = join(scratch, `${up.body.original_sha256}.pdf`);
+      copyFileSync(`${CORPUS_DIR}${name}`, blob);
+      searchFile(blob, 'anything');
+      const built = JSON.parse(readFileSync(textIndexPath(blob), 'utf8')) as TextIndex;
+      const uploaded = JSON.parse(readFileSync(written[0], 'utf8')) as TextIndex;
+      assert.equal(uploaded, built, name);
+      assert.ok(uploaded.pages.every((p) => p !== null));
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 test('a document with a password: searched, its text not written to disk', async () => {
