@@ -5,11 +5,11 @@
 // "after" page differing from the "before" one only in the line's text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lineContext, readLineBack } from '../../../src/corrections/scan/line-readback.ts';
-import { ocrPage } from '../../../src/ocr/page-ocr.ts';
-import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
-import { openPdf, renderPageRgb, type RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
-import { russianScan } from '../../../fixtures/scans/make-russian-scan.ts';
+import { lineContext, readLineBack } from '../../../../src/corrections/scan/line-readback.ts';
+import { ocrPage } from '../../../../src/ocr/page-ocr.ts';
+import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
+import { openPdf, renderPageRgb, type RgbImage } from '../../../../src/pdf/mupdf-adapter.ts';
+import { russianScan } from '../../../../fixtures/scans/make-russian-scan.ts';
 
 const REST = ['Certificate of the Board, signed and dated', 'Please return the form with your remarks'];
 const page = (first: string) => russianScan([first, ...REST], { seed: 7 });

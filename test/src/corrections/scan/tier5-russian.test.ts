@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyEdit, proposeEdit, type EditTaskInput } from '../../../src/corrections/engine.ts';
-import type { ServedCrop } from '../../../src/corrections/scan/tier5.ts';
-import { closeRecognisers } from '../../../src/ocr/recognizer.ts';
-import { russianScan } from '../../../fixtures/scans/make-russian-scan.ts';
-import { compare, pdftoppm } from './poppler.ts';
+import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
+import type { ServedCrop } from '../../../../src/corrections/scan/tier5.ts';
+import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
+import { russianScan } from '../../../../fixtures/scans/make-russian-scan.ts';
+import { compare, pdftoppm } from '../poppler.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'docfix-tier5-rus-'));
 

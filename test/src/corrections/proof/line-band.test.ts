@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
-import { readPageText, toRender } from '../../../src/corrections/locate/page-text.ts';
-import { loadPage, mupdf } from '../../../src/pdf/mupdf-adapter.ts';
-import { bundledFont, editInput, withDoc } from './fixtures.ts';
-import { pdftotext } from './poppler.ts';
+import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
+import { readPageText, toRender } from '../../../../src/corrections/locate/page-text.ts';
+import { loadPage, mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { bundledFont, editInput, withDoc } from '../fixtures.ts';
+import { pdftotext } from '../poppler.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docfix-line-band-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
