@@ -379,3 +379,45 @@ export function machineNameRank(face: MachineFace, name: string): 0 | 1 | null {
   if (faceFamilies.includes(key) || faceFamilies.includes(docFamily)) return 1;
   return null;
 }
+
+/** One face as `GET /v1/fonts` lists it. */
+export interface FaceListing {
+  id: string;
+  family: string;
+  style: string;
+  postscript_name: string;
+  origin: FaceOrigin;
+  file: string;
+  embedding: Embedding;
+  /** OS/2 fsType of a machine face (null: bundled, or no OS/2 table). */
+  fs_type: number | null;
+}
+
+/** Every face tier 4 may draw with under `settings`: the bundle first, then the machine's. */
+export function faceListing(settings: MachineFontSettings = machineFontSettings()): {
+  system_fonts: boolean;
+  font_dirs: string[];
+  faces: FaceListing[];
+} {
+  const bundled = BUNDLED_FACES.map((f): FaceListing => ({
+    id: f.id,
+    family: f.family,
+    style: f.style,
+    postscript_name: f.postscriptName,
+    origin: 'bundled',
+    file: f.file,
+    embedding: 'allowed',
+    fs_type: null,
+  }));
+  const machine = machineFaces(settings).map((f): FaceListing => ({
+    id: f.id,
+    family: f.family,
+    style: f.styleName,
+    postscript_name: f.postscriptName,
+    origin: f.origin,
+    file: f.file,
+    embedding: f.embedding,
+    fs_type: f.fsType,
+  }));
+  return { system_fonts: settings.system, font_dirs: settings.dirs, faces: [...bundled, ...machine] };
+}

@@ -3,12 +3,10 @@
 // fontconfig, or in a private DOCFIX_FONT_DIRS folder with fontconfig off; a copy whose OS/2 fsType
 // says restricted licence is refused by name; with machine fonts off the old refusal stands.
 // Needs fonts-junicode (apt-get install -y fonts-junicode): the tests fail saying so without it.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../src/corrections/engine.ts';
 import {
   embeddingOf,
@@ -18,65 +16,7 @@ import {
 } from '../../../src/fonts/machine-fonts.ts';
 import { editInput } from '../corrections/fixtures.ts';
 import { popplerProblemsOf } from '../corrections/poppler.ts';
-
-const JUNICODE = '/usr/share/fonts/opentype/junicode/JunicodeTwoBeta-Regular.otf';
-const PS_NAME = 'JunicodeTwoBeta-Regular';
-const LINE = 'Medieval scribes wrote Aeneid in Latin';
-
-function junicodeFile(): string {
-  if (!existsSync(JUNICODE))
-    throw new Error(
-      `${JUNICODE} is missing: install the Debian package fonts-junicode (apt-get install -y fonts-junicode)`,
-    );
-  return JUNICODE;
-}
-
-/** A line set in a subset of Junicode Two Beta Regular (as XeTeX embeds it): no glyph for “ő”. */
-function junicodePdf(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = new mupdf.Font(PS_NAME, new Uint8Array(readFileSync(junicodeFile())));
-    const ref = doc.addFont(font);
-    const hex = [...LINE].map((ch) =>
-      font
-        .encodeCharacter(ch.codePointAt(0) ?? 0)
-        .toString(16)
-        .padStart(4, '0'),
-    );
-    const resources = doc.newDictionary();
-    const fonts = doc.newDictionary();
-    fonts.put('F1', ref);
-    resources.put('Font', fonts);
-    doc.insertPage(
-      -1,
-      doc.addPage([0, 0, 300, 100], 0, resources, `BT /F1 12 Tf 20 50 Td <${hex.join('')}> Tj ET`),
-    );
-    doc.subsetFonts();
-    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
-}
-
-/** A copy of Junicode in a fresh folder with OS/2 fsType set to `fsType` (null: unchanged). */
-function junicodeCopy(fsType: number | null): string {
-  const dir = mkdtempSync(join(tmpdir(), 'docfix-fontdir-'));
-  const file = join(dir, 'Junicode-copy.otf');
-  copyFileSync(junicodeFile(), file);
-  if (fsType !== null) {
-    const bytes = readFileSync(file);
-    const tables = bytes.readUInt16BE(4);
-    let os2 = -1;
-    for (let i = 0; i < tables; i += 1)
-      if (bytes.toString('latin1', 12 + i * 16, 16 + i * 16) === 'OS/2')
-        os2 = bytes.readUInt32BE(20 + i * 16);
-    assert.ok(os2 > 0, 'the font has an OS/2 table');
-    // The table's checksum is left as it was: font readers (MuPDF, fontconfig) do not check it.
-    bytes.writeUInt16BE(fsType, os2 + 8);
-    writeFileSync(file, bytes);
-  }
-  return dir;
-}
+import { junicodeCopy, junicodeFile, junicodePdf, PS_NAME } from './junicode-fixture.ts';
 
 /** Runs `fn` with DOCFIX_SYSTEM_FONTS and DOCFIX_FONT_DIRS set as given, restored after. */
 async function withFontEnv<T>(system: boolean, dirs: string, fn: () => Promise<T>): Promise<T> {
