@@ -1,8 +1,8 @@
 // The fonts a machine has, for tier 4 after the bundled catalog (catalog.ts): faces fontconfig lists
 // (`fc-list`, unless DOCFIX_SYSTEM_FONTS=0) and faces in the folders DOCFIX_FONT_DIRS names
-// (path-separated, read directly: no fontconfig needed). Only single-face TrueType and OpenType
-// files (glyf or CFF outlines) are taken: the embedding writes those (collections, Type 1 and bitmap
-// fonts are skipped). Each face's OS/2 fsType says whether its licence lets a document embed it:
+// (path-separated, read directly: no fontconfig needed). Only single-face, static TrueType and
+// OpenType files (glyf or CFF outlines) are taken: the embedding writes those (collections, variable
+// fonts, Type 1 and bitmap fonts are skipped). Each face's OS/2 fsType says whether its licence lets a document embed it:
 // installable (0), editable or preview & print do; restricted (bit 1 alone) and bitmap-only
 // embedding do not — such a face is listed and named in a refusal, never embedded. A face whose
 // PostScript name a bundled face has is the bundled one (skipped); the first file of a PostScript
@@ -115,7 +115,7 @@ function readAt(fd: number, offset: number, length: number): Buffer {
   return buf.subarray(0, n);
 }
 
-/** The tables of a single-face sfnt (TrueType 0x00010000/'true', OpenType 'OTTO'); null otherwise. */
+/** The tables of a single-face, static sfnt (TrueType 0x00010000/'true', OpenType 'OTTO'); else null. */
 function tableDirectory(fd: number): Map<string, { offset: number; length: number }> | null {
   const head = readAt(fd, 0, 12);
   if (head.length < 12) return null;
@@ -132,7 +132,8 @@ function tableDirectory(fd: number): Map<string, { offset: number; length: numbe
       length: dir.readUInt32BE(at + 12),
     });
   }
-  return tables.has('glyf') || tables.has('CFF ') ? tables : null;
+  // A variable font (fvar) is skipped: its default instance's widths need not be a document's.
+  return (tables.has('glyf') || tables.has('CFF ')) && !tables.has('fvar') ? tables : null;
 }
 
 /** Name records: Windows Unicode (English first) or Mac Roman, by name id. */
