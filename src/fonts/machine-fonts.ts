@@ -90,9 +90,9 @@ export function embeddingRefusal(face: Face): string | null {
   const hex = `0x${(face.fsType ?? 0).toString(16).padStart(4, '0')}`;
   const what =
     face.embedding === 'restricted'
-      ? 'its licence restricts embedding (restricted licence)'
-      : 'its licence allows only bitmaps to be embedded';
-  return `${face.postscriptName} (${face.file}) ${what}: OS/2 fsType ${hex}`;
+      ? `its licence forbids embedding (OS/2 fsType ${hex}, restricted licence)`
+      : `its licence allows only bitmaps to be embedded (OS/2 fsType ${hex})`;
+  return `${face.postscriptName} (${face.file}): ${what}`;
 }
 
 // ---------------------------------------------------------------------------------------------
