@@ -74,7 +74,7 @@ export const HELP_PAGE_ROWS = {
           'crop [options] <document>',
           'Save native-resolution pixels of a page region (PNG, at most 4 megapixels)',
         ],
-        ['ocr [options] <document>', 'Recognise the words of a page (or a region) and find text among them'],
+        ['ocr [options] [document]', 'Recognise the words of a page (or a region) and find text among them'],
         [
           'preflight [options] <document>',
           'Name the words of a page known to refuse correction (one-sided check)',
@@ -108,6 +108,7 @@ export const HELP_PAGE_ROWS = {
         ['jobs|job [options] <job>', 'Show a queued job'],
         ['health', 'Check that the daemon answers (GET /healthz)'],
         ['openapi', 'Print the OpenAPI 3.1 document the daemon serves'],
+        ['fonts', 'List the faces corrections may draw a missing letter with, and where each comes from'],
       ],
     ],
     [

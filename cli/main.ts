@@ -20,6 +20,7 @@ import { register as daemon } from './commands/daemon.ts';
 import { register as documents } from './commands/documents.ts';
 import { register as edits } from './commands/edits.ts';
 import { register as fix } from './commands/fix.ts';
+import { register as fonts } from './commands/fonts.ts';
 import { register as pages } from './commands/pages.ts';
 import { register as review } from './commands/review.ts';
 
@@ -35,6 +36,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   certCheck, // after cert: it adds `check` under `cert`
   account,
   auditExport, // after account: it adds `export` under `audit`
+  fonts,
   config,
   daemon,
   completion,
@@ -59,7 +61,7 @@ const HELP_GROUPS: Record<string, string[]> = {
   'Pages:': ['preview', 'crop', 'ocr', 'preflight'],
   'Batch:': ['fix'],
   'Certificates and audit:': ['cert', 'audit'],
-  'Account and service:': ['plans', 'usage', 'jobs', 'health', 'openapi'],
+  'Account and service:': ['plans', 'usage', 'jobs', 'health', 'fonts', 'openapi'],
   'Setup:': ['config', 'daemon', 'keys', 'tenants', 'completion', 'help'],
 };
 

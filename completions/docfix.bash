@@ -3,7 +3,7 @@
 
 _docfix_subcommands() {
   case "$1" in
-    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight review fix cert plans usage jobs job audit health openapi config daemon keys tenants completion help' ;;
+    '') echo 'upload ls list show rm delete classify search attest propose apply verify corrections undo redo manifest export preview crop ocr preflight review fix cert plans usage jobs job audit health openapi fonts config daemon keys tenants completion help' ;;
     'cert') echo 'issue ls list get pdf key verify check' ;;
     'audit') echo 'export' ;;
     'config') echo 'set use rm list ls show path' ;;
@@ -52,6 +52,7 @@ _docfix_flags() {
     'audit export') echo '--output -o --force -f --help -h' ;;
     'health') echo '--help -h' ;;
     'openapi') echo '--help -h' ;;
+    'fonts') echo '--help -h' ;;
     'config') echo '--help -h' ;;
     'config set') echo '--api-key-file --api-key-stdin --use --help -h' ;;
     'config use') echo '--help -h' ;;

@@ -17,6 +17,7 @@ import { ReadCache } from './read-cache.ts';
 import { certificateHandlers } from './routes/certificates.ts';
 import { correctionHandlers } from './routes/corrections.ts';
 import { documentHandlers, readUploadBody, type ReceivedUpload } from './routes/documents.ts';
+import { fontHandlers } from './routes/fonts.ts';
 import { pageWordHandlers } from './routes/page-words.ts';
 import { platformHandlers } from './routes/platform.ts';
 import { JOB_ROUTES, type JobInput, type JobRerun } from './job-board.ts';
@@ -67,6 +68,7 @@ export const ALL_HANDLERS: Handlers = {
   ...correctionHandlers,
   ...certificateHandlers,
   ...pageWordHandlers,
+  ...fontHandlers,
 };
 
 export async function build(options: BuildOptions = {}): Promise<FastifyInstance> {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
 import type { LocalPlanLimits } from '../src/plans.ts';
+import { machineFontSettings, type MachineFontSettings } from '../src/fonts/machine-fonts.ts';
 import { defaultSlotCount } from './engine-slots.ts';
 
 export interface DaemonConfig {
@@ -44,6 +45,12 @@ export interface DaemonConfig {
   database: string | null;
   /** s3://bucket/prefix for revision files (--blobs, DOCFIX_BLOBS); only with a database. */
   blobs: string | null;
+  /**
+   * The fonts of this machine tier 4 may draw with after the bundled ones: fontconfig's unless
+   * DOCFIX_SYSTEM_FONTS=0, and the folders of DOCFIX_FONT_DIRS. The engine's worker threads read
+   * the same variables from the environment they share with the daemon; `GET /v1/fonts` lists them.
+   */
+  fonts: MachineFontSettings;
 }
 
 export const VERSION = (
@@ -89,6 +96,7 @@ export function resolveConfig(
     headersTimeoutMs: overrides.headersTimeoutMs ?? positive(env, 'DOCFIX_HEADERS_TIMEOUT_MS') ?? 30_000,
     version: VERSION,
     tls: overrides.tls !== undefined ? overrides.tls : tlsFromEnv(env),
+    fonts: overrides.fonts ?? machineFontSettings(env),
     ...storageFrom(overrides, env),
   };
 }

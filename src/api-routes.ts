@@ -109,6 +109,16 @@ export const ROUTES = {
     response: S.UsageOut,
     errors: [],
   },
+  fonts: {
+    method: 'GET',
+    path: '/v1/fonts',
+    auth: 'key',
+    summary:
+      'The faces tier 4 may draw a missing character with: bundled, found by fontconfig, or in DOCFIX_FONT_DIRS.',
+    status: 200,
+    response: S.FontsOut,
+    errors: [],
+  },
   uploadDocument: {
     method: 'POST',
     path: '/v1/documents',

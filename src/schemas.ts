@@ -330,6 +330,36 @@ export const CertificateCheckOut = Type.Object(
   },
   { $id: 'CertificateCheckOut' },
 );
+/** A face tier 4 may draw with (GET /v1/fonts). */
+export const FontFace = Type.Object(
+  {
+    id: Type.String({ description: 'the id proposals name (matched_font.face) and font_attempt lists' }),
+    family: Type.String(),
+    style: Type.String(),
+    postscript_name: Type.String(),
+    origin: Type.Union([Type.Literal('bundled'), Type.Literal('system'), Type.Literal('font_dirs')], {
+      description: 'bundled with docfix, found by fontconfig, or in a folder of DOCFIX_FONT_DIRS',
+    }),
+    file: Type.String({ description: "the font file on the daemon's machine" }),
+    embedding: Type.Union(
+      [Type.Literal('allowed'), Type.Literal('restricted'), Type.Literal('bitmap_only')],
+      {
+        description:
+          "what the face's OS/2 fsType allows: restricted and bitmap-only faces are never embedded",
+      },
+    ),
+    fs_type: Nullable(Type.Integer({ description: 'OS/2 fsType of a machine face' })),
+  },
+  { $id: 'FontFace' },
+);
+export const FontsOut = Type.Object(
+  {
+    system_fonts: Type.Boolean({ description: "fontconfig's faces are used (DOCFIX_SYSTEM_FONTS)" }),
+    font_dirs: Type.Array(Type.String(), { description: 'folders of DOCFIX_FONT_DIRS' }),
+    faces: Type.Array(FontFace),
+  },
+  { $id: 'FontsOut' },
+);
 export const CertificateKeyOut = Type.Object(
   {
     algorithm: Type.Literal('Ed25519'),
@@ -649,6 +679,7 @@ export type ExportOut = Static<typeof ExportOut>;
 export type CertificateOut = Static<typeof CertificateOut>;
 export type CertificateCheckOut = Static<typeof CertificateCheckOut>;
 export type CertificateKeyOut = Static<typeof CertificateKeyOut>;
+export type FontsOut = Static<typeof FontsOut>;
 export type OcrPageOut = Static<typeof OcrPageOut>;
 export type OcrLanguagesOut = Static<typeof OcrLanguagesOut>;
 export type PreflightOut = Static<typeof PreflightOut>;

@@ -59,8 +59,12 @@ for (const name of [
   'DOCFIX_HOST',
   'DOCFIX_DATABASE_URL',
   'DOCFIX_BLOBS',
+  'DOCFIX_FONT_DIRS',
 ])
   delete base[name];
+// Nor the machine's fonts: tier 4 looks past the bundle only in the tests that mean it to (they set
+// DOCFIX_SYSTEM_FONTS and DOCFIX_FONT_DIRS themselves).
+base.DOCFIX_SYSTEM_FONTS = '0';
 // The local plan's limits come from the daemon's environment; a test sets them where it means to.
 for (const name of Object.keys(base)) if (name.startsWith('DOCFIX_LOCAL_')) delete base[name];
 

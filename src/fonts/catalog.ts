@@ -24,6 +24,8 @@ export type FontClass = 'sans' | 'serif' | 'mono';
 export type FontStyle = 'regular' | 'bold' | 'italic' | 'bold-italic';
 
 export interface BundledFace {
+  /** Bundled with docfix (machine-fonts.ts finds the others). */
+  origin: 'bundled';
   /** Stable id, e.g. "liberation-sans-bold-italic" (used in reports and by font_attempt). */
   id: string;
   /** Family name as the font calls itself, e.g. "Liberation Sans". */
@@ -662,6 +664,7 @@ function latinModern(): FamilyDef[] {
 
 export const BUNDLED_FACES: readonly BundledFace[] = FAMILIES.flatMap((f) =>
   f.styles.map((style): BundledFace => ({
+    origin: 'bundled',
     id: f.designSize
       ? `${f.family.toLowerCase().replace(/ /g, '-')}${f.slanted ? (style === 'bold-italic' ? '-bold' : '') : `-${style}`}`
       : `${f.idBase ?? f.dir}-${style}`,

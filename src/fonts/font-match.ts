@@ -22,11 +22,17 @@
 // get no candidates at all. Candidates come back ranked, best first; `font_alternatives` is their
 // count and `font_attempt` = k picks candidates[k].
 //
+// The machine's faces (machine-fonts.ts) are ranked by a second call with `faces`, after the bundled
+// ones: a machine face is judged only where the document font's name names it (its PostScript name,
+// or its family with the style then checked), and then by the same style and width rules; one whose
+// licence forbids embedding (OS/2 fsType) carries `embedding_refused` naming it.
+//
 // Loaded fonts are cached for the life of the process (one per face, a few MB in all) and never
 // destroyed; everything else here is plain data.
 import * as mupdf from 'mupdf';
-import { BUNDLED_FACES, fontBytes } from './catalog.ts';
+import { BUNDLED_FACES } from './catalog.ts';
 import type { BundledFace, FontClass } from './catalog.ts';
+import { embeddingRefusal, faceBytes, machineNameRank, type Face } from './machine-fonts.ts';
 
 /** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
 export interface PdfFontFacts {
@@ -45,7 +51,7 @@ export interface PdfFontFacts {
 }
 
 export interface FontCandidate {
-  face: BundledFace;
+  face: Face;
   /** Position in the ranking (the `font_attempt` that picks it). */
   rank: number;
   /** Composite score, higher is better: 1000·family + 100·style + 20·class + width (0–10). */
@@ -69,6 +75,8 @@ export interface FontCandidate {
    * for a cm-super size it does not have, whose widths are its own scaled (designScale).
    */
   scale?: number;
+  /** A machine face that would stand in but whose licence forbids embedding it (named, with why). */
+  embedding_refused?: string;
   reasons: string[];
 }
 
@@ -98,6 +106,8 @@ export interface MatchOptions {
    * optical sizes with the same widths (every LM Mono size is 525/1000 em) rank nearest first.
    */
   drawnSize?: number;
+  /** The faces ranked (default: the bundled catalog; tier 4 then asks again with the machine's). */
+  faces?: readonly Face[];
 }
 
 export const DEFAULT_MAX_MEAN_WIDTH_DIFF = 10;
@@ -108,18 +118,18 @@ export const DEFAULT_MAX_MEAN_WIDTH_DIFF = 10;
 const fontCache = new Map<string, mupdf.Font>();
 const widthCache = new Map<string, Map<number, number>>();
 
-/** The MuPDF Font of a bundled face, loaded once per process (do not destroy it). */
-export function loadFace(face: BundledFace): mupdf.Font {
+/** The MuPDF Font of a face, loaded once per process (do not destroy it). */
+export function loadFace(face: Face): mupdf.Font {
   let font = fontCache.get(face.id);
   if (!font) {
-    font = new mupdf.Font(face.postscriptName, fontBytes(face));
+    font = new mupdf.Font(face.postscriptName, faceBytes(face));
     fontCache.set(face.id, font);
   }
   return font;
 }
 
 /** Advance width of a character in the face, 1/1000 em, or null when the face has no glyph for it. */
-export function faceAdvance(face: BundledFace, char: string): number | null {
+export function faceAdvance(face: Face, char: string): number | null {
   const cp = char.codePointAt(0);
   if (cp === undefined) return null;
   let widths = widthCache.get(face.id);
@@ -138,7 +148,7 @@ export function faceAdvance(face: BundledFace, char: string): number | null {
 }
 
 /** Characters of `text` (each once, in order of appearance) that the face has no glyph for. */
-export function missingGlyphs(face: BundledFace, text: string): string[] {
+export function missingGlyphs(face: Face, text: string): string[] {
   const missing: string[] = [];
   const seen = new Set<string>();
   for (const ch of text) {
@@ -150,7 +160,7 @@ export function missingGlyphs(face: BundledFace, text: string): string[] {
 }
 
 /** Sum of the advances of `text` in the face, 1/1000 em (no kerning); null if a glyph is missing. */
-export function textAdvance(face: BundledFace, text: string): number | null {
+export function textAdvance(face: Face, text: string): number | null {
   let total = 0;
   for (const ch of text) {
     const w = faceAdvance(face, ch);
@@ -664,7 +674,7 @@ const FULL_WIDTH =
  * least 8 measured letters, within 5 % of 1 (cm-super 14.4 pt is LM Roman 12 at 97.2 %, every
  * letter within 0.2 % of that); else null. The scaled widths then pass the ordinary width rule.
  */
-function designScale(face: BundledFace, measured: [string, number][]): number | null {
+function designScale(face: Face, measured: [string, number][]): number | null {
   const ratios: number[] = [];
   for (const [ch, w] of measured) {
     if (!/\p{L}/u.test(ch)) continue;
@@ -715,12 +725,43 @@ export function readFontStyle(facts: PdfFontFacts): {
   return { parsed, class: parsed.class ?? flagClass, bold, italic };
 }
 
-/** Ranks the bundled faces as stand-ins for a document font. */
+/** What matchFont knows of the document font, shared by every face it judges. */
+interface Evidence {
+  facts: PdfFontFacts;
+  parsed: ParsedFontName;
+  fontClass: FontClass | null;
+  bold: boolean | null;
+  italic: boolean | null;
+  /** Weight from StemV where neither name nor flags say (null: not used). */
+  stemBold: boolean | null;
+  measured: [string, number][];
+  /** Only letters of a contextually shaped script were measured. */
+  shapedOnly: boolean;
+  threshold: number;
+  drawnSize: number | undefined;
+}
+
+type Judged = Omit<FontCandidate, 'rank'> | { reject: string };
+
+/** Ranks faces (default: the bundled ones) as stand-ins for a document font. */
 export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): FontMatch {
   const threshold = options.maxMeanWidthDiff ?? DEFAULT_MAX_MEAN_WIDTH_DIFF;
+  const faces = options.faces ?? BUNDLED_FACES;
   const { parsed, class: fontClass, bold, italic } = readFontStyle(facts);
-  const stemBold = bold === null && facts.stemV !== undefined ? facts.stemV >= 120 : null;
-
+  const measured = widthEntries(facts.widths);
+  const evidence: Evidence = {
+    facts,
+    parsed,
+    fontClass,
+    bold,
+    italic,
+    stemBold: bold === null && facts.stemV !== undefined ? facts.stemV >= 120 : null,
+    measured,
+    // Widths measured on shaped letters only prove nothing, and do not make a name match enough.
+    shapedOnly: measured.length === 0 && widthEntries(facts.widths, true).some(([ch]) => SHAPED.test(ch)),
+    threshold,
+    drawnSize: options.drawnSize,
+  };
   const result: FontMatch = {
     base_font: facts.baseFont,
     name: parsed.name,
@@ -734,177 +775,202 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
     candidates: [],
     rejected: [],
   };
-  if (parsed.symbolic) {
-    for (const face of BUNDLED_FACES) {
-      result.rejected.push({
-        face_id: face.id,
-        reason: `${parsed.name} is a symbol font: no text font stands in for it`,
-      });
-    }
-    return result;
-  }
-
-  const measured = widthEntries(facts.widths);
-  // Widths measured on shaped letters only prove nothing, and do not make a name match enough.
-  const shapedOnly =
-    measured.length === 0 && widthEntries(facts.widths, true).some(([ch]) => SHAPED.test(ch));
   const scored: Omit<FontCandidate, 'rank'>[] = [];
-  for (const face of BUNDLED_FACES) {
-    const reasons: string[] = [];
-    const reject = (reason: string) => result.rejected.push({ face_id: face.id, reason });
-    if (shapedOnly) {
-      reject('only letters of a contextually shaped script were measured: the widths are unknown');
-      continue;
-    }
-    if (face.standsInForScript) {
-      reject(`a ${face.standsInForScript.toUpperCase()} face: offered only for characters of its script`);
-      continue;
-    }
-
-    // Style: a contradiction of known evidence excludes the face.
-    if (bold !== null && face.bold !== bold) {
-      reject(bold ? 'the document font is bold' : 'the document font is not bold');
-      continue;
-    }
-    if (italic !== null && face.italic !== italic) {
-      reject(italic ? 'the document font is italic' : 'the document font is upright');
-      continue;
-    }
-    let style = 1;
-    if (bold === null) {
-      const wanted = stemBold ?? false;
-      if (face.bold !== wanted) style -= 0.5;
-      else
-        reasons.push(
-          stemBold === null ? 'weight unknown: regular preferred' : `weight from StemV ${facts.stemV}`,
-        );
-    }
-    if (italic === null && face.italic) style -= 0.5;
-    const styleMatch = style === 1;
-    if (bold !== null || italic !== null) reasons.push(`style ${face.style} as the name/flags say`);
-
-    // For TeX names every optical size of the series is the family; the nearest size ranks first.
-    const familyRank = parsed.families.indexOf(face.family);
-    const scaledRank = parsed.scaled_families?.indexOf(face.family) ?? -1;
-    let scale = scaledRank >= 0 ? designScale(face, measured) : null;
-    if (scaledRank >= 0 && scale === null) {
-      reject(
-        `${face.family} is another design size, and the document's widths are not within 5 % of its own scaled`,
-      );
-      continue;
-    }
-    const familyMatch = familyRank >= 0 || scale !== null;
-    if (familyMatch) reasons.push(`${parsed.name} names ${face.family}'s family`);
-    else if (parsed.note) reasons.push(parsed.note);
-    const classMatch = fontClass !== null && fontClass === face.class;
-    if (measured.length === 0 && !familyMatch) {
-      // Without widths only the name and the flags speak: nothing else is offered against them.
-      if (parsed.family) {
-        reject(`${parsed.name} is ${parsed.family}'s family; no widths were measured to vouch for another`);
-        continue;
-      }
-      if (parsed.note) {
-        reject(`${parsed.note}; no widths were measured to find a stand-in`);
-        continue;
-      }
-      if (fontClass !== null && !classMatch) {
-        reject(
-          `the document font is ${fontClass}; no widths were measured to vouch for a ${face.class} face`,
-        );
-        continue;
-      }
-    }
-    if (classMatch) reasons.push(`${face.class} as the ${parsed.class ? 'name' : 'flags'} say`);
-
-    // Widths.
-    let widthDiff: number | null = null;
-    let widthMax: number | null = null;
-    let widthScore = 0;
-    const missing: string[] = [];
-    if (measured.length > 0) {
-      const compare = (k: number) => {
-        let sum = 0;
-        let n = 0;
-        let max = 0;
-        missing.length = 0;
-        for (const [ch, w] of measured) {
-          const own = faceAdvance(face, ch);
-          if (own === null) {
-            missing.push(ch);
-            continue;
-          }
-          const d = Math.abs(own * k - w);
-          sum += d;
-          n += 1;
-          if (d > max) max = d;
-        }
-        return {
-          n,
-          mean: n ? Math.round((sum / n) * 100) / 100 : Infinity,
-          max: Math.round(max * 100) / 100,
-        };
-      };
-      let cmp = compare(scale ?? 1);
-      if (cmp.n === 0) {
-        reject('has none of the measured characters');
-        continue;
-      }
-      // A TeX size whose named family is a neighbouring design (cm-super 17.28 pt, LM Roman 17):
-      // its widths, scaled, may still be the document's.
-      if (cmp.mean > threshold && scale === null && familyRank >= 0 && parsed.design_size !== null) {
-        const k = designScale(face, measured);
-        const again = k === null ? null : compare(k);
-        if (again && again.mean <= threshold) {
-          scale = k;
-          cmp = again;
-        }
-      }
-      const n = cmp.n;
-      widthDiff = cmp.mean;
-      widthMax = cmp.max;
-      if (widthDiff > threshold) {
-        reject(`widths differ by ${widthDiff}/1000 em on average over ${n} characters (limit ${threshold})`);
-        continue;
-      }
-      widthScore = 10 * (1 - widthDiff / (threshold + 1e-9));
-      if (scale !== null)
-        reasons.push(
-          `${parsed.name} is ${face.family}'s design drawn ${Math.round(scale * 1000) / 10} % wide (no bundled face has the widths of ${parsed.design_size} pt)`,
-        );
-      reasons.push(`widths within ${widthDiff}/1000 em on average over ${n} characters (max ${widthMax})`);
-      if (missing.length) reasons.push(`no glyph for ${missing.length} measured character(s)`);
-    } else if (!familyMatch) {
-      reasons.push('no widths measured: not checked');
-    }
-
-    // DejaVu Sans stands in for nothing but itself: last resort, after every metric-compatible face.
-    let score =
-      1000 * (familyMatch ? 1 : 0) -
-      (familyMatch ? 15 * (familyRank >= 0 ? familyRank : parsed.families.length + scaledRank) : 0) +
-      100 * style +
-      20 * (classMatch ? 1 : 0) +
-      widthScore;
-    if (options.drawnSize && face.designSize && !familyMatch)
-      score -= 10 * Math.abs(Math.log(face.designSize / options.drawnSize));
-    if (!face.metricCompatible && !familyMatch) {
-      score -= 1000;
-      reasons.push('last resort: not metric-compatible with any other family');
-    }
-    scored.push({
-      face,
-      score: Math.round(score * 100) / 100,
-      family_match: familyMatch,
-      style_match: styleMatch,
-      class_match: classMatch,
-      width_diff: widthDiff,
-      width_max_diff: widthMax,
-      width_chars: measured.length - missing.length,
-      width_missing: missing,
-      ...(scale !== null ? { scale } : {}),
-      reasons,
-    });
+  for (const face of faces) {
+    const judged: Judged = parsed.symbolic
+      ? { reject: `${parsed.name} is a symbol font: no text font stands in for it` }
+      : judgeFace(face, evidence);
+    if ('reject' in judged) result.rejected.push({ face_id: face.id, reason: judged.reject });
+    else scored.push(judged);
   }
-  scored.sort((a, b) => b.score - a.score || BUNDLED_FACES.indexOf(a.face) - BUNDLED_FACES.indexOf(b.face));
+  scored.sort((a, b) => b.score - a.score || faces.indexOf(a.face) - faces.indexOf(b.face));
   result.candidates = scored.map((c, rank) => ({ ...c, rank }));
   return result;
+}
+
+/** One face against the document font: a scored candidate, or why it is not one. */
+function judgeFace(face: Face, ev: Evidence): Judged {
+  if (ev.shapedOnly)
+    return { reject: 'only letters of a contextually shaped script were measured: the widths are unknown' };
+  if (face.standsInForScript)
+    return {
+      reject: `a ${face.standsInForScript.toUpperCase()} face: offered only for characters of its script`,
+    };
+  // A machine face stands in only for a font that names it (its PostScript name or family).
+  const machineRank = face.origin === 'bundled' ? null : machineNameRank(face, ev.parsed.name);
+  if (face.origin !== 'bundled' && machineRank === null)
+    return { reject: `${ev.parsed.name} does not name ${face.postscriptName}` };
+  const style = styleFit(face, ev);
+  if ('reject' in style) return style;
+  const reasons = style.reasons;
+
+  // For TeX names every optical size of the series is the family; the nearest size ranks first.
+  const familyRank = machineRank ?? ev.parsed.families.indexOf(face.family);
+  const scaledRank = ev.parsed.scaled_families?.indexOf(face.family) ?? -1;
+  const designScaled = scaledRank >= 0 ? designScale(face, ev.measured) : null;
+  if (scaledRank >= 0 && designScaled === null)
+    return {
+      reject: `${face.family} is another design size, and the document's widths are not within 5 % of its own scaled`,
+    };
+  const familyMatch = familyRank >= 0 || designScaled !== null;
+  if (familyMatch) reasons.push(`${ev.parsed.name} names ${face.family}'s family`);
+  else if (ev.parsed.note) reasons.push(ev.parsed.note);
+  const classMatch = ev.fontClass !== null && ev.fontClass === face.class;
+  if (ev.measured.length === 0 && !familyMatch) {
+    const unvouched = withoutWidths(face, ev, classMatch);
+    if (unvouched) return { reject: unvouched };
+  }
+  if (classMatch) reasons.push(`${face.class} as the ${ev.parsed.class ? 'name' : 'flags'} say`);
+
+  const widths = widthFit(face, ev, designScaled, familyRank);
+  if ('reject' in widths) return widths;
+  const scale = widths.scale;
+  if (widths.diff !== null) {
+    if (scale !== null)
+      reasons.push(
+        `${ev.parsed.name} is ${face.family}'s design drawn ${Math.round(scale * 1000) / 10} % wide (no bundled face has the widths of ${ev.parsed.design_size} pt)`,
+      );
+    reasons.push(
+      `widths within ${widths.diff}/1000 em on average over ${widths.n} characters (max ${widths.max})`,
+    );
+    if (widths.missing.length) reasons.push(`no glyph for ${widths.missing.length} measured character(s)`);
+  } else if (!familyMatch) {
+    reasons.push('no widths measured: not checked');
+  }
+
+  // DejaVu Sans stands in for nothing but itself: last resort, after every metric-compatible face.
+  let score =
+    1000 * (familyMatch ? 1 : 0) -
+    (familyMatch ? 15 * (familyRank >= 0 ? familyRank : ev.parsed.families.length + scaledRank) : 0) +
+    100 * style.score +
+    20 * (classMatch ? 1 : 0) +
+    widths.score;
+  if (ev.drawnSize && face.designSize && !familyMatch)
+    score -= 10 * Math.abs(Math.log(face.designSize / ev.drawnSize));
+  if (!face.metricCompatible && !familyMatch) {
+    score -= 1000;
+    reasons.push('last resort: not metric-compatible with any other family');
+  }
+  const refusal = embeddingRefusal(face);
+  return {
+    face,
+    score: Math.round(score * 100) / 100,
+    family_match: familyMatch,
+    style_match: style.score === 1,
+    class_match: classMatch,
+    width_diff: widths.diff,
+    width_max_diff: widths.max,
+    width_chars: ev.measured.length - widths.missing.length,
+    width_missing: widths.missing,
+    ...(scale !== null ? { scale } : {}),
+    ...(refusal ? { embedding_refused: refusal } : {}),
+    reasons,
+  };
+}
+
+/** Weight and slant: a contradiction of known evidence excludes the face; unknowns lower its score. */
+function styleFit(face: Face, ev: Evidence): { score: number; reasons: string[] } | { reject: string } {
+  const { bold, italic } = ev;
+  if (bold !== null && face.bold !== bold)
+    return { reject: bold ? 'the document font is bold' : 'the document font is not bold' };
+  if (italic !== null && face.italic !== italic)
+    return { reject: italic ? 'the document font is italic' : 'the document font is upright' };
+  const reasons: string[] = [];
+  let score = 1;
+  if (bold === null) {
+    const wanted = ev.stemBold ?? false;
+    if (face.bold !== wanted) score -= 0.5;
+    else
+      reasons.push(
+        ev.stemBold === null ? 'weight unknown: regular preferred' : `weight from StemV ${ev.facts.stemV}`,
+      );
+  }
+  if (italic === null && face.italic) score -= 0.5;
+  if (bold !== null || italic !== null) reasons.push(`style ${face.style} as the name/flags say`);
+  return { score, reasons };
+}
+
+/** Without widths only the name and the flags speak: why nothing else is offered against them. */
+function withoutWidths(face: Face, ev: Evidence, classMatch: boolean): string | null {
+  const { parsed } = ev;
+  if (parsed.family)
+    return `${parsed.name} is ${parsed.family}'s family; no widths were measured to vouch for another`;
+  if (parsed.note) return `${parsed.note}; no widths were measured to find a stand-in`;
+  if (ev.fontClass !== null && !classMatch)
+    return `the document font is ${ev.fontClass}; no widths were measured to vouch for a ${face.class} face`;
+  return null;
+}
+
+interface WidthFit {
+  /** Mean and largest difference (1/1000 em) over `n` characters the face has; null: none measured. */
+  diff: number | null;
+  max: number | null;
+  n: number;
+  missing: string[];
+  /** Horizontal scale the face is drawn at (null: 1). */
+  scale: number | null;
+  /** 0–10, higher for closer widths. */
+  score: number;
+}
+
+/** The measured widths against the face's advances (drawn at `scale`), within the threshold or not. */
+function widthFit(
+  face: Face,
+  ev: Evidence,
+  designScaled: number | null,
+  familyRank: number,
+): WidthFit | { reject: string } {
+  const { measured, threshold } = ev;
+  if (measured.length === 0)
+    return { diff: null, max: null, n: 0, missing: [], scale: designScaled, score: 0 };
+  let scale = designScaled;
+  let cmp = compareWidths(face, measured, scale ?? 1);
+  if (cmp.n === 0) return { reject: 'has none of the measured characters' };
+  // A TeX size whose named family is a neighbouring design (cm-super 17.28 pt, LM Roman 17): its
+  // widths, scaled, may still be the document's.
+  if (cmp.mean > threshold && scale === null && familyRank >= 0 && ev.parsed.design_size !== null) {
+    const k = designScale(face, measured);
+    const again = k === null ? null : compareWidths(face, measured, k);
+    if (again && again.mean <= threshold) {
+      scale = k;
+      cmp = again;
+    }
+  }
+  if (cmp.mean > threshold)
+    return {
+      reject: `widths differ by ${cmp.mean}/1000 em on average over ${cmp.n} characters (limit ${threshold})`,
+    };
+  return {
+    diff: cmp.mean,
+    max: cmp.max,
+    n: cmp.n,
+    missing: cmp.missing,
+    scale,
+    score: 10 * (1 - cmp.mean / (threshold + 1e-9)),
+  };
+}
+
+/** Mean and largest absolute difference between the measured widths and the face's advances × k. */
+function compareWidths(face: Face, measured: [string, number][], k: number) {
+  let sum = 0;
+  let n = 0;
+  let max = 0;
+  const missing: string[] = [];
+  for (const [ch, w] of measured) {
+    const own = faceAdvance(face, ch);
+    if (own === null) {
+      missing.push(ch);
+      continue;
+    }
+    const d = Math.abs(own * k - w);
+    sum += d;
+    n += 1;
+    if (d > max) max = d;
+  }
+  return {
+    n,
+    mean: n ? Math.round((sum / n) * 100) / 100 : Infinity,
+    max: Math.round(max * 100) / 100,
+    missing,
+  };
 }

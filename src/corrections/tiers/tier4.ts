@@ -20,11 +20,13 @@ import {
   matchFont,
   missingGlyphs,
   type FontCandidate,
+  type MatchOptions,
+  type PdfFontFacts,
 } from '../../fonts/font-match.ts';
 import { BUNDLED_FACES } from '../../fonts/catalog.ts';
 import { fontFactsFromPdf } from '../../fonts/pdf-font-facts.ts';
 import { drawsAlike, subsetOpenType, subsetTrueType, type FontSubset } from '../../fonts/font-subset.ts';
-import type { BundledFace } from '../../fonts/catalog.ts';
+import { machineFaces, type Face } from '../../fonts/machine-fonts.ts';
 import {
   encodeString,
   exactNumber,
@@ -70,6 +72,9 @@ export interface Alternative {
   face: string;
   family: string;
   style: string;
+  /** A face of this machine (absent: bundled): where it was found and its file. */
+  origin?: 'system' | 'font_dirs';
+  file?: string;
   width_diff: number | null;
   /** A Type 3 font's glyphs and the face's: share of ink in common (type3-stand-in.ts). */
   ink_agreement?: number;
@@ -77,7 +82,7 @@ export interface Alternative {
 }
 
 export interface MatchedFont {
-  face: BundledFace;
+  face: Face;
   candidate: FontCandidate;
   alternatives: Alternative[];
   ref: mupdf.PDFObject;
@@ -97,6 +102,8 @@ export interface MatchRefusal {
   why: string;
   do: string[];
   alternatives: Alternative[];
+  /** Machine faces that would stand in but whose licence forbids embedding, each named with why. */
+  restricted: string[];
 }
 
 const quoted = (chars: string[]) => chars.map((c) => `“${c}”`).join(', ');
@@ -134,7 +141,11 @@ export const matchedFontTier: Tier = {
               'Choose a replacement made of characters the document already shows in this font.',
             ]),
           ],
-          evidence: { font_alternatives: mf.alternatives.length, alternatives: mf.alternatives },
+          evidence: {
+            font_alternatives: mf.alternatives.length,
+            alternatives: mf.alternatives,
+            ...(mf.restricted.length ? { restricted_faces: mf.restricted } : {}),
+          },
         },
       };
     }
@@ -163,11 +174,13 @@ export const matchedFontTier: Tier = {
         matched_font: matchedFontFacts(mf, scale !== null ? { horizontal_scale: scale } : {}),
       },
       warnings: [
-        `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${embeddedAs(mf)}.`,
+        face.origin === 'bundled'
+          ? `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${embeddedAs(mf)}.`
+          : `${face.family} ${face.styleName} (${face.file}, ${ORIGIN_WORDS[face.origin]}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: the face the font's name names, with its widths, not the document's own embedded program${embeddedAs(mf)}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
-        `Tier 4 (matched font): ${fontLabel(font)} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its ${companion.script}${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with the bundled ${face.family} ${face.style} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
+        `Tier 4 (matched font): ${fontLabel(font)} has no glyph for ${quoted(missing)}; ${companion ? `the page sets its ${companion.script}${companion.atSize > 0 ? ' at this size' : ''} in ${base.baseFont}, which lacks it too, so ` : ''}“${p.newText}” is drawn with ${face.origin === 'bundled' ? `the bundled ${face.family} ${face.style}` : `${face.family} ${face.styleName} from ${face.file} (${ORIGIN_WORDS[face.origin]})`} (metric-compatible${scale !== null ? ` drawn ${Math.round(scale * 1000) / 10} % wide, the nearest optical size scaled to the font's widths` : ''}, mean width difference ${mf.candidate.width_diff ?? '?'}/1000 em), ${mf.reused ? 'already embedded by an earlier correction' : 'embedded once for the document'}, at the same size, colour and position; the original font is set again right after it and a TJ adjustment puts every following glyph back where it was. Fit rule: ${p.rule}.`,
     };
   },
 };
@@ -209,12 +222,20 @@ function companionProduct(ctx: TierContext, companion: Companion, codes: Code[])
   };
 }
 
+/** How the proposal names where a machine face came from. */
+const ORIGIN_WORDS = {
+  system: 'a font of this machine, found by fontconfig',
+  font_dirs: 'a font of this machine, from DOCFIX_FONT_DIRS',
+} as const;
+
 /** The matched face and how it went in, for the measurements (`extra` after its widths). */
 function matchedFontFacts(mf: MatchedFont, extra: Record<string, unknown>) {
   return {
     face: mf.face.id,
     family: mf.face.family,
     style: mf.face.style,
+    // A face of this machine: where it was found and the file embedded (bundled faces: absent).
+    ...(mf.face.origin !== 'bundled' ? { origin: mf.face.origin, file: mf.face.file } : {}),
     reused: mf.reused,
     width_diff: mf.candidate.width_diff,
     ...extra,
@@ -275,7 +296,7 @@ function type3Product(ctx: TierContext, mf: MatchedFont): TierProduct | TierRefu
       matched_font: matchedFontFacts(mf, { ink_agreement: ink, type3_codes: Object.fromEntries(ext.codes) }),
     },
     warnings: [
-      `${face.family} ${face.style} (${face.id}) draws “${missing.join('')}” inside the Type 3 font ${fontLabel(font)} (its glyphs are procedures, bitmaps in TeX's pk fonts): a bundled font of the same design, not the document's own${embeddedAs(mf)}.`,
+      `${face.family} ${face.style} (${face.origin === 'bundled' ? face.id : face.file}) draws “${missing.join('')}” inside the Type 3 font ${fontLabel(font)} (its glyphs are procedures, bitmaps in TeX's pk fonts): a bundled font of the same design, not the document's own${embeddedAs(mf)}.`,
     ],
     fontAlternatives: mf.alternatives.length,
     explain: (p) =>
@@ -286,53 +307,42 @@ function type3Product(ctx: TierContext, mf: MatchedFont): TierProduct | TierRefu
 /** Characters whose widths must agree before a face that the font's name does not name stands in. */
 export const WIDTH_EVIDENCE_CHARS = 8;
 
-/** Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks. */
+/**
+ * Ranks the bundled faces for `font` and lists which of `text`'s characters each lacks; where none of
+ * them draws every character, the machine's faces (machine-fonts.ts) the font's name names come
+ * after them, held to the same evidence. `restricted` names the machine faces that would stand in but
+ * whose licence forbids embedding them.
+ */
 export function alternativesFor(
   font: FontInfo,
   text: string,
   replaced: readonly Glyph[] = [],
-): { candidates: FontCandidate[]; alternatives: Alternative[] } {
+): { candidates: FontCandidate[]; alternatives: Alternative[]; restricted: string[] } {
   const facts = fontFactsFromPdf(font.dict);
   const type3 = font.kind === 'Type3';
   // A Type 3 bitmap font's widths are whole or tenths of device pixels (a 600 dpi pixel is 12/1000
   // em of a 10 pt font), so they may stray twice as far; its ink is the stronger witness, and ranks.
-  const m = matchFont(
-    facts,
-    type3
-      ? {
-          maxMeanWidthDiff: 2 * DEFAULT_MAX_MEAN_WIDTH_DIFF,
-          ...(replaced.length ? { drawnSize: drawnSize(replaced[0]) } : {}),
-        }
-      : {},
-  );
-  // A stand-in needs evidence: the font's name names its family, or its widths were measured
-  // against the document's over WIDTH_EVIDENCE_CHARS characters at least. Flags alone would let any
-  // sans stand in for Computer Modern, and a few characters (a page number's figures, 500/1000 em
-  // in most text faces) fit one face of 158 or another by chance. A Type 3 font's glyphs must also
-  // draw as the face's do (type3-stand-in.ts): widths do not tell slanted from upright.
-  // Measured once per face (the sort would otherwise hash the font's procedures at every comparison).
-  const inks = new Map<string, number>();
-  const ink = (c: Omit<FontCandidate, 'rank'>) => {
-    if (!type3) return 0;
-    let v = inks.get(c.face.id);
-    if (v === undefined) inks.set(c.face.id, (v = inkAgreement(font, c.face) ?? 0));
-    return v;
-  };
-  const matched = m.candidates
-    .filter(
-      (c) =>
-        (c.family_match || (c.width_diff !== null && c.width_chars >= WIDTH_EVIDENCE_CHARS)) &&
-        (!type3 || ink(c) >= INK_AGREEMENT),
-    )
-    // Ink ranks a Type 3 font's faces, by more than noise (LM Mono 9 and 10 draw cmtt10's pk
-    // bitmaps 0.916 and 0.910 alike; the size it is drawn at decides between them).
-    .sort((a, b) => b.score + 50 * ink(b) - (a.score + 50 * ink(a)));
+  const options = type3
+    ? {
+        maxMeanWidthDiff: 2 * DEFAULT_MAX_MEAN_WIDTH_DIFF,
+        ...(replaced.length ? { drawnSize: drawnSize(replaced[0]) } : {}),
+      }
+    : {};
   const script = cjkStandIn(font, text, replaced);
+  const ranked = [...(script ? [script] : []), ...vouchedFor(font, matchFont(facts, options).candidates)];
+  const draws = (c: Omit<FontCandidate, 'rank'>) => missingGlyphs(c.face, text).length === 0;
+  const restricted: string[] = [];
+  if (!ranked.some(draws)) {
+    const machine = vouchedFor(font, machineCandidates(facts, options));
+    for (const c of machine) {
+      if (c.embedding_refused) restricted.push(c.embedding_refused);
+      else ranked.push(c);
+    }
+  }
   // For this text, faces that draw every character come first (in the matcher's order), so the
   // default font_attempt 0 is the best face that can make the correction at all (CMU Serif before
   // Latin Modern for a Cyrillic letter in a Computer Modern font).
-  const ranked = script ? [script, ...matched] : matched;
-  const complete = ranked.filter((c) => missingGlyphs(c.face, text).length === 0);
+  const complete = ranked.filter(draws);
   const candidates = [...complete, ...ranked.filter((c) => !complete.includes(c))].map((c, rank) => ({
     ...c,
     rank,
@@ -344,11 +354,53 @@ export function alternativesFor(
       face: c.face.id,
       family: c.face.family,
       style: c.face.style,
+      ...(c.face.origin !== 'bundled' ? { origin: c.face.origin, file: c.face.file } : {}),
       width_diff: c.width_diff,
-      ...(type3 ? { ink_agreement: ink(c) } : {}),
+      ...(type3 ? { ink_agreement: inkOf(font, c) } : {}),
       lacks: missingGlyphs(c.face, text),
     })),
+    restricted,
   };
+}
+
+/** The machine's candidates (none where discovery finds nothing, or it fails). */
+function machineCandidates(facts: PdfFontFacts, options: MatchOptions): FontCandidate[] {
+  const faces = machineFaces();
+  return faces.length ? matchFont(facts, { ...options, faces }).candidates : [];
+}
+
+/** Ink agreement of a Type 3 font with each face, measured once per font and face. */
+const inkCache = new WeakMap<FontInfo, Map<string, number>>();
+function inkOf(font: FontInfo, c: Omit<FontCandidate, 'rank'>): number {
+  if (font.kind !== 'Type3') return 0;
+  let inks = inkCache.get(font);
+  if (!inks) inkCache.set(font, (inks = new Map()));
+  let v = inks.get(c.face.id);
+  if (v === undefined) inks.set(c.face.id, (v = inkAgreement(font, c.face) ?? 0));
+  return v;
+}
+
+/**
+ * The candidates with evidence enough to stand in, best first. A stand-in needs evidence: the font's
+ * name names its family, or its widths were measured against the document's over
+ * WIDTH_EVIDENCE_CHARS characters at least. Flags alone would let any sans stand in for Computer
+ * Modern, and a few characters (a page number's figures, 500/1000 em in most text faces) fit one
+ * face of 158 or another by chance. A Type 3 font's glyphs must also draw as the face's do
+ * (type3-stand-in.ts): widths do not tell slanted from upright.
+ */
+function vouchedFor(font: FontInfo, candidates: FontCandidate[]): Omit<FontCandidate, 'rank'>[] {
+  const type3 = font.kind === 'Type3';
+  return (
+    candidates
+      .filter(
+        (c) =>
+          (c.family_match || (c.width_diff !== null && c.width_chars >= WIDTH_EVIDENCE_CHARS)) &&
+          (!type3 || inkOf(font, c) >= INK_AGREEMENT),
+      )
+      // Ink ranks a Type 3 font's faces, by more than noise (LM Mono 9 and 10 draw cmtt10's pk
+      // bitmaps 0.916 and 0.910 alike; the size it is drawn at decides between them).
+      .sort((a, b) => b.score + 50 * inkOf(font, b) - (a.score + 50 * inkOf(font, a)))
+  );
 }
 
 /**
@@ -437,8 +489,40 @@ export function matchedFont(
   attempt: number,
   replaced: readonly Glyph[] = [],
 ): MatchedFont | MatchRefusal {
-  const text = newChars.join('');
-  const { candidates, alternatives } = alternativesFor(font, text, replaced);
+  const { candidates, alternatives, restricted } = alternativesFor(font, newChars.join(''), replaced);
+  const refusal = candidateRefusal(font, candidates, alternatives, attempt);
+  if (refusal) return withRestricted({ ...refusal, alternatives, restricted });
+  const candidate = candidates[attempt];
+  const face = candidate.face;
+  const program = loadFace(face);
+  const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
+  const found = findEmbedded(doc, face.id, gids, font.wmode === 1 ? verticalMetrics(font) : null);
+  const embedded = found
+    ? { ref: found, changed: [], fontFileBytes: 0, subsetGlyphs: null }
+    : embedFace(doc, font, face, program, newChars, gids);
+  const info = loadFontInfo(embedded.ref);
+  if (!found) freshlyEmbedded.set(info, doc);
+  return {
+    face,
+    candidate,
+    alternatives,
+    reused: found !== null,
+    gids,
+    font_file_bytes: embedded.fontFileBytes,
+    subset_glyphs: embedded.subsetGlyphs,
+    ref: embedded.ref,
+    info,
+    changed: embedded.changed,
+  };
+}
+
+/** Why candidate `attempt` cannot make the correction (none, out of range, a glyph it lacks), or null. */
+function candidateRefusal(
+  font: FontInfo,
+  candidates: FontCandidate[],
+  alternatives: Alternative[],
+  attempt: number,
+): Omit<MatchRefusal, 'alternatives' | 'restricted'> | null {
   if (candidates.length === 0) {
     return {
       code: 'no_matched_font',
@@ -448,7 +532,6 @@ export function matchedFont(
           ? `No bundled face has this Type 3 font’s widths (within 1 % of the em on average, over ${WIDTH_EVIDENCE_CHARS} letters at least) and draws its letters as its own glyph procedures do (${INK_AGREEMENT * 100} % of their ink in common).`
           : 'No bundled face has this font’s name, style and widths (within 1 % of the em on average); a symbol font gets none.',
       do: ['Choose a replacement made of characters the document already shows in this font.'],
-      alternatives,
     };
   }
   if (attempt >= candidates.length) {
@@ -457,102 +540,112 @@ export function matchedFont(
       what: `font_attempt ${attempt} is beyond the ${candidates.length} matched font(s).`,
       why: `The candidates are ${describe(alternatives).join('; ')}.`,
       do: [`Send a font_attempt from 0 to ${candidates.length - 1}.`],
-      alternatives,
     };
   }
-  const candidate = candidates[attempt];
   const lacks = alternatives[attempt].lacks;
-  if (lacks.length) {
-    const better = alternatives.filter((a) => a.lacks.length === 0).map((a) => a.font_attempt);
-    return {
-      code: 'glyph_not_in_matched_font',
-      what: `The matched font ${candidate.face.id} has no glyph for ${lacks.map((c) => `“${c}”`).join(', ')}.`,
-      why: `Candidates (font_attempt: face): ${describe(alternatives).join('; ')}.`,
-      do: [
-        better.length
-          ? `Send font_attempt ${better[0]} (${alternatives[better[0]].face} has every character).`
-          : 'No bundled font has every character: choose a replacement without them.',
-        'Choose a shorter replacement, or one made of characters the document already shows.',
-      ],
-      alternatives,
-    };
+  if (!lacks.length) return null;
+  const better = alternatives.filter((a) => a.lacks.length === 0).map((a) => a.font_attempt);
+  return {
+    code: 'glyph_not_in_matched_font',
+    what: `The matched font ${candidates[attempt].face.id} has no glyph for ${lacks.map((c) => `“${c}”`).join(', ')}.`,
+    why: `Candidates (font_attempt: face): ${describe(alternatives).join('; ')}.`,
+    do: [
+      better.length
+        ? `Send font_attempt ${better[0]} (${alternatives[better[0]].face} has every character).`
+        : 'No bundled font has every character: choose a replacement without them.',
+      'Choose a shorter replacement, or one made of characters the document already shows.',
+    ],
+  };
+}
+
+/** A refusal that names the machine faces whose licence forbids embedding them (unchanged without). */
+function withRestricted(r: MatchRefusal): MatchRefusal {
+  if (!r.restricted.length) return r;
+  const names = r.restricted.map((x) => x.replace(/ \(.*$/, ''));
+  return {
+    ...r,
+    why: `${r.why} A font of this machine would stand in, but may not be embedded: ${r.restricted.join('; ')}.`,
+    do: [
+      `Install a version of ${names.join(', ')} whose licence allows embedding (OS/2 fsType installable, editable or preview & print).`,
+      ...r.do,
+    ],
+  };
+}
+
+/**
+ * Embeds the face as a Type0/Identity-H font (Identity-V in vertical writing, with the font's DW2),
+ * its program cut to the glyphs drawn where the face allows subsetting; the objects it adds.
+ */
+function embedFace(
+  doc: mupdf.PDFDocument,
+  font: FontInfo,
+  face: Face,
+  program: mupdf.Font,
+  newChars: string[],
+  gids: number[],
+): { ref: mupdf.PDFObject; changed: ChangedObject[]; fontFileBytes: number; subsetGlyphs: number[] | null } {
+  const ref = doc.addFont(program);
+  const dict = ref.resolve();
+  dict.put(MARKER_KEY, doc.newString(face.id));
+  const descendant = dict.get('DescendantFonts').get(0);
+  if (font.wmode === 1) {
+    // Vertical writing: each glyph is placed by the position vector (half its W width across,
+    // DW2's first number down) and advances by DW2's second number, as the page's font does.
+    dict.put('Encoding', doc.newName('Identity-V'));
+    const dw2 = verticalMetrics(font);
+    if (dw2) {
+      const arr = doc.newArray();
+      arr.push(doc.newReal(dw2.vy));
+      arr.push(doc.newReal(dw2.w1));
+      descendant.put('DW2', arr);
+    }
   }
-  const face = candidate.face;
-  const changed: ChangedObject[] = [];
-  const program = loadFace(face);
-  const gids = newChars.map((ch) => program.encodeCharacter(ch.codePointAt(0) ?? 0));
-  let ref = findEmbedded(doc, face.id, gids, font.wmode === 1 ? verticalMetrics(font) : null);
-  const reused = ref !== null;
+  const fd = descendant.get('FontDescriptor');
+  const file = fd.get('FontFile2').isNull() ? fd.get('FontFile3') : fd.get('FontFile2');
   let fontFileBytes = 0;
   let subsetGlyphs: number[] | null = null;
-  if (!ref) {
-    ref = doc.addFont(program);
-    const dict = ref.resolve();
-    dict.put(MARKER_KEY, doc.newString(face.id));
-    const descendant = dict.get('DescendantFonts').get(0);
-    if (font.wmode === 1) {
-      // Vertical writing: each glyph is placed by the position vector (half its W width across,
-      // DW2's first number down) and advances by DW2's second number, as the page's font does.
-      dict.put('Encoding', doc.newName('Identity-V'));
-      const dw2 = verticalMetrics(font);
-      if (dw2) {
-        const arr = doc.newArray();
-        arr.push(doc.newReal(dw2.vy));
-        arr.push(doc.newReal(dw2.w1));
-        descendant.put('DW2', arr);
-      }
-    }
-    const fd = descendant.get('FontDescriptor');
-    const file = fd.get('FontFile2').isNull() ? fd.get('FontFile3') : fd.get('FontFile2');
-    if (!file.isNull() && file.get('Filter').isNull()) {
-      let raw = file.readStream().asUint8Array();
-      const chars = new Map(newChars.map((ch, i) => [ch.codePointAt(0) ?? 0, gids[i]]));
-      const subset = fd.get('FontFile2').isNull()
+  if (!file.isNull() && file.get('Filter').isNull()) {
+    let raw = file.readStream().asUint8Array();
+    const chars = new Map(newChars.map((ch, i) => [ch.codePointAt(0) ?? 0, gids[i]]));
+    // A machine face whose fsType forbids subsetting (bit 8) is embedded whole.
+    const subsettable = face.origin === 'bundled' || face.subsettable;
+    const subset = !subsettable
+      ? null
+      : fd.get('FontFile2').isNull()
         ? cffSubset(raw, program, chars)
         : subsetTrueType(raw, chars);
-      if (subset) {
-        // A subset keeps only the glyphs drawn (ids unchanged); its name carries a subset tag, and
-        // the kept ids say whether a later correction can draw with it too.
-        raw = subset.bytes;
-        subsetGlyphs = subset.glyphs;
-        const tagged = `${subsetTag(face.id, subset.glyphs)}+${dict.get('BaseFont').asName()}`;
-        dict.put('BaseFont', doc.newName(tagged));
-        descendant.put('BaseFont', doc.newName(tagged));
-        fd.put('FontName', doc.newName(tagged));
-        const kept = doc.newArray();
-        for (const g of subset.glyphs) kept.push(doc.newInteger(g));
-        dict.put(GLYPHS_KEY, kept);
-        keepSubsetEntries(doc, dict, descendant, subset.glyphs, chars);
-      }
-      const packed = deflateSync(raw, { level: 6 });
-      file.put('Filter', doc.newName('FlateDecode'));
-      if (!fd.get('FontFile2').isNull()) file.put('Length1', doc.newInteger(raw.length));
-      file.writeRawStream(packed);
-      fontFileBytes = packed.length;
+    if (subset) {
+      // A subset keeps only the glyphs drawn (ids unchanged); its name carries a subset tag, and
+      // the kept ids say whether a later correction can draw with it too.
+      raw = subset.bytes;
+      subsetGlyphs = subset.glyphs;
+      const tagged = `${subsetTag(face.id, subset.glyphs)}+${dict.get('BaseFont').asName()}`;
+      dict.put('BaseFont', doc.newName(tagged));
+      descendant.put('BaseFont', doc.newName(tagged));
+      fd.put('FontName', doc.newName(tagged));
+      const kept = doc.newArray();
+      for (const g of subset.glyphs) kept.push(doc.newInteger(g));
+      dict.put(GLYPHS_KEY, kept);
+      keepSubsetEntries(doc, dict, descendant, subset.glyphs, chars);
     }
-    for (const o of [ref, descendant, fd, file, dict.get('ToUnicode')]) {
-      if (o.isIndirect())
-        changed.push({
-          num: o.asIndirect(),
-          kind: 'font',
-          replaces: 0,
-          bytes_before: 0,
-          bytes_after: o === file ? fontFileBytes : 0,
-        });
-    }
+    const packed = deflateSync(raw, { level: 6 });
+    file.put('Filter', doc.newName('FlateDecode'));
+    if (!fd.get('FontFile2').isNull()) file.put('Length1', doc.newInteger(raw.length));
+    file.writeRawStream(packed);
+    fontFileBytes = packed.length;
   }
-  const made = {
-    face,
-    candidate,
-    alternatives,
-    reused,
-    gids,
-    font_file_bytes: fontFileBytes,
-    subset_glyphs: subsetGlyphs,
-  };
-  const info = loadFontInfo(ref);
-  if (!reused) freshlyEmbedded.set(info, doc);
-  return { ...made, ref, info, changed };
+  const changed: ChangedObject[] = [];
+  for (const o of [ref, descendant, fd, file, dict.get('ToUnicode')]) {
+    if (o.isIndirect())
+      changed.push({
+        num: o.asIndirect(),
+        kind: 'font',
+        replaces: 0,
+        bytes_before: 0,
+        bytes_after: o === file ? fontFileBytes : 0,
+      });
+  }
+  return { ref, changed, fontFileBytes, subsetGlyphs };
 }
 
 /** Size (text space units on the page) the glyph is drawn at. */

@@ -16,7 +16,7 @@
 // written to be truncated by the same fraction (readAlike).
 import { createHash } from 'node:crypto';
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
-import type { BundledFace } from '../../fonts/catalog.ts';
+import type { Face } from '../../fonts/machine-fonts.ts';
 import { faceAdvance, loadFace } from '../../fonts/font-match.ts';
 import { type3Letters, type3Scale } from '../../fonts/pdf-font-facts.ts';
 import { streamBytes } from '../locate/pdf-bytes.ts';
@@ -41,7 +41,7 @@ const inkCache = new Map<string, number | null>();
  * drawings intersected over their union (0.80 for cmr10's pk bitmaps and LM Roman 10; 0.29 for
  * LM Roman Slanted, 0.53 for Liberation Serif). Null when they share no letter.
  */
-export function inkAgreement(font: FontInfo, face: BundledFace): number | null {
+export function inkAgreement(font: FontInfo, face: Face): number | null {
   try {
     return measureInk(font, face);
   } catch {
@@ -50,7 +50,7 @@ export function inkAgreement(font: FontInfo, face: BundledFace): number | null {
   }
 }
 
-function measureInk(font: FontInfo, face: BundledFace): number | null {
+function measureInk(font: FontInfo, face: Face): number | null {
   const scale = type3Scale(font.dict);
   if (font.kind !== 'Type3' || scale === null) return null;
   const program = loadFace(face);
@@ -195,7 +195,7 @@ const NAMED_RESOURCE = /\/[^\s/[\]<>(){}%]+\s+(?:Do|Tf|gs|sh|cs|CS|scn|SCN|BDC|D
 export function extendType3(
   doc: mupdf.PDFDocument,
   font: FontInfo,
-  face: BundledFace,
+  face: Face,
   faceRef: mupdf.PDFObject,
   newChars: string[],
   gids: number[],
