@@ -121,6 +121,36 @@ export function bundledFont(id: string): Uint8Array {
 }
 
 /**
+ * A one-page PDF whose text is drawn in a bundled face added as MuPDF adds a font (Type0, two-byte
+ * codes) and subset: `content` gets the hex of a text's codes and answers the page's content stream
+ * (font F1); `adjust` may change the font dictionary before the save.
+ */
+export function bundledFacePdf(
+  face: { name: string; id: string },
+  mediaBox: [number, number, number, number],
+  content: (hex: (text: string) => string) => string,
+  adjust?: (font: mupdf.PDFObject, doc: mupdf.PDFDocument) => void,
+): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const font = new mupdf.Font(face.name, bundledFont(face.id));
+    const ref = doc.addFont(font);
+    const fonts = doc.newDictionary();
+    fonts.put('F1', ref);
+    const resources = doc.newDictionary();
+    resources.put('Font', fonts);
+    const hex = (t: string) =>
+      [...t].map((c) => font.encodeCharacter(c.codePointAt(0)!).toString(16).padStart(4, '0')).join('');
+    doc.insertPage(-1, doc.addPage(mediaBox, 0, resources, content(hex)));
+    doc.subsetFonts();
+    adjust?.(ref.resolve(), doc);
+    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
+  } finally {
+    doc.destroy();
+  }
+}
+
+/**
  * A page of Russian set in a subset of CMU Serif Roman (Computer Modern with Cyrillic), as XeTeX or
  * LuaTeX embed it: a Type0/Identity-H font whose program keeps only the glyphs drawn. `baseFont`
  * renames it (e.g. "SFRM1000", as pdfTeX names a cm-super font) to exercise the matcher's TeX names;

@@ -11,38 +11,28 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { readPageText } from '../../../../src/corrections/locate/page-text.ts';
-import { loadPage, mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { bundledFont, editInput, withDoc } from '../fixtures.ts';
+import { loadPage } from '../../../../src/pdf/mupdf-adapter.ts';
+import { bundledFacePdf, editInput, withDoc } from '../fixtures.ts';
 import { pdftotext } from '../poppler.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docfix-vertical-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 function rubyColumnPdf(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = new mupdf.Font('DroidSansFallback', bundledFont('droid-sans-fallback-regular'));
-    const ref = doc.addFont(font);
-    const fonts = doc.newDictionary();
-    fonts.put('F1', ref);
-    const resources = doc.newDictionary();
-    resources.put('Font', fonts);
-    const hex = (t: string) =>
-      [...t].map((c) => font.encodeCharacter(c.codePointAt(0)!).toString(16).padStart(4, '0')).join('');
-    const ruby: Record<number, string> = { 0: 'に', 1: 'ほん' };
-    let body = 'BT';
-    [...'日本語の文章を直す'].forEach((c, i) => {
-      body += ` /F1 12 Tf 1 0 0 1 200 ${180 - i * 12} Tm <${hex(c)}> Tj`;
-      if (ruby[i]) body += ` /F1 6 Tf 1 0 0 1 212 ${180 - i * 12} Tm <${hex(ruby[i])}> Tj`;
-    });
-    body += ` /F1 12 Tf 1 0 0 1 170 180 Tm <${hex('二列目の文')}> Tj ET`;
-    doc.insertPage(-1, doc.addPage([0, 0, 240, 200], 0, resources, body));
-    doc.subsetFonts();
-    ref.resolve().put('Encoding', doc.newName('Identity-V'));
-    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
+  const ruby: Record<number, string> = { 0: 'に', 1: 'ほん' };
+  return bundledFacePdf(
+    { name: 'DroidSansFallback', id: 'droid-sans-fallback-regular' },
+    [0, 0, 240, 200],
+    (hex) => {
+      let body = 'BT';
+      [...'日本語の文章を直す'].forEach((c, i) => {
+        body += ` /F1 12 Tf 1 0 0 1 200 ${180 - i * 12} Tm <${hex(c)}> Tj`;
+        if (ruby[i]) body += ` /F1 6 Tf 1 0 0 1 212 ${180 - i * 12} Tm <${hex(ruby[i])}> Tj`;
+      });
+      return `${body} /F1 12 Tf 1 0 0 1 170 180 Tm <${hex('二列目の文')}> Tj ET`;
+    },
+    (font, doc) => font.put('Encoding', doc.newName('Identity-V')),
+  );
 }
 
 test('a column is one line across the ruby drawn between its glyphs; the ruby stay lines of their own', () => {

@@ -10,8 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { readPageText, toRender } from '../../../../src/corrections/locate/page-text.ts';
-import { loadPage, mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { bundledFont, editInput, withDoc } from '../fixtures.ts';
+import { loadPage } from '../../../../src/pdf/mupdf-adapter.ts';
+import { bundledFacePdf, editInput, withDoc } from '../fixtures.ts';
 import { pdftotext } from '../poppler.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docfix-line-band-'));
@@ -24,28 +24,18 @@ function greekPdf(
   lines: string[],
   options: { ascent?: [number, number]; leading?: number } = {},
 ): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = new mupdf.Font('DejaVuSerif', bundledFont('dejavu-serif-regular'));
-    const ref = doc.addFont(font);
-    const fonts = doc.newDictionary();
-    fonts.put('F1', ref);
-    const resources = doc.newDictionary();
-    resources.put('Font', fonts);
-    const hex = (t: string) =>
-      [...t].map((c) => font.encodeCharacter(c.codePointAt(0)!).toString(16).padStart(4, '0')).join('');
-    const body = `BT /F1 10 Tf ${options.leading ?? 14} TL 20 80 Td ${lines.map((l) => `<${hex(l)}> Tj T*`).join(' ')} ET`;
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 100], 0, resources, body));
-    doc.subsetFonts();
-    if (options.ascent) {
-      const descriptor = ref.resolve().get('DescendantFonts').get(0).get('FontDescriptor');
+  return bundledFacePdf(
+    { name: 'DejaVuSerif', id: 'dejavu-serif-regular' },
+    [0, 0, 300, 100],
+    (hex) =>
+      `BT /F1 10 Tf ${options.leading ?? 14} TL 20 80 Td ${lines.map((l) => `<${hex(l)}> Tj T*`).join(' ')} ET`,
+    (font) => {
+      if (!options.ascent) return;
+      const descriptor = font.get('DescendantFonts').get(0).get('FontDescriptor');
       descriptor.put('Ascent', options.ascent[0]);
       descriptor.put('Descent', options.ascent[1]);
-    }
-    return new Uint8Array(doc.saveToBuffer('compress').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
+    },
+  );
 }
 
 const guard = (guards: { name: string; passed: boolean; detail: string }[], name: string) =>
