@@ -15,17 +15,7 @@ export const MUTATION_KINDS: MutationKind[] = [
   'huge_length',
 ];
 
-/** mulberry32: a small, fast, seeded generator (0 ≤ n < 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../fixtures/seeded-random.ts';
 
 function occurrences(bytes: Uint8Array, needle: string): number[] {
   const text = Buffer.from(bytes).toString('latin1');
