@@ -8,9 +8,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT } from '../src/errors.ts';
+import { machineFontSettings, type MachineFontSettings } from '../src/fonts/machine-fonts.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, defaultDataDir } from '../src/local-config.ts';
 import { isPlanId, PLAN_IDS, type PlanId } from '../src/plans.ts';
 import { askHolder, lockAddress } from './data-dir-lock.ts';
@@ -168,6 +169,37 @@ export function program(): Command {
   return root;
 }
 
+/** `--font-dir`, repeatable: folders of faces tier 4 may draw with, replacing DOCFIX_FONT_DIRS. */
+function fontDirOption(): Option {
+  return new Option(
+    '--font-dir <dir>',
+    'a folder of fonts tier 4 may draw with, repeatable ($DOCFIX_FONT_DIRS)',
+  ).argParser((dir: string, dirs: string[] = []) => [...dirs, resolve(dir)]);
+}
+
+function systemFontsOption(): Option {
+  return new Option(
+    '--no-system-fonts',
+    "draw only with bundled and --font-dir faces, not fontconfig's ($DOCFIX_SYSTEM_FONTS=0)",
+  );
+}
+
+interface FontFlags {
+  fontDir?: string[];
+  systemFonts: boolean;
+}
+
+/**
+ * The font settings the flags give, each replacing its variable; undefined without font flags (the
+ * environment's, then). The daemon hands them to its engine threads, so they need not be exported.
+ */
+function fontFlags(opts: FontFlags, command: Command): MachineFontSettings | undefined {
+  const systemFlag = command.getOptionValueSource('systemFonts') === 'cli';
+  if (!opts.fontDir && !systemFlag) return undefined;
+  const fromEnv = machineFontSettings();
+  return { system: systemFlag ? opts.systemFonts : fromEnv.system, dirs: opts.fontDir ?? fromEnv.dirs };
+}
+
 /** `serve`: the daemon in the foreground. */
 function addServe(root: Command): void {
   root
@@ -182,19 +214,28 @@ function addServe(root: Command): void {
     .option('--tls-key <file>', 'and this PEM private key ($DOCFIX_TLS_KEY)')
     .addOption(databaseOption())
     .option('--blobs <url>', 'keep revision files in an S3 bucket, s3://BUCKET[/PREFIX] ($DOCFIX_BLOBS)')
+    .addOption(fontDirOption())
+    .addOption(systemFontsOption())
     .action(
-      async (opts: {
-        host?: string;
-        port?: number;
-        dataDir?: string;
-        tlsCert?: string;
-        tlsKey?: string;
-        database?: string;
-        blobs?: string;
-      }) => {
+      async (
+        opts: {
+          host?: string;
+          port?: number;
+          dataDir?: string;
+          tlsCert?: string;
+          tlsKey?: string;
+          database?: string;
+          blobs?: string;
+          fontDir?: string[];
+          systemFonts: boolean;
+        },
+        command: Command,
+      ) => {
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
           throw new UsageError('--tls-cert and --tls-key go together');
+        const fonts = fontFlags(opts, command);
         await serve({
+          ...(fonts ? { fonts } : {}),
           ...(opts.host !== undefined ? { host: opts.host } : {}),
           ...(opts.port !== undefined ? { port: opts.port } : {}),
           dataDir: opts.dataDir ?? defaultDataDir(),
@@ -247,11 +288,13 @@ function addStart(root: Command): void {
     .addOption(dataDirOption())
     .addOption(databaseOption())
     .option('--blobs <url>', 'revision files in an S3 bucket ($DOCFIX_BLOBS)')
+    .addOption(fontDirOption())
+    .addOption(systemFontsOption())
     .option('--json', 'machine output')
-    .action(startInBackground);
+    .action((opts: StartOptions, command: Command) => startInBackground(opts, fontFlags(opts, command)));
 }
 
-interface StartOptions {
+interface StartOptions extends FontFlags {
   host?: string;
   port?: number;
   dataDir?: string;
@@ -260,7 +303,7 @@ interface StartOptions {
   json?: boolean;
 }
 
-async function startInBackground(opts: StartOptions): Promise<void> {
+async function startInBackground(opts: StartOptions, fonts: MachineFontSettings | undefined): Promise<void> {
   const dataDir = opts.dataDir ?? defaultDataDir();
   const before = await daemonStatus(dataDir);
   if (before.running) {
@@ -271,7 +314,7 @@ async function startInBackground(opts: StartOptions): Promise<void> {
     );
     return;
   }
-  const child = await spawnServe(dataDir, opts);
+  const child = await spawnServe(dataDir, opts, fonts);
   const status = await waitUntilAnswering(dataDir, child);
   if (!status) throw new Error(await whyNotStarted(dataDir, child));
   print(
@@ -282,7 +325,11 @@ async function startInBackground(opts: StartOptions): Promise<void> {
 }
 
 /** `serve` as a detached process logging to DATA/daemon.log; unset flags are left to its environment. */
-async function spawnServe(dataDir: string, opts: StartOptions): Promise<ChildProcess> {
+async function spawnServe(
+  dataDir: string,
+  opts: StartOptions,
+  fonts: MachineFontSettings | undefined,
+): Promise<ChildProcess> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const log = openSync(join(dataDir, 'daemon.log'), 'a');
   const child = spawn(
@@ -296,6 +343,8 @@ async function spawnServe(dataDir: string, opts: StartOptions): Promise<ChildPro
       dataDir,
       ...(opts.database ? ['--database', opts.database] : []),
       ...(opts.blobs ? ['--blobs', opts.blobs] : []),
+      ...(fonts ? fonts.dirs.flatMap((dir) => ['--font-dir', dir]) : []),
+      ...(fonts && !fonts.system ? ['--no-system-fonts'] : []),
     ],
     { detached: true, stdio: ['ignore', log, log], env: daemonEnvironment() },
   );

@@ -115,6 +115,7 @@ function assembleServices(config: DaemonConfig, storage: Storage, engine: Engine
         queue: config.engineQueue,
         timeoutMs: config.engineTimeoutMs,
         engineNice: config.engineNice,
+        fonts: config.fonts,
       }),
     reads: new ReadCache(),
     secret: storage.secret,

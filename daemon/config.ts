@@ -47,8 +47,8 @@ export interface DaemonConfig {
   blobs: string | null;
   /**
    * The fonts of this machine tier 4 may draw with after the bundled ones: fontconfig's unless
-   * DOCFIX_SYSTEM_FONTS=0, and the folders of DOCFIX_FONT_DIRS. The engine's worker threads read
-   * the same variables from the environment they share with the daemon; `GET /v1/fonts` lists them.
+   * --no-system-fonts or DOCFIX_SYSTEM_FONTS=0, and the folders of --font-dir or DOCFIX_FONT_DIRS.
+   * The engine's worker threads are started with these (engine-slots.ts); `GET /v1/fonts` lists them.
    */
   fonts: MachineFontSettings;
 }

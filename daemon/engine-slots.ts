@@ -18,7 +18,15 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DocfixError, type ErrorCode } from '../src/errors.ts';
 import type { EngineTaskInput, EngineTaskName, EngineTaskOutput } from '../src/engine-tasks.ts';
+import type { MachineFontSettings } from '../src/fonts/machine-fonts.ts';
 import { currentTenant } from './job-context.ts';
+
+/** What a worker thread is started with (engine-worker.ts reads it). */
+export interface EngineWorkerData {
+  collectAboveMb: number;
+  nice: number;
+  fonts: MachineFontSettings | undefined;
+}
 
 export interface EngineSlotsOptions {
   slots?: number;
@@ -42,6 +50,8 @@ export interface EngineSlotsOptions {
    * busy threads, the event loop (light requests) and the light slot run first. Linux only.
    */
   engineNice?: number;
+  /** The machine fonts tier 4 may draw with (the daemon's config); unset: the environment's. */
+  fonts?: MachineFontSettings;
   log?: (message: string) => void;
   /** The worker's module (tests give a deliberately slow one). */
   workerUrl?: URL;
@@ -192,6 +202,7 @@ export class EngineSlots {
   private recycleMb: number;
   private collectAboveMb: number;
   private engineNice: number;
+  private fonts: MachineFontSettings | undefined;
   /** Workers replaced because of their footprint (for the log and tests). */
   recycled = 0;
   private log: (message: string) => void;
@@ -214,6 +225,7 @@ export class EngineSlots {
     this.recycleMb = options.recycleMb ?? 448;
     this.collectAboveMb = options.collectAboveMb ?? 160;
     this.engineNice = options.engineNice ?? 10;
+    this.fonts = options.fonts;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
     this.log = options.log ?? ((message) => process.stderr.write(`${message}\n`));
     for (let i = 0; i < this.size; i++) this.slots.push(this.spawn('engine'));
@@ -300,7 +312,11 @@ export class EngineSlots {
   /** Gives the slot a fresh worker; events of a replaced worker are ignored. */
   private attach(slot: Slot): void {
     const worker = new Worker(this.workerUrl, {
-      workerData: { collectAboveMb: this.collectAboveMb, nice: slot.lane === 'engine' ? this.engineNice : 0 },
+      workerData: {
+        collectAboveMb: this.collectAboveMb,
+        nice: slot.lane === 'engine' ? this.engineNice : 0,
+        fonts: this.fonts,
+      } satisfies EngineWorkerData,
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: this.maxYoungMb },
     });
     worker.on('message', (reply: WorkerReply) => {

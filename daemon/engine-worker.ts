@@ -8,6 +8,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { collectGarbage, emptyResourceStore, engineFootprint } from '../src/engine-memory.ts';
 import { ENGINE_TASKS, type EngineTaskName } from '../src/engine-tasks.ts';
 import { DocfixError } from '../src/errors.ts';
+import { useMachineFontSettings } from '../src/fonts/machine-fonts.ts';
+import type { EngineWorkerData } from './engine-slots.ts';
 
 interface Request {
   id: number;
@@ -32,7 +34,10 @@ function transferables(value: unknown): ArrayBuffer[] {
 const port = parentPort;
 if (!port) throw new Error('engine-worker runs only as a worker thread');
 /** ArrayBuffer memory (MiB) past which the thread collects garbage once a task is answered. */
-const collectAboveMb = (workerData as { collectAboveMb?: number } | null)?.collectAboveMb ?? 160;
+const started = workerData as Partial<EngineWorkerData> | null;
+const collectAboveMb = started?.collectAboveMb ?? 160;
+// The daemon's font settings, not the environment's (they differ with `serve --font-dir`).
+if (started?.fonts) useMachineFontSettings(started.fonts);
 
 /**
  * An engine-lane thread runs at a lower priority (engine-slots.ts `engineNice`): on Linux a thread has
@@ -48,7 +53,7 @@ function lowerPriority(nice: number): void {
     // not Linux, or not allowed: the same priority as the event loop
   }
 }
-lowerPriority((workerData as { nice?: number } | null)?.nice ?? 0);
+lowerPriority(started?.nice ?? 0);
 
 /**
  * After the answer is posted (off the request's path): when the thread's buffers pass the mark (the

@@ -5,6 +5,7 @@
 import { certificateTasks } from './certificates/tasks.ts';
 import { correctionTasks } from './corrections/tasks.ts';
 import { documentTasks } from './documents/tasks.ts';
+import { fontTasks } from './fonts/tasks.ts';
 import { ocrTasks } from './ocr/tasks.ts';
 import { preflightTasks } from './preflight/tasks.ts';
 
@@ -14,6 +15,7 @@ export const ENGINE_TASKS = {
   ...certificateTasks,
   ...ocrTasks,
   ...preflightTasks,
+  ...fontTasks,
 };
 
 export type EngineTaskName = keyof typeof ENGINE_TASKS;

@@ -1,6 +1,6 @@
 // docfix fonts: the faces tier 4 may draw a missing character with, and where each comes from
 // (GET /v1/fonts): bundled with docfix, found by fontconfig on the daemon's machine, or in a folder
-// of DOCFIX_FONT_DIRS. Restricted-licence faces are listed, marked: they are never embedded.
+// of its own (`daemon serve --font-dir`, DOCFIX_FONT_DIRS). Restricted-licence faces are listed, marked: they are never embedded.
 import type { Command } from 'commander';
 import {
   c,
@@ -25,7 +25,8 @@ export function register(program: Command): void {
       'after',
       `
 The daemon uses the bundled faces first, then the fonts of its machine that a page's font names:
-fontconfig's (unless DOCFIX_SYSTEM_FONTS=0) and those in the folders of DOCFIX_FONT_DIRS.
+fontconfig's (unless "daemon serve --no-system-fonts" or DOCFIX_SYSTEM_FONTS=0) and those in its
+font folders ("daemon serve --font-dir DIR" or DOCFIX_FONT_DIRS).
 
 Examples:
   $ docfix fonts
@@ -36,7 +37,7 @@ Examples:
     });
 }
 
-const ORIGIN_LABEL = { bundled: 'bundled', system: 'system', font_dirs: 'DOCFIX_FONT_DIRS' } as const;
+const ORIGIN_LABEL = { bundled: 'bundled', system: 'system', font_dirs: 'font folder' } as const;
 
 export async function runFonts(o: FontsOptions): Promise<void> {
   const client = await getClient(o.globals);
@@ -56,7 +57,7 @@ export async function runFonts(o: FontsOptions): Promise<void> {
     listing.faces.filter((f) => f.origin === origin).length;
   info(
     c.dim(
-      `${count('bundled')} bundled; ${count('system')} from fontconfig${listing.system_fonts ? '' : ' (off: DOCFIX_SYSTEM_FONTS=0)'}; ${count('font_dirs')} from DOCFIX_FONT_DIRS${listing.font_dirs.length ? ` (${listing.font_dirs.join(', ')})` : ' (not set)'}`,
+      `${count('bundled')} bundled; ${count('system')} from fontconfig${listing.system_fonts ? '' : ' (off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0)'}; ${count('font_dirs')} from font folders${listing.font_dirs.length ? ` (${listing.font_dirs.join(', ')})` : ' (none: --font-dir or DOCFIX_FONT_DIRS)'}`,
     ),
   );
 }

@@ -335,10 +335,23 @@ function machineFace(origin: MachineFace['origin'], { file, header, mono }: List
 const discovered = new Map<string, readonly MachineFace[]>();
 
 /**
- * The machine's faces under `settings` (default: from the environment): DOCFIX_FONT_DIRS's first,
+ * The settings this process was started with, when they are not the environment's: the daemon's
+ * engine threads get the daemon's own (`daemon serve --font-dir`, `--no-system-fonts`).
+ */
+let started: MachineFontSettings | null = null;
+
+/** Makes `settings` this process's default for `machineFaces()` (an engine thread at start). */
+export function useMachineFontSettings(settings: MachineFontSettings): void {
+  started = settings;
+}
+
+/**
+ * The machine's faces under `settings` (default: the process's, else the environment's): DOCFIX_FONT_DIRS's first,
  * then fontconfig's; one face per PostScript name, none a bundled face has. Cached per process.
  */
-export function machineFaces(settings: MachineFontSettings = machineFontSettings()): readonly MachineFace[] {
+export function machineFaces(
+  settings: MachineFontSettings = started ?? machineFontSettings(),
+): readonly MachineFace[] {
   const key = JSON.stringify(settings);
   const known = discovered.get(key);
   if (known) return known;

@@ -1,9 +1,12 @@
 // docfix fonts and a correction drawn with a face of the daemon's machine, end to end against a real
-// daemon: DOCFIX_FONT_DIRS names a private folder (fontconfig off) holding a copy of Junicode Two
-// Beta Regular and a restricted-licence copy of its Italic; the list shows both and where they come
-// from, and `apply` draws a letter the page's subset lacks with the Regular, naming its file.
+// daemon: `serve --font-dir` names a private folder (and --no-system-fonts) holding a copy of Junicode
+// Two Beta Regular and a restricted-licence copy of its Italic; the list shows both and where they
+// come from, and `apply` draws a letter the page's subset lacks with the Regular, naming its file.
+// The environment names another (empty) folder and fontconfig on: the flags win, in the daemon and in
+// its engine threads, which are given the daemon's settings rather than reading the environment.
 // Needs fonts-junicode (test/src/fonts/junicode-fixture.ts).
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,15 +19,20 @@ let fontDir: string;
 test.before(async () => {
   fontDir = junicodeCopy(null);
   junicodeCopy(0x0002, 'Italic', fontDir);
-  // The daemon (and its engine threads) read these from the environment it starts with.
-  process.env.DOCFIX_SYSTEM_FONTS = '0';
-  process.env.DOCFIX_FONT_DIRS = fontDir;
-  d = await startDaemon();
+  const systemBefore = process.env.DOCFIX_SYSTEM_FONTS;
+  process.env.DOCFIX_SYSTEM_FONTS = '1';
+  process.env.DOCFIX_FONT_DIRS = mkdtempSync(join(tmpdir(), 'docfix-no-fonts-'));
+  try {
+    d = await startDaemon(['--font-dir', fontDir, '--no-system-fonts']);
+  } finally {
+    if (systemBefore === undefined) delete process.env.DOCFIX_SYSTEM_FONTS;
+    else process.env.DOCFIX_SYSTEM_FONTS = systemBefore;
+    delete process.env.DOCFIX_FONT_DIRS;
+  }
 });
 
 test.after(async () => {
   await d?.stop();
-  delete process.env.DOCFIX_FONT_DIRS;
 });
 
 test('docfix fonts lists the bundled faces and the folder’s, with what their licence allows', async () => {
@@ -56,11 +64,11 @@ test('docfix fonts lists the bundled faces and the folder’s, with what their l
   );
   const human = await d.run(['fonts']);
   assert.is(human.code, 0, human.stderr);
-  assert.match(human.stdout, /JunicodeTwoBeta-Italic .*DOCFIX_FONT_DIRS .*no \(restricted\)/);
+  assert.match(human.stdout, /JunicodeTwoBeta-Italic .*font folder .*no \(restricted\)/);
   assert.match(human.stdout, /LiberationSans-Regular .*bundled .*yes/);
   assert.match(
     human.stderr,
-    /168 bundled; 0 from fontconfig \(off: DOCFIX_SYSTEM_FONTS=0\); 2 from DOCFIX_FONT_DIRS/,
+    /168 bundled; 0 from fontconfig \(off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0\); 2 from font folders \(/,
   );
 });
 

@@ -142,16 +142,21 @@ export function readyUrl(child: ChildProcess, timeoutMs = 30_000): Promise<strin
 }
 
 /** Starts `docfix-daemon serve --port 0` on a temporary data dir and creates a business key. */
-export async function startDaemon(): Promise<TestDaemon> {
+/** A daemon on a free port with a private data dir; `serveArgs` go to `serve` after those. */
+export async function startDaemon(serveArgs: string[] = []): Promise<TestDaemon> {
   const dir = await mkdtemp(join(tmpdir(), 'docfix-cli-'));
   const dataDir = join(dir, 'data');
   const configDir = join(dir, 'config');
   const baseEnv = { DOCFIX_CONFIG_DIR: configDir, DOCFIX_DATA_DIR: dataDir };
-  const child = spawn(process.execPath, [DAEMON, 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, ...baseEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [DAEMON, 'serve', '--port', '0', '--data-dir', dataDir, ...serveArgs],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...baseEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const url = await readyUrl(child);
   const newKey = async () => {
     const made = await runNode(
