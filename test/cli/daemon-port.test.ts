@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DOCFIX, runNode } from './helpers.ts';
+import { DOCFIX, ownDaemonEnv, runNode } from './helpers.ts';
 
 let dir = '';
 let env: NodeJS.ProcessEnv = {};
@@ -26,13 +26,7 @@ function freePort(): Promise<number> {
 
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'docfix-port-'));
-  env = {
-    DOCFIX_DATA_DIR: join(dir, 'data'),
-    DOCFIX_CONFIG_DIR: join(dir, 'config'),
-    DOCFIX_URL: '',
-    DOCFIX_API_KEY: '',
-    DOCFIX_HOST: '',
-  };
+  env = ownDaemonEnv(dir);
 });
 
 test.after(async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DOCFIX, runNode } from './helpers.ts';
+import { DOCFIX, ownDaemonEnv, runNode } from './helpers.ts';
 import { junicodeCopy } from '../src/fonts/junicode-fixture.ts';
 
 let dir = '';
@@ -16,11 +16,7 @@ let env: NodeJS.ProcessEnv = {};
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'docfix-start-fonts-'));
   env = {
-    DOCFIX_DATA_DIR: join(dir, 'data'),
-    DOCFIX_CONFIG_DIR: join(dir, 'config'),
-    DOCFIX_URL: '',
-    DOCFIX_API_KEY: '',
-    DOCFIX_HOST: '',
+    ...ownDaemonEnv(dir),
     DOCFIX_PORT: '0',
     DOCFIX_SYSTEM_FONTS: '1',
     DOCFIX_FONT_DIRS: join(dir, 'elsewhere'),

@@ -142,6 +142,20 @@ export function readyUrl(child: ChildProcess, timeoutMs = 30_000): Promise<strin
 }
 
 /** Starts `docfix-daemon serve --port 0` on a temporary data dir and creates a business key. */
+/**
+ * The environment of a CLI that starts its own daemon (`daemon start`, autostart) with data and
+ * configuration under `dir`, and no address or key from the machine's.
+ */
+export function ownDaemonEnv(dir: string): NodeJS.ProcessEnv {
+  return {
+    DOCFIX_DATA_DIR: join(dir, 'data'),
+    DOCFIX_CONFIG_DIR: join(dir, 'config'),
+    DOCFIX_URL: '',
+    DOCFIX_API_KEY: '',
+    DOCFIX_HOST: '',
+  };
+}
+
 /** A daemon on a free port with a private data dir; `serveArgs` go to `serve` after those. */
 export async function startDaemon(serveArgs: string[] = []): Promise<TestDaemon> {
   const dir = await mkdtemp(join(tmpdir(), 'docfix-cli-'));
