@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput } from '../fixtures.ts';
+import { editInput, justifiedParagraphPdf } from '../fixtures.ts';
 import { compare, POPPLER_DPI, pdftoppm } from '../poppler.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docfix-line-directions-'));
@@ -220,6 +220,52 @@ test('a word that would run into the next one is refused alike on an upright and
   for (const m of measured) {
     assert.is(m.overflow_pt, measured[0]!.overflow_pt);
     assert.is(m.gap_to_next_pt, measured[0]!.gap_to_next_pt);
+  }
+});
+
+/**
+ * `pdf` (one page) drawn through `matrix` (a cm around the page's content) on a 300 × 300 pt page:
+ * the same text, turned, its streams and fonts as they were.
+ */
+function turnedPage(pdf: Uint8Array, matrix: number[]): Uint8Array {
+  const doc = new mupdf.PDFDocument(pdf);
+  try {
+    const page = doc.findPage(0);
+    const contents = page.get('Contents');
+    const content = contents.readStream().asString();
+    contents.writeStream(`q ${matrix.join(' ')} cm\n${content}\nQ`);
+    const box = doc.newArray();
+    for (const v of [0, 0, 300, 300]) box.push(v);
+    page.put('MediaBox', box);
+    return takeBytes(doc.saveToBuffer('compress'));
+  } finally {
+    doc.destroy();
+  }
+}
+
+test("a turned paragraph's last line grows up to its column's edge, read along the lines as on an upright one", async () => {
+  // justifiedParagraphPdf: LM Roman 10 at 10 pt, three lines justified to 110 pt and a last line
+  // “with pixels alone.”; “alone” → “amone” is 5.56 pt wider, more than 0.25 em past the line's end
+  // and the gaps before it give, so only the column's edge (33.55 pt on) makes room.
+  for (const [name, matrix] of [
+    ['90°', [0, 1, -1, 0, 250, 20]],
+    ['30°', [...turn(30), 100, 20]],
+  ] as const) {
+    const pdf = turnedPage(justifiedParagraphPdf(), [...matrix]);
+    const { proposal, verification } = await applyEdit(editInput(pdf, 'alone', 'amone'));
+    assert.ok(verification.passed, `${name}: ${verification.failure_reason}`);
+    const m = proposal.measurements as { fit_rule: string; allowed_overflow_pt: number };
+    assert.match(m.fit_rule, /right edge of the line's column/, name);
+    assert.ok(Math.abs(m.allowed_overflow_pt - 33.55) < 0.01, `${name}: ${m.allowed_overflow_pt}`);
+    // A last line that starts elsewhere has no column edge to grow to, turned or not.
+    const centred = justifiedParagraphPdf([
+      'Correct the name in this',
+      'and prove it with pixels',
+      'so every reader trusts it',
+      ' with pixels alone.',
+    ]);
+    const refused = await proposeEdit(editInput(turnedPage(centred, [...matrix]), 'alone', 'amone'));
+    assert.is(refused.advice?.code, 'replacement_too_wide', name);
   }
 });
 
