@@ -206,6 +206,15 @@ for (const c of CASES) {
   });
 }
 
+test('a letter the font lacks is drawn by a matched face in the turned or sheared line’s own text matrix', async () => {
+  // Helvetica (WinAnsi) has no “Ω”: tier 4 draws it between two Tf in the same text object, so the
+  // operator's Tm (rotation, shear) places it as it places the letters around it.
+  for (const c of CASES.filter((k) => ['90°', '30°', 'skewed', '30° in a form'].includes(k.name))) {
+    const { proposal } = await corrected(c, 'brown', 'brΩwn');
+    assert.is(proposal.tier, 4, c.name);
+  }
+});
+
 test('a word that would run into the next one is refused alike on an upright and a turned line', async () => {
   const measured: Record<string, unknown>[] = [];
   for (const c of CASES) {
