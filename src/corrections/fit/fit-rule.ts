@@ -4,7 +4,9 @@
 import type { TierRejection } from '../../schemas.ts';
 import type { Located } from '../locate/located.ts';
 import { devicePoint } from '../locate/located.ts';
+import { apply as applyMat, mul } from '../locate/text-interpreter.ts';
 import { WORD_GAP_EM } from '../locate/target.ts';
+import type { TextLine } from '../locate/page-text.ts';
 import type { Glyph } from '../locate/text-interpreter.ts';
 import { NOT_BUILT, refuse, TIER_NAMES } from '../refusals.ts';
 import { advanceOf, keepsInnerKerning } from '../rewrite/rewrite.ts';
@@ -117,16 +119,46 @@ function ahead(t: Located, b: Baseline, from: number, skip: Set<unknown>) {
 }
 
 /**
- * The right edge the line's column is set to: the commonest right edge (within half a point) of
- * the page's other upright lines that start where this one does (within half a point: a centred
- * line starts elsewhere), when two or more share it (a justified paragraph's width). A heading or
- * a paragraph's last line may grow up to it.
+ * Where a line starts and ends along the target's baseline (points from the old text's start): its
+ * characters' quads projected on the baseline, so a rotated or skewed line is measured in its own
+ * frame as an upright one is by its box. Null for a line not parallel to the target's (or empty).
  */
-function columnRightEdge(t: Located): number | null {
-  const me = t.match.line;
-  const edges = t.lines
-    .filter((l) => l !== me && Math.abs(l.bbox[0] - me.bbox[0]) < 0.5 && l.dir[0] > 0.99)
-    .map((l) => l.bbox[2]);
+function extentAlong(l: TextLine, b: Baseline): { start: number; end: number } | null {
+  if (!l.chars.length || l.dir[0] * b.dir[0] + l.dir[1] * b.dir[1] < 0.99) return null;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const ch of l.chars)
+    for (let k = 0; k < 8; k += 2) {
+      const at = b.along([ch.quad[k]!, ch.quad[k + 1]!]);
+      start = Math.min(start, at);
+      end = Math.max(end, at);
+    }
+  return { start, end };
+}
+
+/** The page's other lines parallel to the target's, measured along its baseline (extentAlong). */
+function parallelLines(t: Located, b: Baseline): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const l of t.lines) {
+    const e = l === t.match.line ? null : extentAlong(l, b);
+    if (e) out.push(e);
+  }
+  return out;
+}
+
+/**
+ * The end the line's column is set to, along the line's baseline (its right edge on an upright
+ * line): the commonest end (within half a point) of the page's other lines parallel to it that
+ * start where this one does (within half a point: a centred line starts elsewhere), when two or
+ * more share it (a justified paragraph's width). A heading or a paragraph's last line may grow up
+ * to it. Measured in the line's own frame, so a rotated or skewed column is read as an upright one.
+ */
+function columnRightEdge(t: Located, b: Baseline): number | null {
+  const me = extentAlong(t.match.line, b);
+  if (!me) return null;
+  const edges = parallelLines(t, b)
+    .filter((l) => Math.abs(l.start - me.start) < 0.5)
+    .map((l) => l.end);
   let best: number | null = null;
   let most = 1;
   for (const e of edges) {
@@ -140,19 +172,18 @@ function columnRightEdge(t: Located): number | null {
  * Room after a later glyph of the line (re-spacing moves the line's last word into it): to the next
  * character on the band, keeping KEEP_GAP_EM, or past the line's end where the line is not set flush
  * with others (a justified line keeps its right edge): LINE_END_ALLOWANCE_EM, or up to its column's
- * right edge.
+ * right edge. Ends and edges are read along the line's baseline, whatever its direction.
  */
 function roomAfter(t: Located, b: Baseline, columnRight: number | null) {
-  const { emPts, dir } = b;
+  const { emPts } = b;
+  const me = extentAlong(t.match.line, b);
+  const flush = me !== null && parallelLines(t, b).filter((l) => Math.abs(l.end - me.end) < 0.5).length >= 2;
   return (g: Glyph) => {
     const end = b.along(devicePoint(g, g.advance));
     const following = ahead(t, b, end + b.eps, new Set()).first;
     if (following) return Math.min(LINE_END_ALLOWANCE_EM * emPts, following.at - end - KEEP_GAP_EM * emPts);
-    if (Math.abs(dir[1]) > 0.01 || dir[0] < 0) return 0; // flush edges are read on upright lines only
-    const right = t.match.line.bbox[2];
-    const flush = t.lines.filter((l) => l !== t.match.line && Math.abs(l.bbox[2] - right) < 0.5).length >= 2;
-    if (flush) return 0;
-    const toColumnEdge = columnRight !== null ? columnRight - devicePoint(g, g.advance)[0] : 0;
+    if (!me || flush) return 0;
+    const toColumnEdge = columnRight !== null ? columnRight - end : 0;
     return Math.max(LINE_END_ALLOWANCE_EM * emPts, toColumnEdge);
   };
 }
@@ -209,7 +240,7 @@ function chooseRoom(
   const { emPts } = b;
   const { next, gapToNext, spaceFollows } = around;
   const last = glyphs[glyphs.length - 1];
-  const room = roomAfter(t, b, columnRightEdge(t));
+  const room = roomAfter(t, b, columnRightEdge(t, b));
   const geometry = { along: (g: Glyph, x: number) => b.along(devicePoint(g, x)), dirLen: b.dirLen, emPts };
   // Re-spacing the line (line-respacing.ts). Each gap stays a word gap by this engine's own
   // measure: MuPDF reads no space into a gap of 0.15 em in some fonts (Linux Libertine's 0.25 em
@@ -315,6 +346,7 @@ function fitMeasurements(
     allowed_overflow_pt: round(room.allowed),
     gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
     fit_rule: room.rule,
+    ...lineFrame(t, b),
     ...(respacing && {
       respaced: {
         word_gaps_pt: respacing.gaps.map((g) => ({ before: round(g.before), after: round(g.after) })),
@@ -330,6 +362,45 @@ function fitMeasurements(
       },
     }),
     ...product.measurements,
+  };
+}
+
+/**
+ * A line that is not upright (rotated text, a rotated page, form or CTM, or a shear such as fake
+ * italics) is measured in its own frame: its baseline's angle on the page (degrees, counter-clockwise
+ * as the page is seen), the shear of its glyphs (degrees their upright leans along the baseline),
+ * the old text's quad in that frame (page points: start and end of its characters along the
+ * baseline, from their bottom to their top) and its page-space box. Nothing for an upright line.
+ */
+function lineFrame(t: Located, b: Baseline): Record<string, unknown> {
+  const g0 = t.g0;
+  const origin = devicePoint(g0, 0);
+  const m = mul(g0.tm, g0.ctm);
+  const up = applyMat(m, 0, g0.state.Trise + 1);
+  const yv = [up[0] - origin[0], up[1] - origin[1]];
+  // Seen on the page (y down), the baseline's upright is the direction turned a quarter back.
+  const upright = [b.dir[1], -b.dir[0]];
+  const angle = (Math.atan2(-b.dir[1], b.dir[0]) * 180) / Math.PI;
+  const shear =
+    (Math.atan2(yv[0] * b.dir[0] + yv[1] * b.dir[1], yv[0] * upright[0] + yv[1] * upright[1]) * 180) /
+    Math.PI;
+  if (Math.abs(angle) < 0.05 && Math.abs(shear) < 0.05) return {};
+  const chars = t.match.line.chars.slice(t.span.spanStart, t.span.spanEnd);
+  const first = chars[0]!.quad;
+  const last = chars[chars.length - 1]!.quad;
+  // MuPDF's quads: upper left, upper right, lower left, lower right, in the line's own frame.
+  const quad = [first[4]!, first[5]!, last[6]!, last[7]!, last[2]!, last[3]!, first[0]!, first[1]!].map(
+    round,
+  );
+  const xs = [quad[0]!, quad[2]!, quad[4]!, quad[6]!];
+  const ys = [quad[1]!, quad[3]!, quad[5]!, quad[7]!];
+  return {
+    line_frame: {
+      angle_deg: round(angle),
+      shear_deg: round(shear),
+      target_quad_pt: quad,
+      target_box_pt: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
+    },
   };
 }
 

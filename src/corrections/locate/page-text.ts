@@ -99,7 +99,7 @@ function walkText(st: mupdf.StructuredText, lines: TextLine[]): void {
 function joinColumns(lines: TextLine[]): TextLine[] {
   const out: TextLine[] = [];
   for (const line of lines) {
-    const column = line.wmode === 1 ? columnContinued(out, line) : undefined;
+    const column = line.wmode === 1 ? columnContinued(out, line) : bendContinued(out, line);
     if (!column) {
       out.push({ ...line, index: out.length });
       continue;
@@ -135,6 +135,41 @@ function columnContinued(out: TextLine[], line: TextLine): TextLine | undefined 
       return prev;
   }
   return undefined;
+}
+
+/** The widest turn (degrees) between two glyphs of one line set along a curve. */
+const BEND_MAX_DEG = 30;
+
+/**
+ * MuPDF starts a new line wherever the text direction changes, so a word set along a curve (a
+ * poster's heading on an arc, each letter with a text matrix of its own, turned a little further)
+ * comes as one-letter lines. A horizontal-writing line whose first character starts where the
+ * line just before ends (its last character's advance along that line's direction, within a
+ * tenth of the size), turned from it by less than BEND_MAX_DEG but not parallel to it (MuPDF
+ * joins those itself), continues it. The line keeps its first direction; each character keeps
+ * its own quad.
+ */
+function bendContinued(out: TextLine[], line: TextLine): TextLine | undefined {
+  const prev = out[out.length - 1];
+  const first = line.chars[0];
+  const last = prev?.chars[prev.chars.length - 1];
+  if (!prev || prev.wmode !== 0 || !first || !last) return undefined;
+  const tail = prev.chars.length > 1 ? lineDirOfLast(prev) : prev.dir;
+  const turn = tail[0] * line.dir[0] + tail[1] * line.dir[1];
+  if (turn < Math.cos((BEND_MAX_DEG * Math.PI) / 180) || turn > 0.99995) return undefined;
+  // The pen after the last character: its origin moved by its advance, the quad's bottom edge.
+  const q = last.quad;
+  const advance = Math.hypot(q[6]! - q[4]!, q[7]! - q[5]!);
+  const end = [last.origin[0] + tail[0] * advance, last.origin[1] + tail[1] * advance];
+  const size = last.size || 1;
+  return Math.hypot(first.origin[0] - end[0], first.origin[1] - end[1]) <= 0.1 * size ? prev : undefined;
+}
+
+/** The direction of a line's last character (its quad's bottom edge), for a line that bends. */
+function lineDirOfLast(line: TextLine): [number, number] {
+  const q = line.chars[line.chars.length - 1]!.quad;
+  const len = Math.hypot(q[6]! - q[4]!, q[7]! - q[5]!);
+  return len > 0 ? [(q[6]! - q[4]!) / len, (q[7]! - q[5]!) / len] : line.dir;
 }
 
 export function quadBox(q: number[]): [number, number, number, number] {

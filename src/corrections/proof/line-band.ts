@@ -5,7 +5,11 @@
 // beyond that box: then the band is the ink of the line's own glyphs (their outline boxes, fit/ink.ts),
 // before and after, and the edit must also stay clear of every other line's ink in the rows it
 // reaches beyond the em box. A change that lands on a neighbouring line is refused either way.
-import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+// A line at any other angle than a multiple of 90° (rotated text, a rotated form or CTM) has its
+// band in its own frame: the characters' quads measured across the line's direction, against which
+// every changed pixel (not their upright bounding box, which a slanted word fills only in part) is
+// measured.
+import type { mupdf, RgbImage } from '../../pdf/mupdf-adapter.ts';
 import { nearAny, pageGlyphs } from '../fit/ink.ts';
 import { toRender, WORKING_DPI, type TextLine } from '../locate/page-text.ts';
 import type { Box } from './render-diff.ts';
@@ -19,6 +23,8 @@ export interface LineBandInput {
   oldInk: () => Box[];
   /** Antialiasing margin, render pixels. */
   pad: number;
+  /** The page rendered before and after (WORKING_DPI): a slanted line's band reads the changed pixels. */
+  renders?: { before: RgbImage; after: RgbImage };
 }
 
 export interface LineBandGuard {
@@ -37,6 +43,7 @@ export function editOnOwnLine(page: mupdf.Page, changed: Box | null, v: LineBand
   const band = toRender(v.line.bbox);
   const name = 'edit_on_own_line' as const;
   if (!changed) return { name, passed: true, detail: 'no pixel changed' };
+  if (slanted(v.line) && v.renders) return slantedBand(v.line, changed, v.renders, v.pad);
   // Across the text direction: rows for a horizontal line, columns for a vertical one.
   const [lo, hi] = Math.abs(v.line.dir[0]) >= Math.abs(v.line.dir[1]) ? [1, 3] : [0, 2];
   const slack = Math.ceil((band[hi] - band[lo]) * 0.25) + v.pad;
@@ -89,4 +96,84 @@ export function editOnOwnLine(page: mupdf.Page, changed: Box | null, v: LineBand
   } finally {
     for (const g of glyphs) g.text.destroy();
   }
+}
+
+const SCALE = WORKING_DPI / 72;
+
+/** A line neither upright nor vertical in the page frame (its direction off both axes). */
+export function slanted(line: TextLine): boolean {
+  return Math.min(Math.abs(line.dir[0]), Math.abs(line.dir[1])) > 1e-3;
+}
+
+/**
+ * The band of a slanted line in its own frame: the extent of its characters' quads across its
+ * direction (render pixels), widened by a quarter of its height and the antialiasing margin; every
+ * changed pixel, measured across the line the same way, must lie in it.
+ */
+function slantedBand(
+  line: TextLine,
+  changed: Box,
+  renders: { before: RgbImage; after: RgbImage },
+  pad: number,
+): LineBandGuard {
+  const name = 'edit_on_own_line' as const;
+  // Across the line: the direction turned a quarter (page frame, y down), in render pixels.
+  const n: [number, number] = [-line.dir[1], line.dir[0]];
+  const across = (x: number, y: number) => x * n[0] + y * n[1];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const ch of line.chars)
+    for (let k = 0; k < 8; k += 2) {
+      const a = across(ch.quad[k]! * SCALE, ch.quad[k + 1]! * SCALE);
+      lo = Math.min(lo, a);
+      hi = Math.max(hi, a);
+    }
+  const slack = Math.ceil((hi - lo) * 0.25) + pad;
+  const reach = changedAcross(changed, renders, across, (Math.abs(n[0]) + Math.abs(n[1])) / 2);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  const band = `[${round(lo)}, ${round(hi)}] across the line's direction ${JSON.stringify(line.dir.map(round))}`;
+  if (!reach) return { name, passed: true, detail: 'no pixel changed' };
+  const passed = reach.lo >= lo - slack && reach.hi <= hi + slack;
+  const where = `changed pixels ${JSON.stringify(changed)} reach [${round(reach.lo)}, ${round(reach.hi)}]`;
+  return {
+    name,
+    passed,
+    detail: passed
+      ? `${where}, within the slanted line's band ${band} (± ${slack} px)`
+      : `${where}, outside the slanted line's band ${band} (± ${slack} px): the edit reaches off its line`,
+  };
+}
+
+/**
+ * The extent across the line of the pixels that differ between the renders inside `box` (each
+ * pixel's centre, widened by half its own extent across), or null where none differs.
+ */
+function changedAcross(
+  box: Box,
+  renders: { before: RgbImage; after: RgbImage },
+  across: (x: number, y: number) => number,
+  halfPixel: number,
+): { lo: number; hi: number } | null {
+  const { before: a, after: b } = renders;
+  if (a.width !== b.width || a.height !== b.height) return { lo: -Infinity, hi: Infinity };
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let y = Math.max(0, box[1]); y < Math.min(a.height, box[3]); y += 1) {
+    const ra = y * a.stride;
+    const rb = y * b.stride;
+    for (let x = Math.max(0, box[0]); x < Math.min(a.width, box[2]); x += 1) {
+      const i = ra + x * 3;
+      const j = rb + x * 3;
+      if (
+        a.pixels[i] === b.pixels[j] &&
+        a.pixels[i + 1] === b.pixels[j + 1] &&
+        a.pixels[i + 2] === b.pixels[j + 2]
+      )
+        continue;
+      const at = across(x + 0.5, y + 0.5);
+      lo = Math.min(lo, at - halfPixel);
+      hi = Math.max(hi, at + halfPixel);
+    }
+  }
+  return lo <= hi ? { lo, hi } : null;
 }

@@ -251,6 +251,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
         tolerance: v.tolerance,
         oldInk: v.oldInk,
         pad: DECLARED_PAD_PX,
+        renders: { before: v.beforeRender, after: afterRender },
       }),
     );
     guards.push(reopen);
