@@ -123,7 +123,25 @@ function checkRegion(region: Box, asked: Box, dpi: number): void {
 }
 
 /**
- * Renders the region (render pixels at `dpi`) turned by `turn` degrees clockwise, as grey PNG, and
+ * A grey pixmap as a binary PGM: its bytes as they are, behind a short header. Neither side
+ * compresses (a PNG of a 300 dpi A4 page takes longer to deflate and inflate than to render); PGM
+ * carries no resolution, so the recogniser is told it (recogniseWords' `dpi`: unlabelled, tesseract
+ * takes the image for 96 dpi and a 300 dpi page's text for three times too large — lines are lost).
+ */
+function greyPgm(pixmap: mupdf.Pixmap): Uint8Array {
+  const w = pixmap.getWidth();
+  const h = pixmap.getHeight();
+  const stride = pixmap.getStride();
+  const samples = pixmap.getPixels();
+  const head = new TextEncoder().encode(`P5\n${w} ${h}\n255\n`);
+  const out = new Uint8Array(head.length + w * h);
+  out.set(head);
+  for (let y = 0; y < h; y++) out.set(samples.subarray(y * stride, y * stride + w), head.length + y * w);
+  return out;
+}
+
+/**
+ * Renders the region (render pixels at `dpi`) turned by `turn` degrees clockwise, as a grey PGM, and
  * returns a function mapping a box of that image back to page render pixels.
  */
 function renderRegion(
@@ -131,7 +149,7 @@ function renderRegion(
   region: Box,
   dpi: number,
   turn: number,
-): { png: Uint8Array; back: (b: Box) => Box } {
+): { pgm: Uint8Array; back: (b: Box) => Box } {
   const w = region[2] - region[0];
   const h = region[3] - region[1];
   const s = dpi / 72;
@@ -173,10 +191,7 @@ function renderRegion(
         Math.round(Math.max(...ys)) + region[1],
       ];
     };
-    // The PNG carries its resolution: tesseract sizes its layout analysis by it (unlabelled, it is
-    // read as 96 dpi and a 300 dpi page's text looks three times too large — whole lines are lost).
-    pixmap.setResolution(dpi, dpi);
-    return { png: new Uint8Array(pixmap.asPNG()), back };
+    return { pgm: greyPgm(pixmap), back };
   } finally {
     pixmap.destroy();
   }
@@ -502,8 +517,8 @@ async function recognisedWords(
     Math.ceil(region[3] * k),
   ];
   checkRegion(scaled, region, dpi);
-  const { png, back } = renderRegion(page, scaled, at, input.turn);
-  const recognised = await recogniseWords(png, lang, !input.box_render);
+  const { pgm, back } = renderRegion(page, scaled, at, input.turn);
+  const recognised = await recogniseWords(pgm, lang, !input.box_render, at);
   const words = recognised.map((w) => {
     const b = back(w.box);
     return {

@@ -61,13 +61,14 @@ async function workerFor(lang: string): Promise<Worker> {
 }
 
 /**
- * Recognises the words of a PNG image. `wholePage` uses automatic page segmentation (mode 3; the
- * single-block mode triples word errors on full pages), a region uses single-block mode (6), and
- * `line` one line of text (7: a patched word read back with its neighbours). `dpi` is the image's
- * resolution when its PNG does not say it (tesseract sizes its analysis by it).
+ * Recognises the words of an image (a PNG, or the PGM of a page reading: ocr/page-ocr.ts).
+ * `wholePage` uses automatic page segmentation (mode 3; the single-block mode triples word errors
+ * on full pages), a region uses single-block mode (6), and `line` one line of text (7: a patched
+ * word read back with its neighbours). `dpi` is the image's resolution when the file does not say
+ * it (a PGM never does; tesseract sizes its analysis by it).
  */
 export async function recogniseWords(
-  png: Uint8Array,
+  image: Uint8Array,
   lang: string,
   wholePage: boolean | 'line',
   dpi?: number,
@@ -80,7 +81,7 @@ export async function recogniseWords(
     parameters.set(lang, JSON.stringify(wanted));
   }
   counts[wholePage === 'line' ? 'line' : wholePage ? 'page' : 'region']++;
-  const result = await worker.recognize(Buffer.from(png), {}, { blocks: true });
+  const result = await worker.recognize(Buffer.from(image), {}, { blocks: true });
   const words: RecognisedWord[] = [];
   let line = 0;
   for (const block of result.data.blocks ?? []) {
