@@ -11,6 +11,7 @@ import { DocfixError } from '../errors.ts';
 import { loadPage, mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { OcrPageOut } from '../schemas.ts';
 import { availableLanguages, installAdvice } from './languages.ts';
+import { keptWork, revisionKey, wordsBytes } from './kept-work.ts';
 import { installedLanguages, languagePath, recogniseWords } from './recognizer.ts';
 
 type Box = [number, number, number, number];
@@ -100,19 +101,11 @@ function textLayerWords(page: mupdf.PDFPage, dpi: number): Word[] {
   return words;
 }
 
-/**
- * Renders the region (render pixels at `dpi`) turned by `turn` degrees clockwise, as grey PNG, and
- * returns a function mapping a box of that image back to page render pixels.
- */
-function renderRegion(
-  page: mupdf.PDFPage,
-  region: Box,
-  dpi: number,
-  turn: number,
-): { png: Uint8Array; back: (b: Box) => Box } {
-  const w = region[2] - region[0];
-  const h = region[3] - region[1];
-  if (w <= 0 || h <= 0)
+/** Refuses an empty region, or one too large to recognise (`asked`: the region at the dpi asked). */
+function checkRegion(region: Box, asked: Box, dpi: number): void {
+  const w = asked[2] - asked[0];
+  const h = asked[3] - asked[1];
+  if (region[2] <= region[0] || region[3] <= region[1] || w <= 0 || h <= 0)
     throw new DocfixError('invalid_request', 'The region is empty.', {
       problems: [{ field: 'body.box_render', problem: 'is empty on this page' }],
     });
@@ -127,6 +120,38 @@ function renderRegion(
       },
     );
   }
+}
+
+/**
+ * A grey pixmap as a binary PGM: its bytes as they are, behind a short header. Neither side
+ * compresses (a PNG of a 300 dpi A4 page takes longer to deflate and inflate than to render); PGM
+ * carries no resolution, so the recogniser is told it (recogniseWords' `dpi`: unlabelled, tesseract
+ * takes the image for 96 dpi and a 300 dpi page's text for three times too large — lines are lost).
+ */
+function greyPgm(pixmap: mupdf.Pixmap): Uint8Array {
+  const w = pixmap.getWidth();
+  const h = pixmap.getHeight();
+  const stride = pixmap.getStride();
+  const samples = pixmap.getPixels();
+  const head = new TextEncoder().encode(`P5\n${w} ${h}\n255\n`);
+  const out = new Uint8Array(head.length + w * h);
+  out.set(head);
+  for (let y = 0; y < h; y++) out.set(samples.subarray(y * stride, y * stride + w), head.length + y * w);
+  return out;
+}
+
+/**
+ * Renders the region (render pixels at `dpi`) turned by `turn` degrees clockwise, as a grey PGM, and
+ * returns a function mapping a box of that image back to page render pixels.
+ */
+function renderRegion(
+  page: mupdf.PDFPage,
+  region: Box,
+  dpi: number,
+  turn: number,
+): { pgm: Uint8Array; back: (b: Box) => Box } {
+  const w = region[2] - region[0];
+  const h = region[3] - region[1];
   const s = dpi / 72;
   let matrix = mupdf.Matrix.concat(mupdf.Matrix.scale(s, s), mupdf.Matrix.translate(-region[0], -region[1]));
   const turned = turn === 90 || turn === 270;
@@ -166,10 +191,7 @@ function renderRegion(
         Math.round(Math.max(...ys)) + region[1],
       ];
     };
-    // The PNG carries its resolution: tesseract sizes its layout analysis by it (unlabelled, it is
-    // read as 96 dpi and a 300 dpi page's text looks three times too large — whole lines are lost).
-    pixmap.setResolution(dpi, dpi);
-    return { png: new Uint8Array(pixmap.asPNG()), back };
+    return { pgm: greyPgm(pixmap), back };
   } finally {
     pixmap.destroy();
   }
@@ -371,22 +393,7 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
     const page = loadPageChecked(doc, input.page_index);
     try {
       const lang = input.lang ?? documentLanguage(doc);
-      const bounds = page.getBounds();
-      const s = dpi / 72;
-      const pageBox: Box = [
-        0,
-        0,
-        Math.ceil((bounds[2] - bounds[0]) * s),
-        Math.ceil((bounds[3] - bounds[1]) * s),
-      ];
-      const region: Box = input.box_render
-        ? [
-            Math.max(0, input.box_render[0]),
-            Math.max(0, input.box_render[1]),
-            Math.min(pageBox[2], input.box_render[2]),
-            Math.min(pageBox[3], input.box_render[3]),
-          ]
-        : pageBox;
+      const region = regionAsked(page, input.box_render, dpi);
       const kind = classifyPage(page, input.page_index).info.kind;
       const fromTextLayer = (kind === 'text' || kind === 'mixed') && input.turn === 0;
       let words: Word[];
@@ -398,14 +405,7 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
       } else {
         if (!languagePath(lang)) return languageUnavailable(input, lang, dpi);
         provider = `tesseract.js ${TESSERACT_VERSION}`;
-        const { png, back } = renderRegion(page, region, dpi, input.turn);
-        const recognised = await recogniseWords(png, lang, !input.box_render);
-        words = recognised.map((w) => ({
-          text: w.text,
-          confidence: w.confidence,
-          box_render: back(w.box),
-          line: w.line,
-        }));
+        words = await recognisedWords(page, revisionKey(bytes), input, { lang, region, dpi });
       }
       const selection = input.box_render ? words : [];
       return {
@@ -433,4 +433,106 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
   } finally {
     doc.destroy();
   }
+}
+
+/** The region to read (render pixels at `dpi`): the box asked, clipped to the page, or the whole page. */
+function regionAsked(page: mupdf.PDFPage, box: Box | null, dpi: number): Box {
+  const bounds = page.getBounds();
+  const s = dpi / 72;
+  const pageBox: Box = [0, 0, Math.ceil((bounds[2] - bounds[0]) * s), Math.ceil((bounds[3] - bounds[1]) * s)];
+  return box
+    ? [Math.max(0, box[0]), Math.max(0, box[1]), Math.min(pageBox[2], box[2]), Math.min(pageBox[3], box[3])]
+    : pageBox;
+}
+
+/** Scans at this resolution or finer are recognised at their own (below it tesseract reads small print worse). */
+const OWN_RESOLUTION_MIN_DPI = 200;
+
+/**
+ * The resolution of the scan that covers most of the page (the larger of its two axes, pixels per
+ * inch), or null when no image covers half the page. Read from how the page draws its images: no
+ * image is decoded.
+ */
+export function scanResolution(page: mupdf.PDFPage): number | null {
+  const bounds = page.getBounds();
+  const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
+  let best: { area: number; ppi: number } | null = null;
+  const consider = (image: mupdf.Image, ctm: mupdf.Matrix) => {
+    const [a, b, c, d] = ctm;
+    const area = Math.abs(a * d - b * c);
+    // Pixels per inch along each of the image's axes, wherever the page turns it.
+    const ppi = Math.max(
+      (image.getWidth() * 72) / Math.hypot(a, b),
+      (image.getHeight() * 72) / Math.hypot(c, d),
+    );
+    if (area >= 0.5 * pageArea && (!best || area > best.area)) best = { area, ppi };
+  };
+  const device = new mupdf.Device({
+    fillImage: (image, ctm) => consider(image, ctm),
+    fillImageMask: (image, ctm) => consider(image, ctm),
+  });
+  try {
+    page.run(device, mupdf.Matrix.identity);
+    device.close();
+  } finally {
+    device.destroy();
+  }
+  const found = best as { area: number; ppi: number } | null;
+  return found && Number.isFinite(found.ppi) ? found.ppi : null;
+}
+
+/**
+ * The resolution to recognise a scanned page at when `dpi` is asked: the scan's own when it is
+ * coarser than `dpi` (and fine enough to read), so that its pixels are read as they are, not
+ * upscaled — a third fewer pixels for a 200 dpi scan read for 300 dpi boxes, and the pixels a
+ * native tesseract run on the scan reads. Boxes are mapped back to `dpi`.
+ */
+function recognitionDpi(page: mupdf.PDFPage, dpi: number): number {
+  const own = scanResolution(page);
+  if (own === null || own >= dpi || own < OWN_RESOLUTION_MIN_DPI) return dpi;
+  return Math.round(own);
+}
+
+/**
+ * Recognised words of `region` (render pixels at `dpi`), kept per revision, page, region, resolution,
+ * language and turn (kept-work.ts): the same page asked again in this thread — a proposal's apply,
+ * another match on the page, the OCR route before a proposal — is not recognised again.
+ */
+async function recognisedWords(
+  page: mupdf.PDFPage,
+  revision: string,
+  input: OcrTaskInput,
+  asked: { lang: string; region: Box; dpi: number },
+): Promise<Word[]> {
+  const { lang, region, dpi } = asked;
+  const key = `words:${revision}:${input.page_index}:${dpi}:${lang}:${input.turn}:${region.join(',')}:${input.box_render ? 'region' : 'page'}`;
+  const kept = keptWork.get<Word[]>(key);
+  if (kept) return kept;
+  const at = recognitionDpi(page, dpi);
+  const k = at / dpi;
+  const scaled: Box = [
+    Math.floor(region[0] * k),
+    Math.floor(region[1] * k),
+    Math.ceil(region[2] * k),
+    Math.ceil(region[3] * k),
+  ];
+  checkRegion(scaled, region, dpi);
+  const { pgm, back } = renderRegion(page, scaled, at, input.turn);
+  const recognised = await recogniseWords(pgm, lang, !input.box_render, at);
+  const words = recognised.map((w) => {
+    const b = back(w.box);
+    return {
+      text: w.text,
+      confidence: w.confidence,
+      box_render: [
+        Math.floor(b[0] / k),
+        Math.floor(b[1] / k),
+        Math.ceil(b[2] / k),
+        Math.ceil(b[3] / k),
+      ] as Box,
+      line: w.line,
+    };
+  });
+  keptWork.set(key, words, wordsBytes(words));
+  return words;
 }

@@ -5,6 +5,16 @@ import { createWorker, OEM, PSM, type Worker, type WorkerOptions } from 'tessera
 import { availableLanguages, languageData, type LanguageData } from './languages.ts';
 
 const workers = new Map<string, Promise<Worker>>();
+/** The parameters each recogniser was last given (setting them again is a round trip to its thread). */
+const parameters = new Map<string, string>();
+
+/** Recognitions this thread has run, by kind: what the kept work saves is counted here (tests read it). */
+const counts = { page: 0, region: 0, line: 0 };
+
+/** How many recognitions this thread has run so far: whole pages, regions (bands, boxes) and lines. */
+export function recognitionCounts(): { page: number; region: number; line: number } {
+  return { ...counts };
+}
 
 export interface RecognisedWord {
   text: string;
@@ -42,30 +52,36 @@ async function workerFor(lang: string): Promise<Worker> {
     if (!data) throw new Error(`no language data for ${lang}`);
     worker = createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data));
     workers.set(lang, worker);
-    worker.catch(() => workers.delete(lang));
+    worker.catch(() => {
+      workers.delete(lang);
+      parameters.delete(lang);
+    });
   }
   return worker;
 }
 
 /**
- * Recognises the words of a PNG image. `wholePage` uses automatic page segmentation (mode 3; the
- * single-block mode triples word errors on full pages), a region uses single-block mode (6), and
- * `line` one line of text (7: a patched word read back with its neighbours). `dpi` is the image's
- * resolution when its PNG does not say it (tesseract sizes its analysis by it).
+ * Recognises the words of an image (a PNG, or the PGM of a page reading: ocr/page-ocr.ts).
+ * `wholePage` uses automatic page segmentation (mode 3; the single-block mode triples word errors
+ * on full pages), a region uses single-block mode (6), and `line` one line of text (7: a patched
+ * word read back with its neighbours). `dpi` is the image's resolution when the file does not say
+ * it (a PGM never does; tesseract sizes its analysis by it).
  */
 export async function recogniseWords(
-  png: Uint8Array,
+  image: Uint8Array,
   lang: string,
   wholePage: boolean | 'line',
   dpi?: number,
 ): Promise<RecognisedWord[]> {
   const worker = await workerFor(lang);
   const mode = wholePage === 'line' ? PSM.SINGLE_LINE : wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK;
-  await worker.setParameters({
-    tessedit_pageseg_mode: mode,
-    user_defined_dpi: dpi ? String(dpi) : '0',
-  });
-  const result = await worker.recognize(Buffer.from(png), {}, { blocks: true });
+  const wanted = { tessedit_pageseg_mode: mode, user_defined_dpi: dpi ? String(dpi) : '0' };
+  if (parameters.get(lang) !== JSON.stringify(wanted)) {
+    await worker.setParameters(wanted);
+    parameters.set(lang, JSON.stringify(wanted));
+  }
+  counts[wholePage === 'line' ? 'line' : wholePage ? 'page' : 'region']++;
+  const result = await worker.recognize(Buffer.from(image), {}, { blocks: true });
   const words: RecognisedWord[] = [];
   let line = 0;
   for (const block of result.data.blocks ?? []) {
@@ -92,5 +108,6 @@ export async function recogniseWords(
 export async function closeRecognisers(): Promise<void> {
   const all = [...workers.values()];
   workers.clear();
+  parameters.clear();
   await Promise.all(all.map(async (w) => (await w).terminate()));
 }

@@ -2,6 +2,7 @@
 // turned upright as the page shows them, and the way back from that upright raster to the image's
 // own pixels and to the page's user space, so a patch can be drawn exactly over some of the scan's
 // pixels while the scan itself stays byte-identical (tier 5, docs/engine.md "Scanned pages").
+import { keptWork } from '../../ocr/kept-work.ts';
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { ScanRaster } from './pixel-patch.ts';
 
@@ -334,8 +335,11 @@ function compositeScan(
   page: mupdf.PDFPage,
   grid: { k: number; sx: number; sy: number },
   layers: number,
+  key: string | null,
 ): ScanImage {
   const { k, sx, sy } = grid;
+  const kept = key ? keptWork.get<{ raster: ScanRaster; deviceMatrix: Mat }>(key) : undefined;
+  if (kept) return compositeOf(page, k, layers, kept);
   // Render pixel (i, j) covers device [(i + sx)/k, (i + 1 + sx)/k]: the layers' own pixels.
   const pixmap = page.toPixmap([k, 0, 0, k, -sx, -sy], mupdf.ColorSpace.DeviceRGB, false, true);
   try {
@@ -347,38 +351,61 @@ function compositeScan(
     const samples = pixmap.getPixels();
     const data = new Uint8Array(w * h * 3);
     for (let j = 0; j < h; j++) data.set(samples.subarray(j * stride, j * stride + w * 3), j * w * 3);
-    const deviceMatrix: Mat = [w / k, 0, 0, h / k, (x0 + sx) / k, (y0 + sy) / k];
-    const pageTransform = page.getTransform() as Mat;
-    return {
-      name: 'composite',
-      obj: page.getObject(),
-      width: w,
-      height: h,
-      bitsPerComponent: 8,
-      userMatrix: mul(mul(FLIP, deviceMatrix), invert(pageTransform)),
-      deviceMatrix,
-      deviceBox: boxOfUnit(deviceMatrix),
-      raster: { width: w, height: h, channels: 3, data, bilevel: false },
-      pixelsPerPoint: k,
-      orientation: { ui: 1, uj: 0, u0: 0, vi: 0, vj: 1, v0: 0 },
-      overlays: [],
-      composite: { layers },
+    const rendered = {
+      raster: { width: w, height: h, channels: 3 as const, data, bilevel: false },
+      deviceMatrix: [w / k, 0, 0, h / k, (x0 + sx) / k, (y0 + sy) / k] as Mat,
     };
+    if (key) keptWork.set(key, rendered, data.byteLength);
+    return compositeOf(page, k, layers, rendered);
   } finally {
     pixmap.destroy();
   }
+}
+
+/** The composite scan of a page from its rendered raster and where that raster lies (device space). */
+function compositeOf(
+  page: mupdf.PDFPage,
+  k: number,
+  layers: number,
+  rendered: { raster: ScanRaster; deviceMatrix: Mat },
+): ScanImage {
+  const { raster, deviceMatrix } = rendered;
+  const pageTransform = page.getTransform() as Mat;
+  return {
+    name: 'composite',
+    obj: page.getObject(),
+    width: raster.width,
+    height: raster.height,
+    bitsPerComponent: 8,
+    userMatrix: mul(mul(FLIP, deviceMatrix), invert(pageTransform)),
+    deviceMatrix,
+    deviceBox: boxOfUnit(deviceMatrix),
+    raster,
+    pixelsPerPoint: k,
+    orientation: { ui: 1, uj: 0, u0: 0, vi: 0, vj: 1, v0: 0 },
+    overlays: [],
+    composite: { layers },
+  };
 }
 
 /**
  * The scan behind a word (`word`, device points, top-left origin) or, without one, the page's
  * scan; upright. `{refused}` (with why) when there is none this engine can patch.
  */
-export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { refused: string } {
+export function findScanImage(
+  page: mupdf.PDFPage,
+  word?: Box,
+  revision?: string,
+): ScanImage | { refused: string } {
   const bounds = page.getBounds();
   const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
   const drawn = drawnOnPage(page, bounds);
+  // Decoded pixels are kept per revision and page (ocr/kept-work.ts): an apply, or another word of
+  // the page, does not decode the scan again.
+  const keyOf = (what: string) =>
+    revision ? `scan:${revision}:${page.getObject().asIndirect()}:${what}` : null;
   if (word) {
-    const composite = layeredScan(page, drawn, word);
+    const composite = layeredScan(page, drawn, word, keyOf);
     if (composite) return composite;
   }
   const chosen = chooseScan(drawn, pageArea, word);
@@ -400,10 +427,9 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
   if (n !== 1 && n !== 3)
     return { refused: `the scan has ${n} colour components (grey and RGB scans are patched)` };
   const bpc = image.getBitsPerComponent();
-  const pixmap = image.toPixmap();
-  try {
-    const data = uprightPixels(pixmap, { width, height, n, stencil: !!stencil, turned });
-    if (!data) return { refused: 'the scan did not decode to its declared size and colours' };
+  const data = decodedUpright(image, { width, height, n, stencil: !!stencil, turned }, keyOf(found.name));
+  if (!data) return { refused: 'the scan did not decode to its declared size and colours' };
+  {
     const { w, h, o } = turned;
     const pageTransform = page.getTransform() as Mat;
     // device = FLIP × user × page transform, so user = FLIP × device × page transform⁻¹.
@@ -430,6 +456,23 @@ export function findScanImage(page: mupdf.PDFPage, word?: Box): ScanImage | { re
       ...(stencil ? { stencil } : {}),
       overlays,
     };
+  }
+}
+
+/** The scan's pixels decoded and turned upright, kept under `key` (when given) for the next task. */
+function decodedUpright(
+  image: mupdf.Image,
+  scan: Parameters<typeof uprightPixels>[1],
+  key: string | null,
+): Uint8Array | null {
+  const id = key && `${key}:${scan.n}:${scan.stencil}:${JSON.stringify(scan.turned.o)}`;
+  const kept = id ? keptWork.get<Uint8Array>(id) : undefined;
+  if (kept) return kept;
+  const pixmap = image.toPixmap();
+  try {
+    const data = uprightPixels(pixmap, scan);
+    if (data && id) keptWork.set(id, data, data.byteLength);
+    return data;
   } finally {
     pixmap.destroy();
   }
@@ -498,14 +541,20 @@ function drawnOnPage(page: mupdf.PDFPage, bounds: number[]): Drawn[] {
 }
 
 /** Several raster layers under and around the word (and nothing else): their composite, or null. */
-function layeredScan(page: mupdf.PDFPage, drawn: Drawn[], word: Box): ScanImage | null {
+function layeredScan(
+  page: mupdf.PDFPage,
+  drawn: Drawn[],
+  word: Box,
+  keyOf: (what: string) => string | null,
+): ScanImage | null {
   const h = word[3] - word[1];
   const region: Box = [word[0] - h, word[1] - h / 2, word[2] + h, word[3] + h / 2];
   const layers = drawn.filter((d) => meets(d.box, region));
   const rasters = layers.filter((d) => d.kind !== 'other');
   if (rasters.length > 1 && rasters.length === layers.length) {
     const grid = commonGrid(rasters);
-    if (grid) return compositeScan(page, grid, rasters.length);
+    if (grid)
+      return compositeScan(page, grid, rasters.length, keyOf(`composite:${grid.k}:${grid.sx}:${grid.sy}`));
   }
   return null;
 }

@@ -10,6 +10,7 @@ import { deflateSync } from 'node:zlib';
 import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
 import { installAdvice } from '../../ocr/languages.ts';
+import { revisionKey } from '../../ocr/kept-work.ts';
 import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
@@ -93,20 +94,20 @@ const overlap = (a: Box, b: Box) =>
   Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
   Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
-/** Recognised words of a page, kept for the apply that follows a proposal (same engine slot). */
 type PageWord = { text: string; confidence: number; box_render: Box; line: number };
-const recognised: { key: string; words: PageWord[]; lang: string }[] = [];
 
-async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget) {
-  const key = `${sha256(pdf)}:${t.pageIndex}:${t.renderDpi}:${t.lang ?? ''}`;
-  const kept = recognised.find((r) => r.key === key);
-  if (kept) return kept;
+/**
+ * Recognised words of the page, or of `band` (render pixels) when the word's place is known: the
+ * recognition is kept per revision in this thread (ocr/kept-work.ts), so a proposal's apply and
+ * other matches on the page do not recognise it again.
+ */
+async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget, band: Box | null = null) {
   const page = await ocrPage({
     pdf,
     password,
     page_index: t.pageIndex,
     find: '',
-    box_render: null,
+    box_render: band,
     render_dpi: t.renderDpi,
     lang: t.lang,
     turn: 0,
@@ -123,10 +124,24 @@ async function pageWords(pdf: Uint8Array, password: string, t: PatchTarget) {
       { evidence: { lang: page.lang } },
     );
   }
-  const entry = { key, words: (page.words ?? []) as PageWord[], lang: page.lang };
-  recognised.unshift(entry);
-  recognised.splice(4);
-  return entry;
+  return { words: (page.words ?? []) as PageWord[], lang: page.lang };
+}
+
+/** Line heights above and below a word that the band recognised around it holds (its neighbours' lines). */
+const BAND_HEIGHTS = 2.5;
+
+/**
+ * The band a word known by its box (render pixels) is recognised in: the page's full width (the
+ * whole line, for its word gaps and letters to clone) and a few line heights above and below.
+ */
+export function bandAround(box: Box, pageWidth: number): Box {
+  const h = box[3] - box[1];
+  return [
+    0,
+    Math.max(0, Math.floor(box[1] - BAND_HEIGHTS * h)),
+    pageWidth,
+    Math.ceil(box[3] + BAND_HEIGHTS * h),
+  ];
 }
 
 /** The crop request a person should look at before confirming a match (300-dpi working pixels). */
@@ -188,19 +203,42 @@ function wordRunUnder<W extends { text: string; box_render: number[]; line: numb
   return onLine.length === 1 ? onLine[0].run : null;
 }
 
+/**
+ * The scan's reading where the invisible layer puts the word: the run that reads it there, else the
+ * words overlapping the layer's box (a layer's word box can reach over a neighbour or drift along
+ * its line, its font's widths not being the scan's).
+ */
+function scannedWordUnder(words: PageWord[], find: string, hiddenRender: Box): PageWord[] {
+  const overlapping = words.filter((w) => overlap(w.box_render, hiddenRender) > 0.3 * area(w.box_render));
+  return wordRunUnder(words, find, hiddenRender) ?? overlapping;
+}
+
+/** The page's width in render pixels at the target's resolution. */
+function pageWidthAt(pdf: Uint8Array, password: string, t: PatchTarget): number {
+  const { doc } = openPdf(pdf, password);
+  try {
+    const page = loadPage(doc, t.pageIndex);
+    const b = page.getBounds();
+    return Math.ceil(((b[2] - b[0]) * t.renderDpi) / 72);
+  } finally {
+    doc.destroy();
+  }
+}
+
 /** Finds the scanned word: the OCR match chosen, or the recognised words under a hidden word. */
 async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarget, served: ServedCrop[]) {
-  const { words, lang } = await pageWords(pdf, password, t);
   const toPts = 72 / t.renderDpi;
   if (t.hidden) {
-    // The text layer says the word is here; the pixels must say so too.
+    // The text layer says the word is here; the pixels must say so too. Its line is recognised
+    // first (a band around it); the whole page only when the band does not show the word.
     const hiddenRender = scaleBox(t.hidden.box, 1 / toPts);
-    const overlapping = words.filter(
-      (w) => overlap(w.box_render as Box, hiddenRender) > 0.3 * area(w.box_render as Box),
-    );
-    // A layer's word box can reach over a neighbour or drift along its line (its font's widths are
-    // not the scan's): the word is the scan's own reading of it there, when one answers.
-    const under = wordRunUnder(words, t.find, hiddenRender) ?? overlapping;
+    const band = bandAround(hiddenRender, pageWidthAt(pdf, password, t));
+    let { words, lang } = await pageWords(pdf, password, t, band);
+    let under = scannedWordUnder(words, t.find, hiddenRender);
+    if (matchForm(under.map((w) => w.text).join(' ')) !== matchForm(t.find) || !under.length) {
+      ({ words, lang } = await pageWords(pdf, password, t));
+      under = scannedWordUnder(words, t.find, hiddenRender);
+    }
     const read = under.map((w) => w.text).join(' ');
     if (!under.length || matchForm(read) !== matchForm(t.find)) {
       refuse(
@@ -222,6 +260,7 @@ async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarg
       confirmation: { needed: false, confirmed: false, crop: null as ServedCrop | null, competing: 0 },
     };
   }
+  const { words, lang } = await pageWords(pdf, password, t);
   const matches = findWordMatches(words, t.find) ?? [];
   const match = matches[t.matchIndex];
   if (!match) {
@@ -430,7 +469,7 @@ export async function attemptPixelPatch(
     // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
     const line = lineContext(located.words, located.match.box_render, t.renderDpi, before, WORKING_DPI);
-    const { scan, request } = patchRequest(page, located, t);
+    const { scan, request } = patchRequest(page, located, t, revisionKey(pdf));
     const patch = patchOrRefuse(request);
     refuseDrawnOver(scan, patch);
     const written = writePatch(doc, page, scan, patch, located, t);
@@ -502,10 +541,11 @@ function patchRequest(
   page: mupdf.PDFPage,
   located: LocatedWord,
   t: PatchTarget,
+  revision: string,
 ): { scan: Scan; request: PatchRequest } {
   const toPts = 72 / t.renderDpi;
   const wordBox = located.match.box_render.map((v) => v * toPts) as Box;
-  const scan = findScanImage(page, wordBox);
+  const scan = findScanImage(page, wordBox, revision);
   if ('refused' in scan) {
     refuse(
       'not_a_scan',
