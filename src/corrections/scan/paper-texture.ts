@@ -19,7 +19,7 @@ function hash(seed: number, a: number, b: number): number {
 
 /**
  * The paper for the pixels of `box`: each block of the box takes a block of paper-only pixels
- * (all lighter than `paperCut`) from around the box (within `reach` px of it, never inside it),
+ * (all lighter than `paperCut`, 2 px clear of anything darker) from around the box (within `reach` px of it, never inside it),
  * chosen by a seeded hash of the block's place. Where no such block exists nearby, single paper
  * pixels of the ring are drawn by the same hash; with none of those, the flat `fallback` colour.
  */
@@ -60,9 +60,11 @@ export function paperTexture(
   const value = (x: number, y: number, k: number) => r.data[(y * r.width + x) * n + k];
   for (const size of BLOCKS) {
     const origins: [number, number][] = [];
-    for (let y = 0; y + size <= oh; y++)
-      for (let x = 0; x + size <= ow; x++)
-        if (badIn(x, y, size) === 0) origins.push([outer[0] + x, outer[1] + y]);
+    // Blocks 2 px clear of ink too: a JPEG's ringing around letters is lighter than the cut but is
+    // not the paper's grain.
+    for (let y = 2; y + size + 2 <= oh; y++)
+      for (let x = 2; x + size + 2 <= ow; x++)
+        if (badIn(x - 2, y - 2, size + 4) === 0) origins.push([outer[0] + x, outer[1] + y]);
     if (origins.length < 4) continue;
     return (x, y, k) => {
       const bx = Math.floor((x - box[0]) / size);

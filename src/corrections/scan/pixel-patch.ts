@@ -343,8 +343,8 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
     });
   }
   // The face whose letters look most like the word's own: it spaces moved letters. Letters the page
-  // never shows are drawn by the near face whose letters, adjusted to the page's measured style,
-  // measure nearest it (and refused when none comes within the tolerance).
+  // never shows are drawn by the near face whose letters, adjusted to the page's measured style, look
+  // most like the page's (and refused when none comes within the tolerance).
   const faces = req.letterFaces?.length ? chooseFaces(r, own, oldChars, lv, req.letterFaces) : [];
   const fit = faces[0] ?? null;
   let drawing: Drawing | null = null;
@@ -359,7 +359,10 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
         return m && { ...m, mismatch: f.mismatch };
       })
       .filter((m): m is Drawing => m !== null && newChars.every((c) => sources.has(c) || !!m.draw(c)))
-      .sort((a, b) => a.differs.length - b.differs.length || a.error - b.error);
+      // Within the tolerance, the look of the word: how far the face's shapes are from the word's own
+      // plus how far its measured style still is from the page's (both shares; the shapes count for
+      // more: faces adjusted to the page differ by a few hundredths in style, by tenths in shape).
+      .sort((a, b) => a.differs.length - b.differs.length || a.mismatch + a.error - (b.mismatch + b.error));
     if (matched.length && matched[0].differs.length) return styleMismatch(matched[0], page, missing());
     drawing = matched[0] ?? null;
   }
@@ -817,6 +820,7 @@ function visibilityOf(
   const ring = clampBox([box[0] - h * 0.6, box[1] - h * 0.4, box[2] + h * 0.6, box[3] + h * 0.4], r);
   const noiseInside = paperNoise(after, box, lv);
   const noiseAround = paperNoise(scan, ring, lv, box);
+  const noiseBefore = paperNoise(scan, box, lv);
   const figures = {
     word: styleFigures(patchedStyle),
     line: styleFigures(lineStyle),
@@ -828,6 +832,8 @@ function visibilityOf(
     paper_noise_inside: noiseInside === null ? null : Math.round(noiseInside * 100) / 100,
     paper_noise_around: noiseAround === null ? null : Math.round(noiseAround * 100) / 100,
     paper_noise_ratio: ratio(noiseInside, noiseAround),
+    // The same box on the scan before the patch (its own letters' JPEG ringing counts alike).
+    paper_noise_before: noiseBefore === null ? null : Math.round(noiseBefore * 100) / 100,
   };
   const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
   const differs: string[] = [];
