@@ -40,7 +40,7 @@ export interface MatchedDrawing {
   /** Stroke width added (> 0) or taken (< 0), pixels. */
   strokeDeltaPx: number;
   slant: number;
-  /** Box-blur radius, pixels. */
+  /** Box-blur radius, pixels (quarters: the blurs of the whole radii either side mixed). */
   blur: number;
   /** The face's letters before adjustment and after, measured on the word's own characters. */
   before: LetterStyle;
@@ -169,7 +169,34 @@ function adjustedLetter(
     advance: d.advance,
     left: d.left - pad - s.shift,
   };
-  return blur ? box(out, blur) : out;
+  return blur ? softened(out, blur, box) : out;
+}
+
+/**
+ * A letter box-blurred by a radius that may be fractional: the blurs of the whole radii either side,
+ * mixed (a 3×3 box is already a wide step from a sharp edge; a scan's softness often lies between).
+ */
+function softened(
+  d: DrawnLetter,
+  blur: number,
+  box: (d: DrawnLetter, radius: number) => DrawnLetter,
+): DrawnLetter {
+  const lo = Math.floor(blur);
+  const hi = Math.ceil(blur);
+  const b = box(d, hi);
+  if (lo === hi) return b;
+  const a = lo ? box(d, lo) : d;
+  const t = blur - lo;
+  const off = hi - lo; // a is smaller than b by this on every side
+  const coverage = new Uint8Array(b.coverage.length);
+  for (let y = 0; y < b.height; y++)
+    for (let x = 0; x < b.width; x++) {
+      const ax = x - off;
+      const ay = y - off;
+      const av = ax >= 0 && ay >= 0 && ax < a.width && ay < a.height ? a.coverage[ay * a.width + ax] : 0;
+      coverage[y * b.width + x] = Math.round(av * (1 - t) + b.coverage[y * b.width + x] * t);
+    }
+  return { ...b, coverage };
 }
 
 /**
@@ -219,7 +246,7 @@ export function matchDrawing(
   let blur = 0;
   if (!bilevel && page.word.edge_px !== null) {
     let gap = Infinity;
-    for (let radius = 0; radius <= 3; radius++) {
+    for (let radius = 0; radius <= 3; radius += 0.25) {
       const m = measureDrawn(page.chars, (ch) => adjustedLetter(face, ch, emPx, delta, slant, radius, box));
       const off = m?.edge_px === null || !m ? Infinity : Math.abs(m.edge_px - page.word.edge_px);
       if (off < gap) {
