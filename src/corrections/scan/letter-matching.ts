@@ -169,7 +169,33 @@ function adjustedLetter(
     advance: d.advance,
     left: d.left - pad - s.shift,
   };
-  return blur ? softened(out, blur, box) : out;
+  return croppedToInk(blur ? softened(out, blur, box) : out);
+}
+
+/**
+ * A letter cropped to its visible coverage (the room left for growing is not the letter's: the
+ * layout spaces letters by their width, and empty margins would open the word's gaps).
+ */
+function croppedToInk(d: DrawnLetter): DrawnLetter {
+  let x0 = d.width;
+  let y0 = d.height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < d.height; y++)
+    for (let x = 0; x < d.width; x++)
+      if (d.coverage[y * d.width + x] > 5) {
+        x0 = Math.min(x0, x);
+        x1 = Math.max(x1, x);
+        y0 = Math.min(y0, y);
+        y1 = Math.max(y1, y);
+      }
+  if (x1 < 0) return d;
+  const w = x1 - x0 + 1;
+  const h = y1 - y0 + 1;
+  const coverage = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++)
+    coverage.set(d.coverage.subarray((y0 + y) * d.width + x0, (y0 + y) * d.width + x0 + w), y * w);
+  return { width: w, height: h, coverage, baseline: d.baseline - y0, advance: d.advance, left: d.left + x0 };
 }
 
 /**
