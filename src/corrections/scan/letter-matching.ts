@@ -2,7 +2,7 @@
 // measured x-height (or cap height), made heavier or lighter to its stroke width, slanted by its
 // slant and blurred to its edge width; then measured again the same way, on the page's own letters
 // drawn through the same steps, and compared with the page within a tolerance.
-import type { DrawnLetter, LetterFace } from './pixel-patch.ts';
+import type { DrawnLetter, LetterFace } from './scan-raster.ts';
 import {
   COVERAGE_LEVELS,
   coverageImage,

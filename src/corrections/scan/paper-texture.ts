@@ -1,7 +1,7 @@
 // The paper under a patch (issue 32 item 3): the scan's own paper around the word, copied block by
 // block from paper-only places near it (an offset chosen per block from a seed the word's place
 // gives), so the patch keeps the scan's grain and JPEG noise instead of a smooth flat rectangle.
-import type { Box, ScanRaster } from './pixel-patch.ts';
+import type { Box, ScanRaster } from './scan-raster.ts';
 
 /** The paper's value of channel `k` at raster pixel (x, y) inside the patch. */
 export type PaperAt = (x: number, y: number, k: number) => number;

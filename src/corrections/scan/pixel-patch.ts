@@ -17,36 +17,13 @@ import {
 import { letterStyle, paperNoise, type GreyImage, type MeasuredLetter } from './letter-style.ts';
 import { paperTexture, type PaperAt } from './paper-texture.ts';
 
-export type Box = [number, number, number, number]; // x0, y0, x1, y1 in raster pixels, x1/y1 exclusive, top-left origin
-export interface ScanRaster {
-  width: number;
-  height: number;
-  channels: 1 | 3;
-  data: Uint8Array;
-  /** 1-bit source (CCITT/JBIG2): the patch must be pure 0/255 */
-  bilevel: boolean;
-}
+export type { Box, DrawnLetter, LetterFace, ScanRaster } from './scan-raster.ts';
+import type { Box, DrawnLetter, LetterFace, ScanRaster } from './scan-raster.ts';
+
 export interface RasterWord {
   text: string;
   box: Box;
   confidence: number;
-}
-/** A letter drawn from a face: ink coverage (0 none … 255 full) cropped to its ink. */
-export interface DrawnLetter {
-  width: number;
-  height: number;
-  coverage: Uint8Array;
-  /** Row of the baseline, counted from the top of `coverage`. */
-  baseline: number;
-  /** Advance width in pixels. */
-  advance: number;
-  /** Pixels from the glyph's origin to its ink's left edge (the left side bearing). */
-  left: number;
-}
-/** A face that can draw letters at a size in pixels per em (null: no glyph). */
-export interface LetterFace {
-  id: string;
-  draw: (ch: string, emPx: number) => DrawnLetter | null;
 }
 export interface PatchRequest {
   raster: ScanRaster;
