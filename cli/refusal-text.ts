@@ -184,6 +184,10 @@ export const REFUSAL_WORDS: Record<RefusalCode | CliRefusalCode, Words> = {
     headline: `the scan never shows a letter that ${rep(x)} needs`,
     tryLine: 'a replacement made of letters the page shows',
   }),
+  letter_style_mismatch: (x) => ({
+    headline: `a letter ${rep(x)} needs would be drawn heavier, lighter, taller or shorter than the scan's own`,
+    tryLine: 'a replacement made of letters the page already shows',
+  }),
   patch_one_word: () => ({
     headline: 'a scanned word is replaced by one word, without spaces',
     tryLine: 'one word at a time: a replacement without spaces',

@@ -15,6 +15,7 @@ export const REFUSAL_CODES = [
   'patch_low_contrast',
   'patch_unsegmented',
   'letter_not_on_page',
+  'letter_style_mismatch',
   'patch_one_word',
   'patch_too_wide',
   'ocr_language_unavailable',

@@ -4,6 +4,7 @@
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { faceById, type BundledFace } from '../../fonts/catalog.ts';
 import { loadFace } from '../../fonts/font-match.ts';
+import { machineFaces, type Face, type MachineFontSettings } from '../../fonts/machine-fonts.ts';
 import type { DrawnLetter, LetterFace } from './pixel-patch.ts';
 
 /** Faces offered to a patch: upright serif and sans, regular and bold (scans of letters and forms). */
@@ -14,8 +15,17 @@ const PATCH_FACES = [
   'liberation-sans-bold',
 ];
 
+/**
+ * Text faces of the machine a patch may draw with too (fontconfig's or DOCFIX_FONT_DIRS'): the
+ * common book and office families and TeX's Computer Modern, upright, regular or bold (a scan's slant
+ * is measured and applied; condensed and light cuts are left out as they rarely fit and cost time).
+ */
+const MACHINE_PATCH_FAMILIES =
+  /^(nimbus roman|nimbus sans|c059|p052|dejavu serif|dejavu sans|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;
+const MAX_MACHINE_FACES = 12;
+
 /** One glyph of `face` at `emPx` pixels per em, cropped to its ink; null when the face lacks it. */
-export function rasteriseLetter(face: BundledFace, ch: string, emPx: number): DrawnLetter | null {
+export function rasteriseLetter(face: Face, ch: string, emPx: number): DrawnLetter | null {
   const cp = ch.codePointAt(0);
   if (cp === undefined || !(emPx > 0) || emPx > 2000) return null;
   const font = loadFace(face);
@@ -68,19 +78,28 @@ export function rasteriseLetter(face: BundledFace, ch: string, emPx: number): Dr
 }
 
 /**
- * The faces a pixel patch may draw missing letters with. Each remembers what it drew: one patch asks
- * for the same letter at the same size several times (widths to cut by, the face fit, the drawing).
+ * The faces a pixel patch may draw missing letters with: the bundled ones, and with `machine` settings
+ * the machine's text faces too. Each remembers what it drew: one patch asks for the same letter at
+ * the same size several times (widths to cut by, the face fit, the drawing).
  */
-export function patchLetterFaces(): LetterFace[] {
-  return PATCH_FACES.map((id) => faceById(id))
-    .filter((f): f is BundledFace => f !== undefined)
-    .map((face) => {
-      const drawn = new Map<string, DrawnLetter | null>();
-      const draw = (ch: string, emPx: number) => {
-        const key = `${ch}@${emPx}`;
-        if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
-        return drawn.get(key)!;
-      };
-      return { id: face.id, draw };
-    });
+export function patchLetterFaces(machine?: MachineFontSettings): LetterFace[] {
+  const bundled: Face[] = PATCH_FACES.map((id) => faceById(id)).filter(
+    (f): f is BundledFace => f !== undefined,
+  );
+  const found = machine
+    ? machineFaces(machine)
+        .filter((f) => MACHINE_PATCH_FAMILIES.test(f.family) && !f.italic)
+        .filter((f) => !/condensed|narrow|light|thin|oblique|italic/i.test(f.styleName))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, MAX_MACHINE_FACES)
+    : [];
+  return [...bundled, ...found].map((face) => {
+    const drawn = new Map<string, DrawnLetter | null>();
+    const draw = (ch: string, emPx: number) => {
+      const key = `${ch}@${emPx}`;
+      if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
+      return drawn.get(key)!;
+    };
+    return { id: face.id, draw };
+  });
 }

@@ -6,36 +6,24 @@
 // widths), cut with their own grey levels and laid over a paper colour measured around the word,
 // spaced by the word's own gaps or the face's side bearings.
 
-export type Box = [number, number, number, number]; // x0, y0, x1, y1 in raster pixels, x1/y1 exclusive, top-left origin
-export interface ScanRaster {
-  width: number;
-  height: number;
-  channels: 1 | 3;
-  data: Uint8Array;
-  /** 1-bit source (CCITT/JBIG2): the patch must be pure 0/255 */
-  bilevel: boolean;
-}
+import {
+  matchDrawing,
+  STYLE_TOLERANCE,
+  styleFigures,
+  type MatchedDrawing,
+  type PageLetters,
+  type StyleTolerance,
+} from './letter-matching.ts';
+import { letterStyle, paperNoise, type GreyImage, type MeasuredLetter } from './letter-style.ts';
+import { paperTexture, type PaperAt } from './paper-texture.ts';
+
+export type { Box, DrawnLetter, LetterFace, ScanRaster } from './scan-raster.ts';
+import type { Box, DrawnLetter, LetterFace, ScanRaster } from './scan-raster.ts';
+
 export interface RasterWord {
   text: string;
   box: Box;
   confidence: number;
-}
-/** A letter drawn from a face: ink coverage (0 none … 255 full) cropped to its ink. */
-export interface DrawnLetter {
-  width: number;
-  height: number;
-  coverage: Uint8Array;
-  /** Row of the baseline, counted from the top of `coverage`. */
-  baseline: number;
-  /** Advance width in pixels. */
-  advance: number;
-  /** Pixels from the glyph's origin to its ink's left edge (the left side bearing). */
-  left: number;
-}
-/** A face that can draw letters at a size in pixels per em (null: no glyph). */
-export interface LetterFace {
-  id: string;
-  draw: (ch: string, emPx: number) => DrawnLetter | null;
 }
 export interface PatchRequest {
   raster: ScanRaster;
@@ -44,6 +32,8 @@ export interface PatchRequest {
   replacement: string;
   /** Faces to draw letters the page never shows (cost medium); none: such words are refused. */
   letterFaces?: LetterFace[];
+  /** How near drawn letters must come to the page's (default STYLE_TOLERANCE). */
+  tolerance?: Partial<StyleTolerance>;
 }
 export type PatchResult =
   | {
@@ -53,7 +43,13 @@ export type PatchResult =
       cost: 'low' | 'medium';
       measurements: Record<string, unknown>;
     }
-  | { refused: string; code: string; evidence: Record<string, unknown> };
+  | {
+      refused: string;
+      code: string;
+      evidence: Record<string, unknown>;
+      /** What to do instead, when the refusal knows better than the general advice. */
+      advice?: string[];
+    };
 
 /** Least (paper − ink) / paper for letters to be cloned (darkest 2 % of the word's pixels as ink). */
 export const MIN_CONTRAST = 0.5;
@@ -208,9 +204,12 @@ export function patchWord(req: PatchRequest): PatchResult {
   const layout = placeLetters(req, word, letters);
   if ('refused' in layout) return layout;
   const paperColour = paperAround(req.raster, layout.box, word);
-  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, paperColour);
-  layNewLetters(pixels, req.raster, layout, word, letters, paperColour);
-  return patched(word, letters, layout, paperColour, pixels);
+  const paper = paperOf(req.raster, layout.box, word, paperColour);
+  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, paper);
+  layNewLetters(pixels, req.raster, layout, word, letters);
+  const seen = visibilityOf(req, word, letters, layout, pixels);
+  if (letters.drawing && seen.refusal) return seen.refusal;
+  return patched(word, letters, layout, paperColour, pixels, seen.figures);
 }
 
 type Refused = Extract<PatchResult, { refused: string }>;
@@ -266,13 +265,18 @@ function wordInk(req: PatchRequest): WordInk | Refused {
   return { oldChars, newChars, h, around, lv };
 }
 
+/** A face's letters matched to the page, and how near its shapes came to the word's own. */
+type Drawing = MatchedDrawing & { mismatch: number };
+
 /** Where each new letter comes from: the word itself, clearly read words of its size, or a face. */
 interface LetterSources {
   own: NonNullable<ReturnType<typeof segment>>;
   sources: Map<string, Source>;
   /** The face whose letters look most like the word's own, and the one drawing missing letters. */
   fit: FaceChoice | null;
-  drawing: FaceChoice | null;
+  drawing: Drawing | null;
+  /** The page's letters the drawing was matched to (when letters were drawn). */
+  page: PageLetters | null;
 }
 
 function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refused {
@@ -315,19 +319,34 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
       if (!sources.has(c)) sources.set(c, { cell: seg.letters[i], baseline: seg.baseline });
     });
   }
-  // The face whose letters look most like the word's own: it spaces moved letters and draws those
-  // the page never shows.
-  const fit = req.letterFaces?.length ? chooseFace(r, own, oldChars, lv, req.letterFaces) : null;
-  const drawing = missing().length && fit ? fit : null;
+  // The face whose letters look most like the word's own: it spaces moved letters. Letters the page
+  // never shows are drawn by the near face whose letters, adjusted to the page's measured style, look
+  // most like the page's (and refused when none comes within the tolerance).
+  const faces = req.letterFaces?.length ? chooseFaces(r, own, oldChars, lv, req.letterFaces) : [];
+  const fit = faces[0] ?? null;
+  let drawing: Drawing | null = null;
+  let page: PageLetters | null = null;
+  if (missing().length && fit) {
+    page = pageLetters(req, word, own, widthOf);
+    const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
+    const matched = faces
+      .filter((f) => f.mismatch <= fit.mismatch + 0.1)
+      .map((f) => {
+        const m = matchDrawing(f.face, page!, missing(), f.emPx, r.bilevel, tolerance, blurred);
+        return m && { ...m, mismatch: f.mismatch };
+      })
+      .filter((m): m is Drawing => m !== null && newChars.every((c) => sources.has(c) || !!m.draw(c)))
+      // Within the tolerance, the look of the word: how far the face's shapes are from the word's own
+      // plus how far its measured style still is from the page's (both shares; the shapes count for
+      // more: faces adjusted to the page differ by a few hundredths in style, by tenths in shape).
+      .sort((a, b) => a.differs.length - b.differs.length || a.mismatch + a.error - (b.mismatch + b.error));
+    if (matched.length && matched[0].differs.length) return styleMismatch(matched[0], page, missing());
+    drawing = matched[0] ?? null;
+  }
   for (const c of drawing ? missing() : []) {
-    const d = drawing!.face.draw(c, drawing!.emPx);
+    const d = drawing!.draw(c);
     if (!d) continue;
-    const soft = drawing!.blur ? blurred(d, drawing!.blur) : d;
-    sources.set(c, {
-      cell: { x0: 0, x1: soft.width, y0: 0, y1: soft.height },
-      baseline: soft.baseline,
-      drawn: soft,
-    });
+    sources.set(c, { cell: { x0: 0, x1: d.width, y0: 0, y1: d.height }, baseline: d.baseline, drawn: d });
   }
   if (missing().length)
     return {
@@ -337,8 +356,100 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
       code: 'letter_not_on_page',
       evidence: { missing: missing() },
     };
-  return { own, sources, fit, drawing };
+  return { own, sources, fit, drawing, page };
 }
+
+/** Recognised words on the target's line (overlapping most of its height), but the target. */
+function lineWords(req: PatchRequest): RasterWord[] {
+  const t = req.target.box;
+  return req.words.filter((w) => {
+    if (w === req.target || w.text === req.target.text) return false;
+    const overlap = Math.min(w.box[3], t[3]) - Math.max(w.box[1], t[1]);
+    return overlap > 0.5 * Math.min(w.box[3] - w.box[1], t[3] - t[1]);
+  });
+}
+
+/** The letters of a segmented word, for measuring: character, ink box and baseline. */
+const measuredOf = (seg: Segmented, chars: string[], word: number): MeasuredLetter[] =>
+  seg.letters.map((l, i) => ({
+    ch: chars[i],
+    x0: l.x0,
+    y0: l.y0,
+    x1: l.x1,
+    y1: l.y1,
+    baseline: seg.baseline,
+    word,
+  }));
+
+/** The line's other words, cut into letters where they stand apart on their own (for measuring). */
+function lineLetters(
+  req: PatchRequest,
+  word: WordInk,
+  widthOf: ((c: string) => number | null) | undefined,
+): MeasuredLetter[] {
+  const out: MeasuredLetter[] = [];
+  lineWords(req).forEach((w, k) => {
+    if (w.confidence < 80) return;
+    const chars = lettersOf(w.text).filter((c) => !/\s/.test(c));
+    const wh = w.box[3] - w.box[1];
+    const box = clampBox(
+      [w.box[0] - wh * 0.1, w.box[1] - wh * 0.04, w.box[2] + wh * 0.1, w.box[3] + wh * 0.04],
+      req.raster,
+    );
+    const seg = segment(req.raster, box, chars, word.lv.threshold, widthOf);
+    if (seg && seg.adjusted === 0)
+      out.push(...measuredOf(seg, chars, k + 1).filter((l) => /^[\p{L}\p{N}]$/u.test(l.ch)));
+  });
+  return out;
+}
+
+/** The page's letters a drawing is matched to: the word's own style, the line's x-height and cap height. */
+function pageLetters(
+  req: PatchRequest,
+  word: WordInk,
+  own: Segmented,
+  widthOf: ((c: string) => number | null) | undefined,
+): PageLetters {
+  const img = rasterImage(req.raster);
+  const ownLetters = measuredOf(own, word.oldChars, 0).filter((l) => /^[\p{L}\p{N}]$/u.test(l.ch));
+  const wordStyle = letterStyle(img, ownLetters, word.lv);
+  const measured = [...ownLetters, ...lineLetters(req, word, widthOf)];
+  const all = letterStyle(img, measured, word.lv);
+  return {
+    chars: ownLetters.map((l) => l.ch),
+    heightChars: measured.map((l) => l.ch),
+    word: wordStyle,
+    xHeightPx: all.x_height_px,
+    capHeightPx: all.cap_height_px,
+  };
+}
+
+/** A refusal naming what still differs between the drawn letters and the page's, with the figures. */
+function styleMismatch(best: Drawing, page: PageLetters, missing: string[]): Refused {
+  return {
+    refused: `${missing.map((c) => `“${c}”`).join(', ')} would be drawn in ${best.face.id}, whose letters, adjusted as far as they can be, still differ from the page's: ${best.differs.join('; ')}`,
+    code: 'letter_style_mismatch',
+    evidence: {
+      missing,
+      face: best.face.id,
+      differs: best.differs,
+      page: styleFigures({ ...page.word, x_height_px: page.xHeightPx, cap_height_px: page.capHeightPx }),
+      drawn: styleFigures(best.after),
+      stroke_change_px: Math.round(best.strokeDeltaPx * 100) / 100,
+    },
+    advice: [
+      'Choose a replacement made of letters the page already shows (they are cloned, not drawn).',
+      `Or offer a face nearer the page's letters (measured stroke ${styleFigures(page.word).stroke_px} px, x-height ${page.xHeightPx ?? 'unknown'} px).`,
+    ],
+  };
+}
+
+/** A scan raster as grey pixels to measure. */
+export const rasterImage = (r: ScanRaster): GreyImage => ({
+  width: r.width,
+  height: r.height,
+  grey: (x, y) => greyAt(r, x, y),
+});
 
 /** The new letters placed along the word's baseline, and the box the patch covers. */
 interface Layout {
@@ -442,12 +553,7 @@ function paperAround(r: ScanRaster, box: Box, word: WordInk): number[] {
  * to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
  * line above, a speck) stays as it was.
  */
-function erasedOldLetters(
-  r: ScanRaster,
-  box: Box,
-  own: LetterSources['own'],
-  paperColour: number[],
-): Uint8Array {
+function erasedOldLetters(r: ScanRaster, box: Box, own: LetterSources['own'], paper: PaperAt): Uint8Array {
   const n = r.channels;
   const bw = box[2] - box[0];
   const bh = box[3] - box[1];
@@ -457,19 +563,19 @@ function erasedOldLetters(
       const si = ((box[1] + y) * r.width + box[0] + x) * n;
       for (let k = 0; k < n; k++) pixels[(y * bw + x) * n + k] = r.data[si + k];
     }
-  const paperAt = (o: number) => {
-    for (let k = 0; k < n; k++) pixels[o + k] = r.bilevel ? 255 : paperColour[k];
+  const paperAt = (x: number, y: number) => {
+    const o = ((y - box[1]) * bw + x - box[0]) * n;
+    for (let k = 0; k < n; k++) pixels[o + k] = r.bilevel ? 255 : paper(x, y, k);
   };
   for (const l of own.letters)
     for (let y = Math.max(box[1], l.y0 - 2); y < Math.min(box[3], l.y1 + 2); y++)
-      for (let x = Math.max(box[0], l.x0 - 2); x < Math.min(box[2], l.x1 + 2); x++)
-        paperAt(((y - box[1]) * bw + x - box[0]) * n);
+      for (let x = Math.max(box[0], l.x0 - 2); x < Math.min(box[2], l.x1 + 2); x++) paperAt(x, y);
   for (let i = 1; i < own.letters.length; i++) {
     // The gaps between the old letters too (a kerned pair leaves edge pixels there).
     const a = own.letters[i - 1];
     const b = own.letters[i];
     for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
-      for (let x = a.x1; x < b.x0; x++) paperAt(((y - box[1]) * bw + x - box[0]) * n);
+      for (let x = a.x1; x < b.x0; x++) paperAt(x, y);
   }
   return pixels;
 }
@@ -481,7 +587,6 @@ function layNewLetters(
   layout: Layout,
   word: WordInk,
   letters: LetterSources,
-  paperColour: number[],
 ): void {
   const { box, placed } = layout;
   const { lv } = word;
@@ -494,7 +599,8 @@ function layNewLetters(
     const dy = own.baseline - p.src.baseline;
     const d = p.src.drawn;
     if (d) {
-      // A drawn letter: its coverage mixes the word's ink colour into the paper.
+      // A drawn letter: its coverage mixes the word's ink colour into the paper under it (the
+      // scan's own grain shows through its soft edges).
       for (let sy = 0; sy < d.height; sy++)
         for (let sx = 0; sx < d.width; sx++) {
           const cov = d.coverage[sy * d.width + sx] / 255;
@@ -509,16 +615,20 @@ function layNewLetters(
           for (let k = 0; k < n; k++)
             pixels[o + k] = Math.min(
               pixels[o + k],
-              Math.round(paperColour[k] - cov * (paperColour[k] - inkColour[k])),
+              Math.round(pixels[o + k] - cov * (pixels[o + k] - inkColour[k])),
             );
         }
       continue;
     }
+    const mine = ownInk(r, p.src.cell, lv.threshold);
+    const cw = p.src.cell.x1 - p.src.cell.x0;
     for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
       for (let sx = p.src.cell.x0; sx < p.src.cell.x1; sx++) {
         const tx = p.x + (sx - p.src.cell.x0) - box[0];
         const ty = sy + dy - box[1];
         if (tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
+        // Ink of a neighbour reaching into the cell (an f's hood over the next letter) stays behind.
+        if (!mine[(sy - p.src.cell.y0) * cw + sx - p.src.cell.x0]) continue;
         const g = greyAt(r, sx, sy);
         const o = (ty * bw + tx) * n;
         if (r.bilevel) {
@@ -535,15 +645,210 @@ function layNewLetters(
   }
 }
 
+/**
+ * A piece of ink belongs to a cell's letter with this share of its pixels inside the cell, or when
+ * its part inside is this share of all the cell's ink (the middle one of three touching letters).
+ */
+const OWN_INK_SHARE = 0.25;
+const OWN_CELL_SHARE = 0.4;
+
+/**
+ * The pixels of a letter's cell that belong to its own ink: the connected pieces of ink (8-connected,
+ * followed out to a cell's width either side) with OWN_INK_SHARE of their pixels inside the cell or
+ * OWN_CELL_SHARE of the cell's ink, and the edge pixels within 2 px of them. A piece mostly outside is a neighbour's (an "f"'s
+ * hood, a "T"'s bar over the next letter); a piece shared about evenly is a pair of touching letters
+ * split between their cells, and each keeps its part.
+ */
+function ownInk(r: ScanRaster, cell: LetterCell, threshold: number): Uint8Array {
+  const cw = cell.x1 - cell.x0;
+  const ch = cell.y1 - cell.y0;
+  const win = clampBox([cell.x0 - cw, cell.y0 - 2, cell.x1 + cw, cell.y1 + 2], r);
+  const ww = win[2] - win[0];
+  const wh = win[3] - win[1];
+  const label = new Int32Array(ww * wh).fill(-1);
+  const pieces: { inside: number; total: number }[] = [];
+  for (let y0 = 0; y0 < wh; y0++)
+    for (let x0 = 0; x0 < ww; x0++) {
+      if (label[y0 * ww + x0] >= 0 || greyAt(r, win[0] + x0, win[1] + y0) >= threshold) continue;
+      const id = pieces.length;
+      let inside = 0;
+      let total = 0;
+      const stack = [y0 * ww + x0];
+      label[y0 * ww + x0] = id;
+      while (stack.length) {
+        const i = stack.pop()!;
+        const x = i % ww;
+        const y = (i - x) / ww;
+        total++;
+        const rx = win[0] + x;
+        const ry = win[1] + y;
+        if (rx >= cell.x0 && rx < cell.x1 && ry >= cell.y0 && ry < cell.y1) inside++;
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            const ny = y + dy;
+            if (nx < 0 || ny < 0 || nx >= ww || ny >= wh) continue;
+            const j = ny * ww + nx;
+            if (label[j] >= 0 || greyAt(r, win[0] + nx, win[1] + ny) >= threshold) continue;
+            label[j] = id;
+            stack.push(j);
+          }
+      }
+      pieces.push({ inside, total });
+    }
+  const cellInk = pieces.reduce((t, p) => t + p.inside, 0);
+  const keep = pieces.map((p) => p.inside >= OWN_INK_SHARE * p.total || p.inside >= OWN_CELL_SHARE * cellInk);
+  const mine = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++)
+    for (let x = 0; x < cw; x++) {
+      // Own ink within 2 px (its soft edge), and no ink of a neighbour's nearer.
+      let own = false;
+      for (let dy = -2; dy <= 2 && !own; dy++)
+        for (let dx = -2; dx <= 2 && !own; dx++) {
+          const wx = cell.x0 + x + dx - win[0];
+          const wy = cell.y0 + y + dy - win[1];
+          if (wx < 0 || wy < 0 || wx >= ww || wy >= wh) continue;
+          const l = label[wy * ww + wx];
+          if (l >= 0 && keep[l]) own = true;
+        }
+      const l = label[(cell.y0 + y - win[1]) * ww + cell.x0 + x - win[0]];
+      mine[y * cw + x] = own && !(l >= 0 && !keep[l]) ? 1 : 0;
+    }
+  return mine;
+}
+
+/** The scan's own paper for the patch's box, from paper-only places within 0.6 × the word's height. */
+function paperOf(r: ScanRaster, box: Box, word: WordInk, paperColour: number[]): PaperAt {
+  const { h, lv } = word;
+  const cut = lv.threshold + 0.5 * (lv.paper - lv.threshold);
+  return paperTexture(r, box, (x, y) => greyAt(r, x, y), cut, Math.max(8, Math.round(h * 0.6)), paperColour);
+}
+
+/** The ink box of the pixels darker than `threshold` within `b` (null: none). */
+function inkBoxIn(img: GreyImage, b: Box, threshold: number): Box | null {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = Math.max(0, b[1]); y < Math.min(img.height, b[3]); y++)
+    for (let x = Math.max(0, b[0]); x < Math.min(img.width, b[2]); x++)
+      if (img.grey(x, y) < threshold) {
+        x0 = Math.min(x0, x);
+        y0 = Math.min(y0, y);
+        x1 = Math.max(x1, x + 1);
+        y1 = Math.max(y1, y + 1);
+      }
+  return x1 < 0 ? null : [x0, y0, x1, y1];
+}
+
+const ratio = (a: number | null, b: number | null) =>
+  a === null || b === null || b <= 0 ? null : Math.round((a / b) * 1000) / 1000;
+
+/**
+ * How the patched word looks beside the line's other words (issue 32 item 5): its stroke width, ink
+ * density, letter gaps and the paper's noise, as the same measures of the line's words (or of the old
+ * word when the line has none to measure), with their ratios. A word with drawn letters whose stroke
+ * or x-height still differs from the old word's beyond the tolerance is refused.
+ */
+function visibilityOf(
+  req: PatchRequest,
+  word: WordInk,
+  letters: LetterSources,
+  layout: Layout,
+  pixels: Uint8Array,
+): { figures: Record<string, unknown>; refusal: Refused | null } {
+  const r = req.raster;
+  const { lv, oldChars, newChars, h } = word;
+  const { own } = letters;
+  const { box } = layout;
+  const n = r.channels;
+  const bw = box[2] - box[0];
+  const scan = rasterImage(r);
+  const after: GreyImage = {
+    width: r.width,
+    height: r.height,
+    grey: (x, y) => {
+      if (x < box[0] || y < box[1] || x >= box[2] || y >= box[3]) return greyAt(r, x, y);
+      const o = ((y - box[1]) * bw + x - box[0]) * n;
+      return n === 1 ? pixels[o] : (pixels[o] + pixels[o + 1] + pixels[o + 2]) / 3;
+    },
+  };
+  const plain = (l: MeasuredLetter) => /^[\p{L}\p{N}]$/u.test(l.ch);
+  const newLetters: MeasuredLetter[] = [];
+  layout.placed.forEach((p, i) => {
+    const c = p.src.cell;
+    const top = own.baseline - (p.src.baseline - c.y0);
+    const ink = inkBoxIn(after, [p.x, top, p.x + (c.x1 - c.x0), top + (c.y1 - c.y0)], lv.threshold);
+    if (ink)
+      newLetters.push({
+        ch: newChars[i],
+        x0: ink[0],
+        y0: ink[1],
+        x1: ink[2],
+        y1: ink[3],
+        baseline: own.baseline,
+        word: 0,
+      });
+  });
+  const patchedStyle = letterStyle(after, newLetters.filter(plain), lv);
+  const oldStyle = letterStyle(scan, measuredOf(own, oldChars, 0).filter(plain), lv);
+  const lineLetterList = lineLetters(req, word, letterWidths(req.letterFaces ?? []));
+  const lineStyle = lineLetterList.length ? letterStyle(scan, lineLetterList, lv) : oldStyle;
+  const ring = clampBox([box[0] - h * 0.6, box[1] - h * 0.4, box[2] + h * 0.6, box[3] + h * 0.4], r);
+  const noiseInside = paperNoise(after, box, lv);
+  const noiseAround = paperNoise(scan, ring, lv, box);
+  const noiseBefore = paperNoise(scan, box, lv);
+  const figures = {
+    word: styleFigures(patchedStyle),
+    line: styleFigures(lineStyle),
+    line_letters: lineLetterList.length,
+    stroke_ratio: ratio(patchedStyle.stroke_px, lineStyle.stroke_px),
+    x_height_ratio: ratio(patchedStyle.x_height_px, lineStyle.x_height_px),
+    ink_density_ratio: ratio(patchedStyle.ink_density, lineStyle.ink_density),
+    letter_gap_ratio: ratio(patchedStyle.letter_gap_px, lineStyle.letter_gap_px),
+    paper_noise_inside: noiseInside === null ? null : Math.round(noiseInside * 100) / 100,
+    paper_noise_around: noiseAround === null ? null : Math.round(noiseAround * 100) / 100,
+    paper_noise_ratio: ratio(noiseInside, noiseAround),
+    // The same box on the scan before the patch (its own letters' JPEG ringing counts alike).
+    paper_noise_before: noiseBefore === null ? null : Math.round(noiseBefore * 100) / 100,
+  };
+  const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
+  const differs: string[] = [];
+  const check = (what: string, a: number | null, b: number | null, share: number) => {
+    if (
+      a !== null &&
+      b !== null &&
+      b > 0 &&
+      Math.abs(a - b) / b > share &&
+      Math.abs(a - b) > tolerance.floorPx
+    )
+      differs.push(
+        `${what} ${Math.round(a * 100) / 100} px against the old word's ${Math.round(b * 100) / 100} px`,
+      );
+  };
+  check('stroke width', patchedStyle.stroke_px, oldStyle.stroke_px, tolerance.stroke);
+  check('x-height', patchedStyle.x_height_px, oldStyle.x_height_px, tolerance.height);
+  const refusal: Refused | null = differs.length
+    ? {
+        refused: `the patched word, with its drawn letters, would stand out from the page: ${differs.join('; ')}`,
+        code: 'letter_style_mismatch',
+        evidence: { visibility: figures, differs },
+        advice: ['Choose a replacement made of letters the page already shows (they are cloned, not drawn).'],
+      }
+    : null;
+  return { figures, refusal };
+}
+
 function patched(
   word: WordInk,
   letters: LetterSources,
   layout: Layout,
   paperColour: number[],
   pixels: Uint8Array,
+  visibility: Record<string, unknown>,
 ): PatchResult {
   const { oldChars, newChars, lv } = word;
-  const { own, sources, drawing } = letters;
+  const { own, sources, drawing, page } = letters;
   const { box, placed } = layout;
   const drawnCount = placed.filter((p) => p.src.drawn).length;
   return {
@@ -562,53 +867,51 @@ function patched(
             drawn_em_px: Math.round(drawing.emPx * 10) / 10,
             drawn_face_mismatch: Math.round(drawing.mismatch * 1000) / 1000,
             drawn_blur_px: drawing.blur,
+            drawn_stroke_change_px: Math.round(drawing.strokeDeltaPx * 100) / 100,
+            drawn_slant: drawing.slant,
+            letter_style: {
+              page: page
+                ? styleFigures({ ...page.word, x_height_px: page.xHeightPx, cap_height_px: page.capHeightPx })
+                : null,
+              face_before: styleFigures(drawing.before),
+              face_after: styleFigures(drawing.after),
+            },
           }
         : {}),
       segmentation_adjusted: own.adjusted,
       paper: paperColour,
       ink_level: Math.round(lv.ink),
+      visibility,
     },
   };
 }
 
-/** The face chosen to draw missing letters, at the word's size and blur. */
+/** A face near the word's own letters, at the word's size. */
 interface FaceChoice {
   face: LetterFace;
   emPx: number;
   /** Mean share of pixels where the face's letters and the word's own disagree (0 = the same). */
   mismatch: number;
-  /** Box-blur radius (pixels) that gives drawn letters the scan's edge softness. */
-  blur: number;
 }
 
 /** Beyond this mismatch with the word's own letters, no face is near enough to draw with. */
 const MAX_FACE_MISMATCH = 0.55;
 
 /**
- * Chooses the face whose letters, drawn at the word's size, cover the word's own letter images best,
- * and the blur that gives them the scan's share of soft edge pixels. Null when no face comes near.
+ * The faces whose letters, drawn at the word's size, cover the word's own letter images within
+ * MAX_FACE_MISMATCH, nearest first (none when no face comes near).
  */
-function chooseFace(
+function chooseFaces(
   r: ScanRaster,
   own: Segmented,
   chars: string[],
   lv: { paper: number; ink: number; threshold: number },
   faces: LetterFace[],
-): FaceChoice | null {
+): FaceChoice[] {
   // Compared on plain letters and figures (marks and punctuation are too small to measure a face).
   const plain = chars.map((c, i) => ({ c, cell: own.letters[i] })).filter((l) => /^[\p{L}\p{N}]$/u.test(l.c));
-  if (!plain.length) return null;
-  const span = lv.paper - lv.ink;
-  let scanSoft = 0;
-  let scanCore = 0;
-  for (const { cell } of plain)
-    for (let y = cell.y0; y < cell.y1; y++)
-      for (let x = cell.x0; x < cell.x1; x++) {
-        const g = greyAt(r, x, y);
-        if (g < lv.threshold) scanCore++;
-        if (g > lv.ink + 0.15 * span && g < lv.paper - 0.15 * span) scanSoft++;
-      }
-  let best: FaceChoice | null = null;
+  if (!plain.length) return [];
+  const near: FaceChoice[] = [];
   for (const face of faces) {
     const ratios: number[] = [];
     for (const { c, cell } of plain) {
@@ -638,30 +941,9 @@ function chooseFace(
       mismatch += either ? 1 - both / either : 1;
     }
     mismatch /= drawn.length;
-    if (best && mismatch >= best.mismatch) continue;
-    // The blur whose share of soft pixels (to core ink) is nearest the scan's.
-    const want = scanCore ? scanSoft / scanCore : 0;
-    let blur = 0;
-    let gap = Infinity;
-    for (let radius = 0; radius <= 3; radius++) {
-      let soft = 0;
-      let core = 0;
-      for (const { d } of drawn) {
-        const g = radius ? blurred(d!, radius) : d!;
-        for (const v of g.coverage) {
-          if (v >= 128) core++;
-          if (v > 0.15 * 255 && v < 0.85 * 255) soft++;
-        }
-      }
-      const off = Math.abs((core ? soft / core : 0) - want);
-      if (off < gap) {
-        gap = off;
-        blur = radius;
-      }
-    }
-    best = { face, emPx, mismatch, blur: r.bilevel ? 0 : blur };
+    if (mismatch <= MAX_FACE_MISMATCH) near.push({ face, emPx, mismatch });
   }
-  return best && best.mismatch <= MAX_FACE_MISMATCH ? best : null;
+  return near.sort((x, y) => x.mismatch - y.mismatch);
 }
 
 /** A drawn letter softened by a box blur of `radius` pixels (grown by the radius on each side). */

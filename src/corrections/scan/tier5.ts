@@ -15,6 +15,7 @@ import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
+import { machineFontSettings } from '../../fonts/machine-fonts.ts';
 import { patchLetterFaces } from './letter-drawing.ts';
 import {
   findScanImage,
@@ -583,7 +584,7 @@ function patchRequest(
     words,
     target,
     replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
-    letterFaces: patchLetterFaces(),
+    letterFaces: patchLetterFaces(machineFontSettings()),
   };
   return { scan, request };
 }
@@ -595,7 +596,7 @@ function patchOrRefuse(request: PatchRequest): Patch {
       patch.code,
       `The word could not be patched: ${patch.refused}.`,
       'Tier 5 builds the new word from letters of the same page.',
-      ['Choose a replacement made of letters the page shows clearly.'],
+      patch.advice ?? ['Choose a replacement made of letters the page shows clearly.'],
       { evidence: patch.evidence },
     );
   }

@@ -56,6 +56,14 @@ function nativeWords(pdf: string, box: number[]): string[] {
   return text.split(/\s+/).map(matchForm).filter(Boolean);
 }
 
+/** The patch's visibility figures against its line (issue 32 item 5), for the printed rows. */
+function seen(measurements: Record<string, unknown> | undefined): string {
+  const v = measurements?.visibility as Record<string, number | null> | undefined;
+  if (!v) return '';
+  const f = (x: number | null) => (x === null ? '–' : x.toFixed(2));
+  return ` stroke ×${f(v.stroke_ratio)} density ×${f(v.ink_density_ratio)} gaps ×${f(v.letter_gap_ratio)} x-height ×${f(v.x_height_ratio)} paper noise ${f(v.paper_noise_inside)}/${f(v.paper_noise_around)}`;
+}
+
 test('scanned versions of real pages: same-letter corrections verified at cost ≤ low, none false', async () => {
   const scans = makeScans(work);
   const rows: string[] = [];
@@ -169,7 +177,9 @@ test('scanned versions of real pages: same-letter corrections verified at cost �
         continue;
       }
       if (['none', 'low'].includes(proposal.visibility_cost)) verifiedLow++;
-      rows.push(`${scan.name} ${task.word} → ${task.same}: verified (${proposal.visibility_cost})`);
+      rows.push(
+        `${scan.name} ${task.word} → ${task.same}: verified (${proposal.visibility_cost})${seen(proposal.measurements)}`,
+      );
     }
   }
   const rate = same ? verifiedLow / same : 0;
