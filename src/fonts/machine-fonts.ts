@@ -345,13 +345,16 @@ export function useMachineFontSettings(settings: MachineFontSettings): void {
   started = settings;
 }
 
+/** This process's settings: those it was started with, else the environment's. */
+export function processFontSettings(): MachineFontSettings {
+  return started ?? machineFontSettings();
+}
+
 /**
  * The machine's faces under `settings` (default: the process's, else the environment's): DOCFIX_FONT_DIRS's first,
  * then fontconfig's; one face per PostScript name, none a bundled face has. Cached per process.
  */
-export function machineFaces(
-  settings: MachineFontSettings = started ?? machineFontSettings(),
-): readonly MachineFace[] {
+export function machineFaces(settings: MachineFontSettings = processFontSettings()): readonly MachineFace[] {
   const key = JSON.stringify(settings);
   const known = discovered.get(key);
   if (known) return known;

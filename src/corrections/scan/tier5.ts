@@ -15,7 +15,7 @@ import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
-import { machineFontSettings } from '../../fonts/machine-fonts.ts';
+import { processFontSettings } from '../../fonts/machine-fonts.ts';
 import { patchLetterFaces } from './letter-drawing.ts';
 import {
   findScanImage,
@@ -584,7 +584,7 @@ function patchRequest(
     words,
     target,
     replacement: withRecognisedAffixes(located.match.text, t.find, t.replacement),
-    letterFaces: patchLetterFaces(machineFontSettings()),
+    letterFaces: patchLetterFaces(processFontSettings()),
   };
   return { scan, request };
 }
