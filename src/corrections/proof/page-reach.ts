@@ -1,0 +1,201 @@
+// Which pages draw from which objects: the document's reference graph as its pages reach it, read
+// once per document and kept, so that proving the other pages of a long document unchanged costs
+// in proportion to the objects a correction rewrote, not to the page count (docs/engine.md,
+// "Verification"). A page reaches an object when the object is in its closure: page dictionary,
+// contents, resources, annotations and all they reference, back-links (/Parent, /P, …) and
+// navigation arrays left out (refsOf). The pages that reach a rewritten object are found by walking
+// up from it through the objects that refer to it.
+import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { sha256 } from '../locate/pdf-bytes.ts';
+
+const BACK_LINK =
+  /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
+const NAV_ARRAY = /\/(?:Dest|D)\s*\[[^\]]*\]/g;
+const REF = /(\d+)\s+(\d+)\s+R/g;
+
+/** Object numbers an object's text refers to, back-links and navigation arrays left out. */
+export function refsOf(text: string): number[] {
+  const out: number[] = [];
+  const clean = text.replace(BACK_LINK, '').replace(NAV_ARRAY, '');
+  for (const m of clean.matchAll(REF)) out.push(Number(m[1]));
+  return out;
+}
+
+/** An object's references as MuPDF reads it (decrypted, repaired as MuPDF repairs). */
+function readRefs(doc: mupdf.PDFDocument, num: number): number[] {
+  return refsOf(doc.newIndirect(num).resolve().toString(true));
+}
+
+/**
+ * The reference graph of a document's pages. Nodes are object numbers; a page held as a direct
+ * object (no number of its own) is the node `-1 - pageIndex`.
+ */
+export class PageReach {
+  /** Each page's node, by page index. */
+  readonly pageNodes: number[];
+  /** Each node's references (objects reached from some page only). */
+  readonly #refs: Map<number, number[]>;
+  #referrers: Map<number, number[]> | null = null;
+  #pagesOf: Map<number, number[]> | null = null;
+
+  private constructor(pageNodes: number[], refs: Map<number, number[]>) {
+    this.pageNodes = pageNodes;
+    this.#refs = refs;
+  }
+
+  /** Reads the graph of every page of `doc`: each object a page reaches is read once. */
+  static read(doc: mupdf.PDFDocument): PageReach {
+    const refs = new Map<number, number[]>();
+    const pageNodes: number[] = [];
+    const count = doc.countPages();
+    for (let i = 0; i < count; i += 1) {
+      const page = doc.findPage(i);
+      if (page.isIndirect()) {
+        pageNodes.push(page.asIndirect());
+        continue;
+      }
+      pageNodes.push(-1 - i);
+      refs.set(-1 - i, refsOf(page.toString(true)));
+    }
+    const reach = new PageReach(pageNodes, refs);
+    reach.#readFrom(
+      doc,
+      pageNodes.flatMap((n) => (n < 0 ? (refs.get(n) ?? []) : [n])),
+    );
+    return reach;
+  }
+
+  /** Reads the objects reached from `start` that are not read yet (an explicit stack: no depth limit). */
+  #readFrom(doc: mupdf.PDFDocument, start: number[]): void {
+    const stack = [...start];
+    while (stack.length) {
+      const num = stack.pop()!;
+      if (this.#refs.has(num)) continue;
+      let out: number[] = [];
+      try {
+        out = readRefs(doc, num);
+      } catch {
+        // An object MuPDF cannot read draws nothing and refers to nothing.
+      }
+      this.#refs.set(num, out);
+      for (const n of out) if (!this.#refs.has(n)) stack.push(n);
+    }
+  }
+
+  /**
+   * The graph of the same pages after an update that wrote `written` again (or anew), read from the
+   * updated document `doc`: those objects' references are read again, and what they newly reach.
+   * The page tree must be the same (checked: every page keeps its node).
+   */
+  updated(doc: mupdf.PDFDocument, written: Iterable<number>): PageReach | null {
+    if (doc.countPages() !== this.pageNodes.length) return null;
+    const refs = new Map(this.#refs);
+    const next = new PageReach(this.pageNodes, refs);
+    const again = [...written].filter((n) => refs.has(n));
+    for (const n of again) refs.delete(n);
+    next.#readFrom(doc, again);
+    return next;
+  }
+
+  /** Objects that refer to each object, read once from the references. */
+  #up(): Map<number, number[]> {
+    if (this.#referrers) return this.#referrers;
+    const up = new Map<number, number[]>();
+    for (const [from, tos] of this.#refs)
+      for (const to of tos) {
+        const list = up.get(to);
+        if (list) list.push(from);
+        else up.set(to, [from]);
+      }
+    this.#referrers = up;
+    return up;
+  }
+
+  /** Page indices by node (a page object listed twice in the tree draws on both). */
+  #pages(): Map<number, number[]> {
+    if (this.#pagesOf) return this.#pagesOf;
+    const pages = new Map<number, number[]>();
+    this.pageNodes.forEach((node, i) => {
+      const list = pages.get(node);
+      if (list) list.push(i);
+      else pages.set(node, [i]);
+    });
+    this.#pagesOf = pages;
+    return pages;
+  }
+
+  /**
+   * Indices of the pages whose closure reaches any of `objects` (a page whose own dictionary is one
+   * of them included): the objects' referrers walked upwards, so the work is what lies above them.
+   */
+  pagesReaching(objects: Iterable<number>): number[] {
+    const up = this.#up();
+    const pages = this.#pages();
+    const seen = new Set<number>();
+    const stack = [...objects];
+    const found = new Set<number>();
+    while (stack.length) {
+      const num = stack.pop()!;
+      if (seen.has(num)) continue;
+      seen.add(num);
+      for (const i of pages.get(num) ?? []) found.add(i);
+      for (const from of up.get(num) ?? []) if (!seen.has(from)) stack.push(from);
+    }
+    return [...found].sort((a, b) => a - b);
+  }
+}
+
+/** Graphs of the last few documents, by the SHA-256 of their bytes (a correction and its apply, the next revision). */
+const known = new Map<string, PageReach>();
+const KEPT = 3;
+
+function remember(key: string, reach: PageReach): void {
+  known.delete(key);
+  known.set(key, reach);
+  while (known.size > KEPT) known.delete(known.keys().next().value!);
+}
+
+/**
+ * The graph of the document whose bytes are `bytes`: kept from an earlier correction on them, or read
+ * through `open` (a copy of them opened as the engine opens it, closed again here).
+ */
+export function pageReachOf(
+  bytes: Uint8Array,
+  open: () => mupdf.PDFDocument,
+): { reach: PageReach; kept: boolean } {
+  const key = sha256(bytes);
+  const kept = known.get(key);
+  if (kept) {
+    remember(key, kept);
+    return { reach: kept, kept: true };
+  }
+  const doc = open();
+  try {
+    const reach = PageReach.read(doc);
+    remember(key, reach);
+    return { reach, kept: false };
+  } finally {
+    doc.destroy();
+  }
+}
+
+/**
+ * Keeps the graph of `output`, an update of a document whose graph is `reach` that wrote the objects
+ * `written`, so that the next correction on it (the next revision) does not read every page again.
+ */
+export function keepUpdatedReach(
+  reach: PageReach,
+  output: Uint8Array,
+  doc: mupdf.PDFDocument,
+  written: Iterable<number>,
+): void {
+  const key = sha256(output);
+  if (known.has(key)) return;
+  const next = reach.updated(doc, written);
+  if (next) remember(key, next);
+}
+
+/** The kept graph of `bytes`, when one is kept. */
+export function keptReach(bytes: Uint8Array): PageReach | undefined {
+  return known.get(sha256(bytes));
+}
