@@ -11,6 +11,9 @@ import { sha256 } from '../locate/pdf-bytes.ts';
 const BACK_LINK =
   /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
 const NAV_ARRAY = /\/(?:Dest|D)\s*\[[^\]]*\]/g;
+// A page-tree node is reached from its pages for the attributes they inherit (/Resources,
+// /MediaBox, /Rotate …), never for its other pages.
+const KIDS = /\/Kids\s*\[[^\]]*\]/g;
 const REF = /(\d+)\s+(\d+)\s+R/g;
 
 /** Object numbers an object's text refers to, back-links and navigation arrays left out. */
@@ -21,9 +24,22 @@ export function refsOf(text: string): number[] {
   return out;
 }
 
-/** An object's references as MuPDF reads it (decrypted, repaired as MuPDF repairs). */
+/** An object's references as MuPDF reads it (decrypted, repaired as MuPDF repairs), /Kids left out. */
 function readRefs(doc: mupdf.PDFDocument, num: number): number[] {
-  return refsOf(doc.newIndirect(num).resolve().toString(true));
+  return refsOf(doc.newIndirect(num).resolve().toString(true).replace(KIDS, ''));
+}
+
+/** The page-tree nodes above a page (its /Parent chain), whose attributes it inherits. */
+function ancestorsOf(page: mupdf.PDFObject): number[] {
+  const out: number[] = [];
+  let node = page.resolve().get('Parent');
+  for (let depth = 0; node.isIndirect() && depth < 64; depth += 1) {
+    const num = node.asIndirect();
+    if (out.includes(num)) break;
+    out.push(num);
+    node = node.resolve().get('Parent');
+  }
+  return out;
 }
 
 /**
@@ -37,10 +53,12 @@ export class PageReach {
   readonly #refs: Map<number, number[]>;
   #referrers: Map<number, number[]> | null = null;
   #pagesOf: Map<number, number[]> | null = null;
+  readonly #pageSet: Set<number>;
 
   private constructor(pageNodes: number[], refs: Map<number, number[]>) {
     this.pageNodes = pageNodes;
     this.#refs = refs;
+    this.#pageSet = new Set(pageNodes);
   }
 
   /** Reads the graph of every page of `doc`: each object a page reaches is read once. */
@@ -55,7 +73,7 @@ export class PageReach {
         continue;
       }
       pageNodes.push(-1 - i);
-      refs.set(-1 - i, refsOf(page.toString(true)));
+      refs.set(-1 - i, [...refsOf(page.toString(true).replace(KIDS, '')), ...ancestorsOf(page)]);
     }
     const reach = new PageReach(pageNodes, refs);
     reach.#readFrom(
@@ -74,6 +92,8 @@ export class PageReach {
       let out: number[] = [];
       try {
         out = readRefs(doc, num);
+        // A page reaches the tree nodes it inherits from (a direct page: see read()).
+        if (this.#pageSet.has(num)) out.push(...ancestorsOf(doc.newIndirect(num)));
       } catch {
         // An object MuPDF cannot read draws nothing and refers to nothing.
       }

@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
+import { PageReach } from '../../../../src/corrections/proof/page-reach.ts';
 import { proveStructure, streamDecoder, type VerifyPage } from '../../../../src/corrections/proof/verify.ts';
 import { inputIndexOf } from '../../../../src/corrections/save/save-correction.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
@@ -180,6 +181,21 @@ test('on the next revision (the page graph kept from the proof, updated) the sha
   assert.not.ok(proof.guards.find((g) => g.name === 'other_pages_identical')!.passed);
   const unproven = proof.pages.filter((p) => !p.identical).map((p) => p.page_index);
   assert.equal(unproven, drawers);
+});
+
+test('the page graph: a page reaches the tree nodes it inherits from, never the other pages through /Kids', () => {
+  const doc = new mupdf.PDFDocument(long);
+  try {
+    const reach = PageReach.read(doc);
+    const root = doc.getTrailer().get('Root').get('Pages').asIndirect();
+    // Inherited attributes (/Resources, /MediaBox, /Rotate) live in the tree: every page reaches its root.
+    assert.is(reach.pagesReaching([root]).length, 200);
+    assert.equal(reach.pagesReaching([doc.findPage(5).asIndirect()]), [5]);
+    const font = [...fontUsers(long)].find(([, pages]) => pages[0] === 0)!;
+    assert.equal(reach.pagesReaching([font[0]]), font[1]);
+  } finally {
+    doc.destroy();
+  }
 });
 
 test.run();
