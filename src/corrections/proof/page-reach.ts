@@ -49,22 +49,40 @@ function ancestorsOf(page: mupdf.PDFObject): number[] {
 export class PageReach {
   /** Each page's node, by page index. */
   readonly pageNodes: number[];
-  /** Each node's references (objects reached from some page only). */
-  readonly #refs: Map<number, number[]>;
+  /** Each node's references (objects reached from some page only); see #refs. */
+  #refsMap: Map<number, number[]> | null;
+  /** An updated graph not yet needed: its base's references and those read again (see updated()). */
+  #pending: { base: Map<number, number[]>; changes: Map<number, number[]> } | null = null;
   #referrers: Map<number, number[]> | null = null;
   #pagesOf: Map<number, number[]> | null = null;
   readonly #pageSet: Set<number>;
+  /** The page-tree nodes above the pages (their inherited attributes). */
+  readonly #tree: Set<number>;
 
-  private constructor(pageNodes: number[], refs: Map<number, number[]>) {
+  private constructor(pageNodes: number[], refs: Map<number, number[]> | null, tree: Set<number>) {
     this.pageNodes = pageNodes;
-    this.#refs = refs;
+    this.#refsMap = refs;
     this.#pageSet = new Set(pageNodes);
+    this.#tree = tree;
+  }
+
+  /** The references, an update's merged into its base's the first time they are needed. */
+  get #refs(): Map<number, number[]> {
+    if (!this.#refsMap) {
+      const { base, changes } = this.#pending!;
+      const refs = new Map(base);
+      for (const [num, out] of changes) refs.set(num, out);
+      this.#refsMap = refs;
+      this.#pending = null;
+    }
+    return this.#refsMap;
   }
 
   /** Reads the graph of every page of `doc`: each object a page reaches is read once. */
   static read(doc: mupdf.PDFDocument): PageReach {
     const refs = new Map<number, number[]>();
     const pageNodes: number[] = [];
+    const tree = new Set<number>();
     const count = doc.countPages();
     for (let i = 0; i < count; i += 1) {
       const page = doc.findPage(i);
@@ -73,47 +91,72 @@ export class PageReach {
         continue;
       }
       pageNodes.push(-1 - i);
-      refs.set(-1 - i, [...refsOf(page.toString(true).replace(KIDS, '')), ...ancestorsOf(page)]);
+      const above = ancestorsOf(page);
+      for (const n of above) tree.add(n);
+      refs.set(-1 - i, [...refsOf(page.toString(true).replace(KIDS, '')), ...above]);
     }
-    const reach = new PageReach(pageNodes, refs);
+    const reach = new PageReach(pageNodes, refs, tree);
     reach.#readFrom(
       doc,
       pageNodes.flatMap((n) => (n < 0 ? (refs.get(n) ?? []) : [n])),
+      refs,
+      (n) => refs.has(n),
     );
     return reach;
   }
 
-  /** Reads the objects reached from `start` that are not read yet (an explicit stack: no depth limit). */
-  #readFrom(doc: mupdf.PDFDocument, start: number[]): void {
+  /** One object's references; a page's include the tree nodes it inherits from. */
+  #readOne(doc: mupdf.PDFDocument, num: number): number[] {
+    try {
+      const out = readRefs(doc, num);
+      if (this.#pageSet.has(num)) {
+        const above = ancestorsOf(doc.newIndirect(num));
+        for (const n of above) this.#tree.add(n);
+        out.push(...above);
+      }
+      return out;
+    } catch {
+      return []; // an object MuPDF cannot read draws nothing and refers to nothing
+    }
+  }
+
+  /** Reads into `into` the objects reached from `start` not `known` yet (an explicit stack: no depth limit). */
+  #readFrom(
+    doc: mupdf.PDFDocument,
+    start: number[],
+    into: Map<number, number[]>,
+    known: (num: number) => boolean,
+  ): void {
     const stack = [...start];
     while (stack.length) {
       const num = stack.pop()!;
-      if (this.#refs.has(num)) continue;
-      let out: number[] = [];
-      try {
-        out = readRefs(doc, num);
-        // A page reaches the tree nodes it inherits from (a direct page: see read()).
-        if (this.#pageSet.has(num)) out.push(...ancestorsOf(doc.newIndirect(num)));
-      } catch {
-        // An object MuPDF cannot read draws nothing and refers to nothing.
-      }
-      this.#refs.set(num, out);
-      for (const n of out) if (!this.#refs.has(n)) stack.push(n);
+      if (into.has(num)) continue;
+      const out = this.#readOne(doc, num);
+      into.set(num, out);
+      for (const n of out) if (!known(n)) stack.push(n);
     }
   }
 
   /**
    * The graph of the same pages after an update that wrote `written` again (or anew), read from the
-   * updated document `doc`: those objects' references are read again, and what they newly reach.
-   * The page tree must be the same (checked: every page keeps its node).
+   * updated document `doc`: those objects' references are read again, and what they newly reach,
+   * and nothing else until the graph is used. Null when the update wrote a page-tree node (the
+   * pages may have moved) or changed the page count: the next correction reads the graph again.
    */
   updated(doc: mupdf.PDFDocument, written: Iterable<number>): PageReach | null {
-    if (doc.countPages() !== this.pageNodes.length) return null;
-    const refs = new Map(this.#refs);
-    const next = new PageReach(this.pageNodes, refs);
-    const again = [...written].filter((n) => refs.has(n));
-    for (const n of again) refs.delete(n);
-    next.#readFrom(doc, again);
+    const base = this.#refs;
+    const again = [...written];
+    if (doc.countPages() !== this.pageNodes.length || again.some((n) => this.#tree.has(n))) return null;
+    const next = new PageReach(this.pageNodes, null, new Set(this.#tree));
+    const changes = new Map<number, number[]>();
+    const rewritten = new Set(again);
+    next.#readFrom(
+      doc,
+      again.filter((n) => base.has(n)),
+      changes,
+      (n) => changes.has(n) || (base.has(n) && !rewritten.has(n)),
+    );
+    next.#pending = { base, changes };
     return next;
   }
 
