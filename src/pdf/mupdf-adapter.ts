@@ -176,7 +176,9 @@ export function renderPageRgb(page: mupdf.Page, dpi: number): RgbImage {
   const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
   try {
     const view = pixmap.getPixels();
-    const pixels = new Uint8Array(view.byteLength);
+    // Not zero-filled first (every byte is copied over at once): a 300 dpi page is 25 MB of memset
+    // saved. A plain Uint8Array over the unpooled buffer (a Buffer's slice() would not copy).
+    const pixels = new Uint8Array(Buffer.allocUnsafeSlow(view.byteLength).buffer, 0, view.byteLength);
     pixels.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
     return { width: pixmap.getWidth(), height: pixmap.getHeight(), stride: pixmap.getStride(), pixels };
   } finally {

@@ -131,13 +131,33 @@ function readClassicTable(bytes: Uint8Array, pos: number, into: Map<number, Xref
   }
 }
 
-/** Every object's location in the file, following /Prev (and hybrid /XRefStm) from the last startxref. */
-export function readXref(bytes: Uint8Array): { entries: Map<number, XrefEntry>; trailer: PdfValue } {
+/** A file's cross-reference chain as read: entries (newest section first) and the newest trailer. */
+export interface XrefRead {
+  entries: Map<number, XrefEntry>;
+  trailer: PdfValue;
+}
+
+/**
+ * Every object's location in the file, following /Prev (and hybrid /XRefStm) from the last startxref.
+ * With `base` (the chain of a file these bytes extend, `base.length` bytes long): the sections written
+ * after it are read, and where the chain steps back to the base's own last section, the base's
+ * entries are taken as read (an incremental update is read in proportion to what it appends).
+ */
+export function readXref(
+  bytes: Uint8Array,
+  base?: { length: number; startxref: number; read: XrefRead },
+): XrefRead {
   const entries = new Map<number, XrefEntry>();
   let trailer: PdfValue | null = null;
   let offset = lastStartxref(bytes);
   const seen = new Set<number>();
   while (offset !== null && offset >= 0 && offset < bytes.length && !seen.has(offset)) {
+    if (base && offset < base.length) {
+      if (offset !== base.startxref) return readXref(bytes);
+      for (const [num, entry] of base.read.entries) if (!entries.has(num)) entries.set(num, entry);
+      trailer ??= base.read.trailer;
+      break;
+    }
     seen.add(offset);
     const at = skipSpace(bytes, offset);
     let dict: PdfValue;
@@ -181,14 +201,23 @@ export class ObjectIndex {
   private broken: boolean | undefined;
   private readonly objstms = new Map<number, { data: Uint8Array; offsets: Map<number, number> } | null>();
 
-  constructor(bytes: Uint8Array, decode: StreamDecoder) {
+  /**
+   * `read`: the chain already read (xrefOf), so a file indexed before is not read again. `extends`: an
+   * index of a file these bytes keep as their prefix (an incremental update of it): only the sections
+   * appended are read.
+   */
+  constructor(
+    bytes: Uint8Array,
+    decode: StreamDecoder,
+    from: { read?: XrefRead; extends?: ObjectIndex } = {},
+  ) {
     this.bytes = bytes;
     this.decode = decode;
     let entries: Map<number, XrefEntry>;
     let trailer: PdfValue | null = null;
     let scanned = false;
     try {
-      ({ entries, trailer } = readXref(bytes));
+      ({ entries, trailer } = from.read ?? readXref(bytes, from.extends && prefixChain(from.extends, bytes)));
     } catch {
       entries = scanObjects(bytes);
       scanned = true;
@@ -311,6 +340,20 @@ export class ObjectIndex {
     this.objstms.set(num, result);
     return result;
   }
+}
+
+/** The chain of `base` for reading `bytes` after it, when `bytes` keep every byte of `base` first. */
+function prefixChain(
+  base: ObjectIndex,
+  bytes: Uint8Array,
+): { length: number; startxref: number; read: XrefRead } | undefined {
+  const b = base.bytes;
+  if (base.scanned || !base.trailer || bytes.length < b.length) return undefined;
+  const startxref = lastStartxref(b);
+  if (startxref === null) return undefined;
+  const prefix = Buffer.from(bytes.buffer, bytes.byteOffset, b.length);
+  if (!prefix.equals(Buffer.from(b.buffer, b.byteOffset, b.length))) return undefined;
+  return { length: b.length, startxref, read: { entries: base.entries, trailer: base.trailer } };
 }
 
 /** Last `N G obj` of each number in the file (for files whose cross-reference chain is broken). */

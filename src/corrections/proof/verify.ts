@@ -17,7 +17,7 @@ import {
   type RepairedFile,
   type RepairedObject,
 } from './object-guard.ts';
-import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
+import { ObjectIndex, type StreamDecoder, type XrefEntry } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
 import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
@@ -27,6 +27,7 @@ import { GlyphIndex } from '../locate/locate.ts';
 import { interpretPage, type Mat } from '../locate/text-interpreter.ts';
 import { CJK } from '../locate/page-text.ts';
 import { editOnOwnLine } from './line-band.ts';
+import { keepUpdatedReach, pageReachOf, PageReach, refsOf } from './page-reach.ts';
 
 // The working resolution, page points to its pixels, and the bytes' hash are the page reader's
 // (locate/); the verification's readers find them here too.
@@ -67,51 +68,8 @@ export function boxesAt(lines: TextLine[], origins: [number, number][], tol: num
   return out;
 }
 
-/**
- * Objects a page's rendering depends on: page dictionary, contents, resources, annotations and what
- * they reference, by object number. Back-links (Parent, P, …) and navigation are not followed. Each
- * object is read once as text (one call into MuPDF) and its references collected from it.
- */
-const BACK_LINK =
-  /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
-const NAV_ARRAY = /\/(?:Dest|D)\s*\[[^\]]*\]/g;
-const REF = /(\d+)\s+(\d+)\s+R/g;
-
-export function refsOf(text: string): number[] {
-  const out: number[] = [];
-  const clean = text.replace(BACK_LINK, '').replace(NAV_ARRAY, '');
-  for (const m of clean.matchAll(REF)) out.push(Number(m[1]));
-  return out;
-}
-
-export function pageClosure(
-  doc: mupdf.PDFDocument,
-  pageObj: mupdf.PDFObject,
-  memo: Map<number, boolean>,
-  hit: Set<number>,
-): boolean {
-  const visitNum = (num: number, depth: number): boolean => {
-    if (hit.has(num)) return true;
-    const known = memo.get(num);
-    if (known !== undefined) return known;
-    memo.set(num, false); // in progress: a cycle adds nothing
-    let reaches = false;
-    if (depth < 64) {
-      const ref = doc.newIndirect(num);
-      const text = ref.resolve().toString(true);
-      for (const n of refsOf(text)) {
-        if (visitNum(n, depth + 1)) {
-          reaches = true;
-          break;
-        }
-      }
-    }
-    memo.set(num, reaches);
-    return reaches;
-  };
-  if (pageObj.isIndirect()) return visitNum(pageObj.asIndirect(), 0);
-  return refsOf(pageObj.toString(true)).some((n) => visitNum(n, 1));
-}
+// An object's references, back-links and navigation left out: the page graph's (page-reach.ts).
+export { refsOf };
 
 export interface VerifyInput extends SavedCorrection {
   beforeRender: RgbImage;
@@ -435,29 +393,24 @@ function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
   return [...found];
 }
 
-/** Resolution at which pages drawing from a repaired object are compared, before and after. */
-const REPAIR_PROOF_DPI = 150;
+/** Resolution at which other pages are compared before and after when objects cannot prove them. */
+const WITNESS_DPI = 150;
+/** Other pages rendered at most, when a rewritten object is shared (the rest stay unproven). */
+const MAX_WITNESS_PAGES = 16;
 
 /**
- * Pages of a repaired file that draw from an object the repair changed: the objects prove them
- * equal to the repaired reading, and a render of the input (as MuPDF repairs it to read it) and of
- * the output, compared pixel for pixel, witnesses that the repair changed nothing they show.
+ * Other pages rendered before (the input, as MuPDF reads it, repaired if need be) and after, and
+ * compared pixel for pixel: pages that draw from an object a repair changed, and pages that reach an
+ * existing object the correction rewrote (which the proof by objects cannot clear).
  */
-class RepairedPages {
+class PageWitness {
   readonly #v: SavedCorrection;
   readonly #doc: mupdf.PDFDocument;
-  readonly #nums: Set<number>;
-  readonly #memo = new Map<number, boolean>();
   #input: mupdf.PDFDocument | null = null;
 
   constructor(v: SavedCorrection, doc: mupdf.PDFDocument) {
     this.#v = v;
     this.#doc = doc;
-    this.#nums = new Set(v.repaired!.objects.map((o) => o.num));
-  }
-
-  reaches(pageRef: mupdf.PDFObject): boolean {
-    return pageClosure(this.#doc, pageRef, this.#memo, this.#nums);
   }
 
   compare(index: number): VerifyPage {
@@ -465,7 +418,7 @@ class RepairedPages {
     const render = (doc: mupdf.PDFDocument) => {
       const page = loadPage(doc, index);
       try {
-        return renderPage(page, REPAIR_PROOF_DPI);
+        return renderPage(page, WITNESS_DPI);
       } finally {
         page.destroy();
       }
@@ -491,10 +444,68 @@ class RepairedPages {
   }
 }
 
+const sameEntry = (a: XrefEntry, b: XrefEntry | undefined) =>
+  a === b ||
+  (b !== undefined &&
+    (a.type === 1
+      ? b.type === 1 && a.offset === b.offset
+      : b.type === 2 && a.stream === b.stream && a.index === b.index));
+
+/**
+ * Objects an update wrote again or anew: those whose cross-reference entry in the output differs
+ * from the input's, and those held in an object stream it wrote. The output keeps the input as its
+ * prefix, so every other object is read from the very bytes the input holds.
+ */
+export function writtenByUpdate(input: ObjectIndex, output: ObjectIndex): number[] {
+  const written = new Set<number>();
+  for (const [num, e] of output.entries) if (!sameEntry(e, input.entries.get(num))) written.add(num);
+  for (const [num, e] of output.entries) if (e.type === 2 && written.has(e.stream)) written.add(num);
+  return [...written];
+}
+
+/** The page graph the other pages are proven with, and the existing objects the output wrote again. */
+function rewrittenAndReach(
+  doc: mupdf.PDFDocument,
+  v: SavedCorrection,
+  outputIndex: ObjectIndex,
+  structure: ReturnType<typeof objectsUntouched>,
+  prefixKept: boolean,
+): { reach: PageReach; hit: Set<number>; written: number[] } {
+  const hit = new Set(v.rewrittenExisting);
+  if (!prefixKept) {
+    // Rewritten in full: the existing objects found changed (as declared) join those the save names.
+    // (A repaired object is proven by the renders of the pages drawing from it instead.)
+    for (const r of structure.rewritten) if (r.from === r.num && !r.repair) hit.add(r.num);
+    return { reach: PageReach.read(doc), hit, written: [] };
+  }
+  // Kept as a prefix: an object the update did not write is the input's, byte for byte, so the
+  // input's page graph (read once per document, page-reach.ts) says which pages reach what was.
+  const written = writtenByUpdate(v.inputIndex, outputIndex);
+  for (const n of written) if (v.inputIndex.entries.has(n)) hit.add(n);
+  const { reach } = pageReachOf(v.input, () => openPdf(v.input, v.password).doc);
+  return { reach, hit, written };
+}
+
+/** The record of a page proven unchanged (or not) by its objects alone. */
+const byObjects = (i: number, identical: boolean): VerifyPage => ({
+  page_index: i,
+  identical,
+  proven_by: 'objects',
+  changed_pixels: 0,
+  changed_fraction: 0,
+  outside_pixels: 0,
+  max_delta: 0,
+  bbox: null,
+  declared_box: null,
+});
+
 /**
  * The proof by objects, shared by every tier: each object of the input compared token for token
  * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
  * unchanged because the input is kept as a prefix and no other page reaches a rewritten object.
+ * The pages that do are found from the rewritten objects upwards (page-reach.ts), so a long
+ * document costs no more per correction than a short one; they, and pages drawing from an object a
+ * repair changed, are rendered before and after.
  */
 export function proveStructure(
   doc: mupdf.PDFDocument,
@@ -502,16 +513,14 @@ export function proveStructure(
   edited: VerifyPage,
 ): { guards: GuardResult[]; pages: VerifyPage[]; stream_changes: Record<string, unknown> } {
   const guards: GuardResult[] = [];
-  // The proof: every object compared token for token with the input; only declared keys differ.
-  const outputIndex = new ObjectIndex(v.output, streamDecoder(doc));
+  // The output's objects: its appended sections read, the input's entries reused (xref-index.ts).
+  const outputIndex = new ObjectIndex(v.output, streamDecoder(doc), { extends: v.inputIndex });
   const structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
     encrypted: v.encrypted,
     ...(v.repaired && { repaired: v.repaired.file }),
   });
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
-  // Other pages: proven by objects. The output keeps the input as its prefix (incremental update);
-  // the only existing objects rewritten are listed; no other page's closure reaches them.
   const prefixKept =
     v.output.length >= v.input.length &&
     Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
@@ -520,58 +529,17 @@ export function proveStructure(
   // left dangling now finds an object (new objects are then reached only through declared ones).
   const strangers = prefixKept ? [] : danglingNowFilled(v.inputIndex, outputIndex);
   const rewrittenProven = !prefixKept && structure.passed && strangers.length === 0;
-  const hit = new Set(v.rewrittenExisting);
-  const memo = new Map<number, boolean>();
-  const pages: VerifyPage[] = [];
-  const touchedPages: number[] = [];
-  const repairProof = v.repaired?.objects.length ? new RepairedPages(v, doc) : null;
-  try {
-    for (let i = 0; i < v.pageCount; i += 1) {
-      if (i === v.pageIndex) {
-        pages.push(edited);
-        continue;
-      }
-      const pageRef = doc.findPage(i);
-      // The edited page's own dictionary is a back-link target only; do not count reaching it.
-      const touched =
-        pageRef.isIndirect() && hit.has(pageRef.asIndirect()) ? true : pageClosure(doc, pageRef, memo, hit);
-      if (touched) touchedPages.push(i);
-      // A page that draws from an object the repair changed is proven by rendering it before and after.
-      const rendered = !touched && repairProof?.reaches(pageRef) ? repairProof.compare(i) : null;
-      if (rendered) {
-        if (!rendered.identical) touchedPages.push(i);
-        pages.push(rendered);
-        continue;
-      }
-      pages.push({
-        page_index: i,
-        identical: !touched,
-        proven_by: 'objects',
-        changed_pixels: 0,
-        changed_fraction: 0,
-        outside_pixels: 0,
-        max_delta: 0,
-        bbox: null,
-        declared_box: null,
-      });
-    }
-  } finally {
-    repairProof?.close();
-  }
-  let otherPages: string;
-  if (!prefixKept && !rewrittenProven)
-    otherPages = `the output was rewritten in full; other pages were not proven by objects${strangers.length ? ` (the input refers to objects ${strangers.slice(0, 8).join(', ')}, which it lacks and the output has)` : ''}`;
-  else if (touchedPages.length)
-    otherPages = `pages ${touchedPages.join(', ')} reach a rewritten object${repairProof ? ' or render otherwise once repaired' : ''}`;
-  else if (!prefixKept)
-    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the file was rewritten in full (it could not be updated in place), all ${structure.compared} of its objects were compared with the input as written, and only objects ${[...hit].join(', ')} differ, none reachable from another page`;
-  else
-    otherPages = `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${[...hit].join(', ')} were rewritten, none reachable from another page`;
-  guards.push({
-    name: 'other_pages_identical',
-    passed: (prefixKept || rewrittenProven) && touchedPages.length === 0,
-    detail: otherPages,
-  });
+  const { reach, hit, written } = rewrittenAndReach(doc, v, outputIndex, structure, prefixKept);
+  const touchedPages = reach.pagesReaching(hit).filter((i) => i !== v.pageIndex);
+  const repairedPages = new Set(
+    v.repaired?.objects.length ? reach.pagesReaching(v.repaired.objects.map((o) => o.num)) : [],
+  );
+  const { pages, differing } = pageRecords(doc, v, edited, touchedPages, repairedPages);
+  guards.push(
+    otherPagesGuard(v, { prefixKept, rewrittenProven, strangers, structure, hit, touchedPages, differing }),
+  );
+  // The next revision is this output: its graph is this one with the written objects read again.
+  if (prefixKept && structure.passed) keepUpdatedReach(reach, v.output, doc, written);
 
   const stream_changes = {
     incremental: prefixKept,
@@ -580,6 +548,7 @@ export function proveStructure(
     bytes_before: v.input.length,
     bytes_after: v.output.length,
     pages_proven_by_objects: pages.filter((p) => p.proven_by === 'objects' && p.identical).length,
+    pages_rendered: pages.filter((p) => p.proven_by === 'render').length,
     objects_compared: structure.compared,
     objects_changed_as_declared: structure.rewritten,
     objects_changed_undeclared: structure.undeclared,
@@ -593,10 +562,78 @@ export function proveStructure(
       },
     }),
   };
-  if (repairProof && touchedPages.length === 0 && (prefixKept || rewrittenProven))
-    guards[guards.length - 1].detail +=
-      `; the repair changed objects ${v.repaired!.objects.map((o) => o.num).join(', ')}, so the pages that draw from them were rendered before and after at ${REPAIR_PROOF_DPI} dpi and found identical`;
   return { guards, pages, stream_changes };
+}
+
+/**
+ * One record per page: the edited one as rendered, the pages reaching a rewritten object or a
+ * repaired one rendered before and after (the first MAX_WITNESS_PAGES of the former), every other
+ * page proven by its objects. `differing`: other pages whose objects do not prove them unchanged.
+ */
+function pageRecords(
+  doc: mupdf.PDFDocument,
+  v: SavedCorrection,
+  edited: VerifyPage,
+  touchedPages: number[],
+  repairedPages: Set<number>,
+): { pages: VerifyPage[]; differing: number[] } {
+  const touched = new Set(touchedPages);
+  const witnessed = new Set(touchedPages.slice(0, MAX_WITNESS_PAGES));
+  const witness = touched.size || repairedPages.size ? new PageWitness(v, doc) : null;
+  const pages: VerifyPage[] = [];
+  const differing: number[] = [];
+  try {
+    for (let i = 0; i < v.pageCount; i += 1) {
+      if (i === v.pageIndex) pages.push(edited);
+      else if (touched.has(i)) {
+        differing.push(i);
+        // Rendered as evidence of what the rewritten object changed there; never proven by it
+        // (a shared font's /ToUnicode can change the text of a page that renders the same).
+        pages.push(witnessed.has(i) ? { ...witness!.compare(i), identical: false } : byObjects(i, false));
+      } else if (repairedPages.has(i)) {
+        const rendered = witness!.compare(i);
+        if (!rendered.identical) differing.push(i);
+        pages.push(rendered);
+      } else pages.push(byObjects(i, true));
+    }
+  } finally {
+    witness?.close();
+  }
+  return { pages, differing };
+}
+
+/** The guard `other_pages_identical`: what proves the other pages, or which of them it cannot. */
+function otherPagesGuard(
+  v: SavedCorrection,
+  p: {
+    prefixKept: boolean;
+    rewrittenProven: boolean;
+    strangers: number[];
+    structure: ReturnType<typeof objectsUntouched>;
+    hit: Set<number>;
+    touchedPages: number[];
+    differing: number[];
+  },
+): GuardResult {
+  const rewritten = [...p.hit].join(', ');
+  let detail: string;
+  if (!p.prefixKept && !p.rewrittenProven)
+    detail = `the output was rewritten in full; other pages were not proven by objects${p.strangers.length ? ` (the input refers to objects ${p.strangers.slice(0, 8).join(', ')}, which it lacks and the output has)` : ''}`;
+  else if (p.differing.length) {
+    const shown = p.touchedPages.slice(0, MAX_WITNESS_PAGES);
+    const seen = shown.length ? `; rendered before and after at ${WITNESS_DPI} dpi: ${shown.join(', ')}` : '';
+    detail = `pages ${p.differing.join(', ')} reach a rewritten object (${rewritten})${v.repaired ? ' or render otherwise once repaired' : ''}${seen}`;
+  } else if (!p.prefixKept)
+    detail = `${v.pageCount - 1} other page(s) unchanged object for object: the file was rewritten in full (it could not be updated in place), all ${p.structure.compared} of its objects were compared with the input as written, and only objects ${rewritten} differ, none reachable from another page`;
+  else
+    detail = `${v.pageCount - 1} other page(s) unchanged object for object: the original bytes are kept as a prefix and only objects ${rewritten} were rewritten, none reachable from another page`;
+  if (v.repaired?.objects.length && !p.differing.length && (p.prefixKept || p.rewrittenProven))
+    detail += `; the repair changed objects ${v.repaired.objects.map((o) => o.num).join(', ')}, so the pages that draw from them were rendered before and after at ${WITNESS_DPI} dpi and found identical`;
+  return {
+    name: 'other_pages_identical',
+    passed: (p.prefixKept || p.rewrittenProven) && p.differing.length === 0,
+    detail,
+  };
 }
 
 /**

@@ -8,9 +8,10 @@ import { ObjectIndex } from '../../pdf/xref-index.ts';
 import type { EditTaskInput, EngineProposal, EngineVerification, ManifestFacts } from '../correction.ts';
 import { sha256 } from '../locate/pdf-bytes.ts';
 import { objectsUntouched, type DeclaredObject } from '../proof/object-guard.ts';
-import { streamDecoder, type VerifyOutput } from '../proof/verify.ts';
+import { keepUpdatedReach, keptReach } from '../proof/page-reach.ts';
+import { streamDecoder, writtenByUpdate, type VerifyOutput } from '../proof/verify.ts';
 import { embedManifestOf } from './declare.ts';
-import { save } from './save-correction.ts';
+import { inputIndexOf, save } from './save-correction.ts';
 
 /**
  * A proposal that verified, kept so that its apply does not redo the work: the apply adds the
@@ -63,7 +64,14 @@ export function applyOnProposal(
   let numbersKept = 0;
   // The proposal's objects are read through this document (object streams decoded lazily), so it
   // stays open until the guards below are done.
-  const proposalIndex = new ObjectIndex(kept.output, streamDecoder(doc));
+  // The input is opened only if its object streams must be decoded (its objects read from them).
+  let inputDoc: mupdf.PDFDocument | null = null;
+  const inputIndex = inputIndexOf(input.pdf, (num) => {
+    inputDoc ??= openPdf(input.pdf, input.password).doc;
+    return streamDecoder(inputDoc)(num);
+  });
+  // Each file extends the one before it: only its appended cross-reference sections are read.
+  const proposalIndex = new ObjectIndex(kept.output, streamDecoder(doc), { extends: inputIndex });
   let reopened: mupdf.PDFDocument | null = null;
   try {
     manifestDeclared = embedManifestOf(doc, input, kept.facts);
@@ -78,28 +86,27 @@ export function applyOnProposal(
     }
     reopened = openPdf(final, input.password).doc;
     if (reopened.wasRepaired() || reopened.countPages() !== kept.verify.pages.length) return null;
-    const finalIndex = new ObjectIndex(final, streamDecoder(reopened));
+    const finalIndex = new ObjectIndex(final, streamDecoder(reopened), { extends: proposalIndex });
     // The manifest's update touches only the manifest's objects: every page draws what it drew.
     const step = objectsUntouched(kept.output, final, proposalIndex, finalIndex, manifestDeclared, {
       encrypted: opened.encrypted,
     });
     if (!step.passed || !step.compared) return null;
     // And the whole change, input to applied bytes, is what the correction declared.
-    const inputDoc = openPdf(input.pdf, input.password).doc;
-    let whole;
-    try {
-      whole = objectsUntouched(
-        input.pdf,
-        final,
-        new ObjectIndex(input.pdf, streamDecoder(inputDoc)),
-        finalIndex,
-        [...kept.declared, ...manifestDeclared],
-        { encrypted: opened.encrypted },
-      );
-    } finally {
-      inputDoc.destroy();
-    }
+    const whole = objectsUntouched(
+      input.pdf,
+      final,
+      inputIndex,
+      finalIndex,
+      [...kept.declared, ...manifestDeclared],
+      {
+        encrypted: opened.encrypted,
+      },
+    );
     if (!whole.passed) return null;
+    // The applied bytes are the next revision: their page graph is the proposal's, updated.
+    const reach = keptReach(kept.output);
+    if (reach) keepUpdatedReach(reach, final, reopened, writtenByUpdate(proposalIndex, finalIndex));
     const guards = kept.verify.guards.map((g) =>
       g.name === 'objects_untouched' ? { name: g.name, passed: whole.passed, detail: whole.detail } : g,
     );
@@ -138,5 +145,6 @@ export function applyOnProposal(
   } finally {
     reopened?.destroy();
     doc.destroy();
+    (inputDoc as mupdf.PDFDocument | null)?.destroy();
   }
 }

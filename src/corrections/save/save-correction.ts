@@ -3,9 +3,9 @@
 import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
 import type { mupdf, openPdf } from '../../pdf/mupdf-adapter.ts';
 import { restoreShownBoxes } from '../../pdf/page-frame.ts';
-import { ObjectIndex } from '../../pdf/xref-index.ts';
+import { ObjectIndex, readXref, type StreamDecoder, type XrefRead } from '../../pdf/xref-index.ts';
 import type { EditTaskInput } from '../correction.ts';
-import { takeBytes } from '../locate/pdf-bytes.ts';
+import { sha256, takeBytes } from '../locate/pdf-bytes.ts';
 import type { DeclaredObject, RepairedFile, RepairedObject } from '../proof/object-guard.ts';
 import { streamDecoder, type SavedCorrection } from '../proof/verify.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
@@ -20,7 +20,7 @@ export function saveExact(
   objects: { declared: DeclaredObject[]; rewrittenExisting: number[] },
   repaired?: { cause: string; objects: RepairedObject[]; file: RepairedFile } | null,
 ): SavedCorrection {
-  const inputIndex = new ObjectIndex(input.pdf, streamDecoder(doc));
+  const inputIndex = inputIndexOf(input.pdf, streamDecoder(doc));
   const saved = save(doc);
   let output = saved;
   let numbersKept = 0;
@@ -51,6 +51,28 @@ export function saveExact(
     encrypted: opened.encrypted,
     ...(repaired && { repaired }),
   };
+}
+
+/** Cross-reference chains of the last inputs, by their SHA-256: a long file's table is read once. */
+const chains = new Map<string, XrefRead>();
+
+/**
+ * The input's objects as its bytes write them; its cross-reference chain read once per input (the
+ * proposal, its apply and the corrections after it on the same revision share it).
+ */
+export function inputIndexOf(pdf: Uint8Array, decode: StreamDecoder): ObjectIndex {
+  const key = sha256(pdf);
+  let read = chains.get(key);
+  if (!read) {
+    try {
+      read = readXref(pdf);
+    } catch {
+      return new ObjectIndex(pdf, decode); // a broken chain: the index scans the file, every time
+    }
+    chains.set(key, read);
+    if (chains.size > 2) chains.delete(chains.keys().next().value!);
+  }
+  return new ObjectIndex(pdf, decode, { read });
 }
 
 export function save(doc: mupdf.PDFDocument): Uint8Array {
