@@ -267,8 +267,10 @@ function pathsChanged(
 ): string[] {
   const paths: string[] = [];
   let was = before.value;
-  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources')) {
+  const holdsResources = after?.value.kind === 'dict' && after.value.entries.has('/Resources');
+  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources') && holdsResources) {
     // A page that inherited its resources now holds a copy: compare it with what it inherited.
+    // One that still inherits them (only its /Contents changed) is compared as it is.
     const inherited = inheritedResources(was, side.index);
     if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
   }
