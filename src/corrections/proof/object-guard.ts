@@ -87,6 +87,9 @@ interface Side {
 const decodeName = (s: string) =>
   s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
+/** The other side of a dictionary only one side has. */
+const NO_ENTRIES: PdfValue = { kind: 'dict', entries: new Map(), start: 0, end: 0 };
+
 /** Paths where `a` (output) and `b` (input) differ; references followed where one side is direct. */
 function differences(
   a: PdfValue,
@@ -150,8 +153,23 @@ function differences(
       for (const key of keys) {
         const va = a.entries.get(key);
         const vb = bb.entries.get(key);
-        if (!va || !vb) out.push(`${path}${key}`);
-        else differences(va, vb, aSide, bSide, `${path}${key}`, out, opts, depth + 1);
+        const oneSided = va ?? vb;
+        if (va && vb) differences(va, vb, aSide, bSide, `${path}${key}`, out, opts, depth + 1);
+        else if (oneSided?.kind === 'dict' && oneSided.entries.size > 0)
+          // A dictionary on one side only (a Type 3 font given its first /Resources) is named by
+          // its entries, so a new /Resources holding only /Font is judged as /Resources/Font. An
+          // empty one is named itself (it still changes where names are looked up).
+          differences(
+            va ?? NO_ENTRIES,
+            vb ?? NO_ENTRIES,
+            aSide,
+            bSide,
+            `${path}${key}`,
+            out,
+            opts,
+            depth + 1,
+          );
+        else out.push(`${path}${key}`);
       }
     }
   }
@@ -267,8 +285,10 @@ function pathsChanged(
 ): string[] {
   const paths: string[] = [];
   let was = before.value;
-  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources')) {
+  const holdsResources = after?.value.kind === 'dict' && after.value.entries.has('/Resources');
+  if (isPage && was.kind === 'dict' && !was.entries.has('/Resources') && holdsResources) {
     // A page that inherited its resources now holds a copy: compare it with what it inherited.
+    // One that still inherits them (only its /Contents changed) is compared as it is.
     const inherited = inheritedResources(was, side.index);
     if (inherited) was = { ...was, entries: new Map([...was.entries, ['/Resources', inherited]]) };
   }
