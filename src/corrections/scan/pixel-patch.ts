@@ -621,15 +621,14 @@ function layNewLetters(
       continue;
     }
     const mine = ownInk(r, p.src.cell, lv.threshold);
-    const [wx0, wy0, wx1, wy1] = mine.win;
-    for (let sy = wy0; sy < wy1; sy++) {
-      for (let sx = wx0; sx < wx1; sx++) {
+    const cw = p.src.cell.x1 - p.src.cell.x0;
+    for (let sy = p.src.cell.y0; sy < p.src.cell.y1; sy++) {
+      for (let sx = p.src.cell.x0; sx < p.src.cell.x1; sx++) {
         const tx = p.x + (sx - p.src.cell.x0) - box[0];
         const ty = sy + dy - box[1];
         if (tx < 0 || ty < 0 || tx >= bw || ty >= bh) continue;
-        // Ink of a neighbour reaching into the cell stays behind; the letter's own reaching out of
-        // it (an f's hood over the next letter) comes along.
-        if (!mine.mask[(sy - wy0) * (wx1 - wx0) + sx - wx0]) continue;
+        // Ink of a neighbour reaching into the cell (an f's hood over the next letter) stays behind.
+        if (!mine[(sy - p.src.cell.y0) * cw + sx - p.src.cell.x0]) continue;
         const g = greyAt(r, sx, sy);
         const o = (ty * bw + tx) * n;
         if (r.bilevel) {
@@ -652,23 +651,17 @@ function layNewLetters(
  */
 const OWN_INK_SHARE = 0.25;
 const OWN_CELL_SHARE = 0.4;
-/**
- * A piece reaching out of a cell comes along with its letter when this share of it lies inside: one
- * letter's overhang (an f's hood is a small part of the f), never a pair of touching letters (each
- * of which holds a good part of the piece).
- */
-const OWN_OVERHANG_SHARE = 0.75;
 
 /**
- * The pixels around a letter's cell (a window a cell's width either side) that belong to its own ink:
- * inside the cell, the connected pieces of ink (8-connected) with OWN_INK_SHARE of their pixels
- * inside it or OWN_CELL_SHARE of the cell's ink; outside it, the pieces with OWN_OVERHANG_SHARE of
- * their pixels inside (the letter's own overhang: an "f"'s hood, a "T"'s bar); each with its edge pixels within
- * 2 px. A piece mostly outside is a neighbour's reaching in; a piece shared about evenly is a pair of
- * touching letters split between their cells, and each keeps its part.
+ * The pixels of a letter's cell that belong to its own ink: the connected pieces of ink (8-connected,
+ * followed out to a cell's width either side) with OWN_INK_SHARE of their pixels inside the cell or
+ * OWN_CELL_SHARE of the cell's ink, and the edge pixels within 2 px of them. A piece mostly outside is a neighbour's (an "f"'s
+ * hood, a "T"'s bar over the next letter); a piece shared about evenly is a pair of touching letters
+ * split between their cells, and each keeps its part.
  */
-function ownInk(r: ScanRaster, cell: LetterCell, threshold: number): { win: Box; mask: Uint8Array } {
+function ownInk(r: ScanRaster, cell: LetterCell, threshold: number): Uint8Array {
   const cw = cell.x1 - cell.x0;
+  const ch = cell.y1 - cell.y0;
   const win = clampBox([cell.x0 - cw, cell.y0 - 2, cell.x1 + cw, cell.y1 + 2], r);
   const ww = win[2] - win[0];
   const wh = win[3] - win[1];
@@ -705,28 +698,23 @@ function ownInk(r: ScanRaster, cell: LetterCell, threshold: number): { win: Box;
     }
   const cellInk = pieces.reduce((t, p) => t + p.inside, 0);
   const keep = pieces.map((p) => p.inside >= OWN_INK_SHARE * p.total || p.inside >= OWN_CELL_SHARE * cellInk);
-  const overhang = pieces.map((p) => p.inside >= OWN_OVERHANG_SHARE * p.total);
-  const mask = new Uint8Array(ww * wh);
-  for (let y = 0; y < wh; y++)
-    for (let x = 0; x < ww; x++) {
-      const rx = win[0] + x;
-      const ry = win[1] + y;
-      const inCell = rx >= cell.x0 && rx < cell.x1 && ry >= cell.y0 && ry < cell.y1;
-      const counts = inCell ? keep : overhang;
+  const mine = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++)
+    for (let x = 0; x < cw; x++) {
       // Own ink within 2 px (its soft edge), and no ink of a neighbour's nearer.
       let own = false;
       for (let dy = -2; dy <= 2 && !own; dy++)
         for (let dx = -2; dx <= 2 && !own; dx++) {
-          const wx = x + dx;
-          const wy = y + dy;
+          const wx = cell.x0 + x + dx - win[0];
+          const wy = cell.y0 + y + dy - win[1];
           if (wx < 0 || wy < 0 || wx >= ww || wy >= wh) continue;
           const l = label[wy * ww + wx];
-          if (l >= 0 && counts[l]) own = true;
+          if (l >= 0 && keep[l]) own = true;
         }
-      const l = label[y * ww + x];
-      mask[y * ww + x] = own && !(l >= 0 && !counts[l]) ? 1 : 0;
+      const l = label[(cell.y0 + y - win[1]) * ww + cell.x0 + x - win[0]];
+      mine[y * cw + x] = own && !(l >= 0 && !keep[l]) ? 1 : 0;
     }
-  return { win, mask };
+  return mine;
 }
 
 /** The scan's own paper for the patch's box, from paper-only places within 0.6 × the word's height. */
