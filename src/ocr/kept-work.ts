@@ -3,7 +3,7 @@
 // once (issue 35, item 2). Entries are keyed by the SHA-256 of the document's bytes (its revision)
 // with the page, resolution and language, so a changed document never reads an earlier one's entry;
 // the store is bounded by bytes and forgets the least recently used entry first.
-import { createHash } from 'node:crypto';
+import { sha256 } from '../corrections/locate/pdf-bytes.ts';
 
 /** What the thread keeps at most (bytes): a 200 dpi A4 colour scan decodes to about 11 MiB. */
 export const KEPT_WORK_BYTES = 48 * 1024 * 1024;
@@ -64,18 +64,11 @@ export class KeptWork {
 /** The thread's one store (each engine worker thread has its own module instance). */
 export const keptWork = new KeptWork(KEPT_WORK_BYTES);
 
-/** Hashes already taken, by buffer: a task hands the same bytes to several steps. */
-const hashed = new WeakMap<Uint8Array, string>();
-
-/** The revision key of a document's bytes (SHA-256, hex). */
-export function revisionKey(bytes: Uint8Array): string {
-  let hex = hashed.get(bytes);
-  if (hex === undefined) {
-    hex = createHash('sha256').update(bytes).digest('hex');
-    hashed.set(bytes, hex);
-  }
-  return hex;
-}
+/**
+ * The revision key of a document's bytes: their SHA-256 (hex), the one hash the engine's other caches
+ * key by, taken once per buffer.
+ */
+export const revisionKey = sha256;
 
 /** A rough size of recognised words kept (their text and numbers), for the store's bound. */
 export function wordsBytes(words: { text: string }[]): number {
