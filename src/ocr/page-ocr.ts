@@ -394,7 +394,8 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
     try {
       const lang = input.lang ?? documentLanguage(doc);
       const region = regionAsked(page, input.box_render, dpi);
-      const kind = classifyPage(page, input.page_index).info.kind;
+      const facts = classifyPage(page, input.page_index).info;
+      const kind = facts.kind;
       const fromTextLayer = (kind === 'text' || kind === 'mixed') && input.turn === 0;
       let words: Word[];
       let provider: string;
@@ -405,7 +406,8 @@ export async function ocrPage(input: OcrTaskInput): Promise<OcrPageOut> {
       } else {
         if (!languagePath(lang)) return languageUnavailable(input, lang, dpi);
         provider = `tesseract.js ${TESSERACT_VERSION}`;
-        words = await recognisedWords(page, revisionKey(bytes), input, { lang, region, dpi });
+        const ownDpi = kind === 'text' ? null : facts.natural_dpi;
+        words = await recognisedWords(page, revisionKey(bytes), input, { lang, region, dpi, ownDpi });
       }
       const selection = input.box_render ? words : [];
       return {
@@ -449,46 +451,13 @@ function regionAsked(page: mupdf.PDFPage, box: Box | null, dpi: number): Box {
 const OWN_RESOLUTION_MIN_DPI = 200;
 
 /**
- * The resolution of the scan that covers most of the page (the larger of its two axes, pixels per
- * inch), or null when no image covers half the page. Read from how the page draws its images: no
- * image is decoded.
- */
-export function scanResolution(page: mupdf.PDFPage): number | null {
-  const bounds = page.getBounds();
-  const pageArea = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1]);
-  let best: { area: number; ppi: number } | null = null;
-  const consider = (image: mupdf.Image, ctm: mupdf.Matrix) => {
-    const [a, b, c, d] = ctm;
-    const area = Math.abs(a * d - b * c);
-    // Pixels per inch along each of the image's axes, wherever the page turns it.
-    const ppi = Math.max(
-      (image.getWidth() * 72) / Math.hypot(a, b),
-      (image.getHeight() * 72) / Math.hypot(c, d),
-    );
-    if (area >= 0.5 * pageArea && (!best || area > best.area)) best = { area, ppi };
-  };
-  const device = new mupdf.Device({
-    fillImage: (image, ctm) => consider(image, ctm),
-    fillImageMask: (image, ctm) => consider(image, ctm),
-  });
-  try {
-    page.run(device, mupdf.Matrix.identity);
-    device.close();
-  } finally {
-    device.destroy();
-  }
-  const found = best as { area: number; ppi: number } | null;
-  return found && Number.isFinite(found.ppi) ? found.ppi : null;
-}
-
-/**
- * The resolution to recognise a scanned page at when `dpi` is asked: the scan's own when it is
+ * The resolution to recognise a scanned page at when `dpi` is asked: the scan's own (`own`, the
+ * classification's natural_dpi: its largest image's pixels per inch; null for a page of text) when it is
  * coarser than `dpi` (and fine enough to read), so that its pixels are read as they are, not
  * upscaled — a third fewer pixels for a 200 dpi scan read for 300 dpi boxes, and the pixels a
  * native tesseract run on the scan reads. Boxes are mapped back to `dpi`.
  */
-function recognitionDpi(page: mupdf.PDFPage, dpi: number): number {
-  const own = scanResolution(page);
+function recognitionDpi(own: number | null, dpi: number): number {
   if (own === null || own >= dpi || own < OWN_RESOLUTION_MIN_DPI) return dpi;
   return Math.round(own);
 }
@@ -502,13 +471,13 @@ async function recognisedWords(
   page: mupdf.PDFPage,
   revision: string,
   input: OcrTaskInput,
-  asked: { lang: string; region: Box; dpi: number },
+  asked: { lang: string; region: Box; dpi: number; ownDpi: number | null },
 ): Promise<Word[]> {
-  const { lang, region, dpi } = asked;
+  const { lang, region, dpi, ownDpi } = asked;
   const key = `words:${revision}:${input.page_index}:${dpi}:${lang}:${input.turn}:${region.join(',')}:${input.box_render ? 'region' : 'page'}`;
   const kept = keptWork.get<Word[]>(key);
   if (kept) return kept;
-  const at = recognitionDpi(page, dpi);
+  const at = recognitionDpi(ownDpi, dpi);
   const k = at / dpi;
   const scaled: Box = [
     Math.floor(region[0] * k),

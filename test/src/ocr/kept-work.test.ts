@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KeptWork, keptWork } from '../../../src/ocr/kept-work.ts';
-import { ocrPage, scanResolution } from '../../../src/ocr/page-ocr.ts';
+import { ocrPage } from '../../../src/ocr/page-ocr.ts';
+import { classifyPage } from '../../../src/documents/classify.ts';
 import { openPdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { closeRecognisers, recognitionCounts } from '../../../src/ocr/recognizer.ts';
 import { scannedPage } from '../corrections/scan-fixtures.ts';
@@ -72,7 +73,7 @@ test('a 200 dpi scan asked at 300 dpi is read at its own resolution, boxes in 30
   const pdf = scannedPage(LINES, { dpi: 200, colour: true, jpeg: 80 });
   const { doc } = openPdf(pdf, '');
   try {
-    const own = scanResolution(doc.loadPage(0));
+    const own = classifyPage(doc.loadPage(0), 0).info.natural_dpi;
     assert.ok(own !== null && Math.abs(own - 200) < 1, `the scan's own resolution: ${own}`);
   } finally {
     doc.destroy();
