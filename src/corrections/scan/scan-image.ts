@@ -429,34 +429,32 @@ export function findScanImage(
   const bpc = image.getBitsPerComponent();
   const data = decodedUpright(image, { width, height, n, stencil: !!stencil, turned }, keyOf(found.name));
   if (!data) return { refused: 'the scan did not decode to its declared size and colours' };
-  {
-    const { w, h, o } = turned;
-    const pageTransform = page.getTransform() as Mat;
-    // device = FLIP × user × page transform, so user = FLIP × device × page transform⁻¹.
-    const userMatrix = mul(mul(FLIP, ctm), invert(pageTransform));
-    const widthPts = Math.hypot(ctm[0], ctm[1]);
-    return {
-      name: found.name,
-      obj: found.obj,
-      width,
-      height,
-      bitsPerComponent: stencil ? 1 : bpc,
-      userMatrix,
-      deviceMatrix: ctm,
-      deviceBox: chosen.drawn.box,
-      raster: {
-        width: w,
-        height: h,
-        channels: n as 1 | 3,
-        data,
-        bilevel: stencil ? true : bpc === 1,
-      },
-      pixelsPerPoint: width / widthPts,
-      orientation: o,
-      ...(stencil ? { stencil } : {}),
-      overlays,
-    };
-  }
+  const { w, h, o } = turned;
+  const pageTransform = page.getTransform() as Mat;
+  // device = FLIP × user × page transform, so user = FLIP × device × page transform⁻¹.
+  const userMatrix = mul(mul(FLIP, ctm), invert(pageTransform));
+  const widthPts = Math.hypot(ctm[0], ctm[1]);
+  return {
+    name: found.name,
+    obj: found.obj,
+    width,
+    height,
+    bitsPerComponent: stencil ? 1 : bpc,
+    userMatrix,
+    deviceMatrix: ctm,
+    deviceBox: chosen.drawn.box,
+    raster: {
+      width: w,
+      height: h,
+      channels: n as 1 | 3,
+      data,
+      bilevel: stencil ? true : bpc === 1,
+    },
+    pixelsPerPoint: width / widthPts,
+    orientation: o,
+    ...(stencil ? { stencil } : {}),
+    overlays,
+  };
 }
 
 /** The scan's pixels decoded and turned upright, kept under `key` (when given) for the next task. */

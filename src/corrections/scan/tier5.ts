@@ -133,14 +133,15 @@ const BAND_HEIGHTS = 2.5;
 
 /**
  * The band a word known by its box (render pixels) is recognised in: the page's full width (the
- * whole line, for its word gaps and letters to clone) and a few line heights above and below.
+ * whole line, for its word gaps and letters to clone) and a few line heights above and below. Its
+ * right edge is open: the recognition clips a region to the page it opens anyway.
  */
-export function bandAround(box: Box, pageWidth: number): Box {
+export function bandAround(box: Box): Box {
   const h = box[3] - box[1];
   return [
     0,
     Math.max(0, Math.floor(box[1] - BAND_HEIGHTS * h)),
-    pageWidth,
+    Number.MAX_SAFE_INTEGER,
     Math.ceil(box[3] + BAND_HEIGHTS * h),
   ];
 }
@@ -214,18 +215,6 @@ function scannedWordUnder(words: PageWord[], find: string, hiddenRender: Box): P
   return wordRunUnder(words, find, hiddenRender) ?? overlapping;
 }
 
-/** The page's width in render pixels at the target's resolution. */
-function pageWidthAt(pdf: Uint8Array, password: string, t: PatchTarget): number {
-  const { doc } = openPdf(pdf, password);
-  try {
-    const page = loadPage(doc, t.pageIndex);
-    const b = page.getBounds();
-    return Math.ceil(((b[2] - b[0]) * t.renderDpi) / 72);
-  } finally {
-    doc.destroy();
-  }
-}
-
 /** Finds the scanned word: the OCR match chosen, or the recognised words under a hidden word. */
 async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarget, served: ServedCrop[]) {
   const toPts = 72 / t.renderDpi;
@@ -233,7 +222,7 @@ async function locateScannedWord(pdf: Uint8Array, password: string, t: PatchTarg
     // The text layer says the word is here; the pixels must say so too. Its line is recognised
     // first (a band around it); the whole page only when the band does not show the word.
     const hiddenRender = scaleBox(t.hidden.box, 1 / toPts);
-    const band = bandAround(hiddenRender, pageWidthAt(pdf, password, t));
+    const band = bandAround(hiddenRender);
     let { words, lang } = await pageWords(pdf, password, t, band);
     let under = scannedWordUnder(words, t.find, hiddenRender);
     if (matchForm(under.map((w) => w.text).join(' ')) !== matchForm(t.find) || !under.length) {

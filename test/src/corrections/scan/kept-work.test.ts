@@ -132,7 +132,6 @@ async function bandAgrees(pdf: Uint8Array, label: string, dpi: number): Promise<
     });
   const page = await ask(null);
   const words = page.words!;
-  const pageWidth = Math.max(...words.map((w) => w.box_render[2])) + 50;
   // Clearly read words of four letters or more, one a line, spread over the page.
   const lines = [...new Set(words.map((w) => w.line))];
   const chosen = lines
@@ -143,7 +142,7 @@ async function bandAgrees(pdf: Uint8Array, label: string, dpi: number): Promise<
   assert.ok(chosen.length >= 2, `${label}: words to check among ${words.length}`);
   for (const w of chosen) {
     const box = w.box_render as [number, number, number, number];
-    const band = await ask(bandAround(box, pageWidth));
+    const band = await ask(bandAround(box));
     const same = band.words!.find(
       (b) => b.text === w.text && b.box_render.every((v, i) => Math.abs(v - box[i]) <= 2),
     );
