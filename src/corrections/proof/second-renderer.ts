@@ -27,7 +27,7 @@ export const RECHECK_DPIS = [299, 301] as const;
 
 /**
  * PDFium's working-dpi renders kept by content: the page before (several proposals on one revision)
- * and after (rendered ahead by `prepareSecondRenderer`); the last two of each.
+ * and after (rendered ahead by `prepareSecondRenderer`, taken out when compared); the last two of each.
  */
 const beforeCache: { key: string; render: RgbImage }[] = [];
 const afterCache: { key: string; render: RgbImage }[] = [];
@@ -48,6 +48,14 @@ async function pdfiumRender(
     cache.length = Math.min(cache.length, 2);
   }
   return render;
+}
+
+/** The render of `output` prepared ahead, if any, taken out of the store (it is compared once). */
+function takeAfter(output: Uint8Array, pageIndex: number, rows?: [number, number]): RgbImage | undefined {
+  if (!afterCache.length) return undefined;
+  const key = `${sha256(output)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
+  const at = afterCache.findIndex((e) => e.key === key);
+  return at < 0 ? undefined : afterCache.splice(at, 1)[0].render;
 }
 
 const pdfiumBefore = (pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) =>
@@ -85,11 +93,10 @@ export async function secondRendererGuard(
   let guard: Record<string, unknown> & { name: string; passed: boolean; detail: string };
   try {
     const before = await pdfiumBefore(input, password, pageIndex, rows);
-    const key = `${sha256(output)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,
       beforeRender: before,
-      afterRender: afterCache.find((e) => e.key === key)?.render,
+      afterRender: takeAfter(output, pageIndex, rows),
       rows,
     });
     const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';
