@@ -470,7 +470,8 @@ async function pixelPatch(
 ): Promise<PatchCandidate> {
   refuseNoChange(t);
   // The page is recognised on the recogniser's thread while this one renders the page as it was
-  // (before anything is written into it) and PDFium renders it for the proof's second renderer:
+  // (before anything is written into it), PDFium renders it for the proof's second renderer, and
+  // the page's scan is decoded into the kept work (scan-image.ts; the patch reads it from there):
   // work every patch of the page needs, whichever word is found.
   const locating = locateScannedWord(pdf, password, t, served);
   locating.catch(() => undefined); // awaited below; a refusal waits for it there
@@ -482,6 +483,7 @@ async function pixelPatch(
     const page = loadPage(doc, t.pageIndex);
     const before = hooks.beforeRender(page);
     await prepareSecondRenderer(pdf, null, password, t.pageIndex);
+    findScanImage(page, undefined, revisionKey(pdf)); // its answer comes with the word's place, below
     const located = await locating;
     const line = lineContext(located.words, located.match.box_render, t.renderDpi, before, WORKING_DPI);
     // The line as it is, read on the recogniser's thread while this one builds the patch; the
