@@ -5,7 +5,8 @@
 // for each run (a cold proposal: its own bytes, so no kept recognition or decoded scan answers; the
 // apply reuses the proposal, as in the daemon). Also, after each run: the apply done again without
 // the kept proposal (it reads the page's kept recognition and decoded scan, src/ocr/kept-work.ts), and
-// a second word of the same page proposed (sharing the page's recognition); the recognitions counted.
+// a second word of the same page proposed (sharing the page's recognition); the recognitions counted
+// (page recognitions per part summed over the runs; a proposal's line recognitions and pixels read).
 import { openPdf, renderPageRgb } from '../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
 import { keptProposals } from '../src/corrections/save/kept-proposals.ts';
@@ -31,6 +32,8 @@ export default async function benchPixelPatch(): Promise<Record<string, unknown>
   const applyRedone: number[] = [];
   const secondWord: number[] = [];
   const counts = { propose: 0, apply_redone: 0, second_word: 0 };
+  const proposeCpu: number[] = [];
+  const proposeWork = { line_recognitions: 0, recognised_pixels: 0 };
   let outcome = '';
   for (let run = 0; run < RUNS; run++) {
     // A copy with its own bytes: the engine's caches are keyed by content, so each run is cold.
@@ -61,10 +64,16 @@ export default async function benchPixelPatch(): Promise<Record<string, unknown>
       },
     };
     const t1 = performance.now();
-    const c1 = recognitionCounts().page;
+    const cpu1 = process.cpuUsage();
+    const c1 = recognitionCounts();
     const proposal = await proposeEdit(input);
     propose.push(performance.now() - t1);
-    counts.propose += recognitionCounts().page - c1;
+    const cpu = process.cpuUsage(cpu1);
+    proposeCpu.push((cpu.user + cpu.system) / 1000);
+    const c1After = recognitionCounts();
+    counts.propose += c1After.page - c1.page;
+    proposeWork.line_recognitions = c1After.line - c1.line;
+    proposeWork.recognised_pixels = c1After.pixels - c1.pixels;
     if (proposal.refusal) {
       outcome = `refused: ${proposal.advice?.code}`;
       break;
@@ -106,6 +115,9 @@ export default async function benchPixelPatch(): Promise<Record<string, unknown>
     propose_ms: propose.length ? Math.round(median(propose)) : null,
     apply_ms: apply.length ? Math.round(median(apply)) : null,
     propose_over_render: propose.length ? Math.round((median(propose) / r) * 10) / 10 : null,
+    // CPU of both threads (this one and the recogniser's), which a loaded machine inflates less than wall time.
+    propose_cpu_ms: proposeCpu.length ? Math.round(median(proposeCpu)) : null,
+    propose_work: proposeWork,
     apply_redone_ms: applyRedone.length ? Math.round(median(applyRedone)) : null,
     second_word_propose_ms: secondWord.length ? Math.round(median(secondWord)) : null,
     page_recognitions: counts,

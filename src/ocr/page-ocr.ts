@@ -463,6 +463,55 @@ function recognitionDpi(own: number | null, dpi: number): number {
 }
 
 /**
+ * The image `region` (render pixels at `dpi`) is recognised in: a grey PGM at the resolution
+ * recognitionDpi picks (`at`; `k` = at / dpi), and the map of its boxes back to page render pixels.
+ */
+function recognitionImage(
+  page: mupdf.PDFPage,
+  region: Box,
+  dpi: number,
+  ownDpi: number | null,
+  turn: number,
+) {
+  const at = recognitionDpi(ownDpi, dpi);
+  const k = at / dpi;
+  const scaled: Box = [
+    Math.floor(region[0] * k),
+    Math.floor(region[1] * k),
+    Math.ceil(region[2] * k),
+    Math.ceil(region[3] * k),
+  ];
+  checkRegion(scaled, region, dpi);
+  return { ...renderRegion(page, scaled, at, turn), at, k };
+}
+
+/**
+ * The pixels a whole scanned page asked at `dpi` is recognised from, and their resolution: what a
+ * native tesseract run must read to be compared like for like (bench/ocr.ts).
+ */
+export function pageRecognitionImage(
+  pdf: Uint8Array,
+  password: string,
+  pageIndex: number,
+  dpi: number,
+): { pgm: Uint8Array; dpi: number } {
+  const { doc } = openPdf(pdf, password);
+  try {
+    const page = loadPageChecked(doc, pageIndex);
+    try {
+      const facts = classifyPage(page, pageIndex).info;
+      const ownDpi = facts.kind === 'text' ? null : facts.natural_dpi;
+      const { pgm, at } = recognitionImage(page, regionAsked(page, null, dpi), dpi, ownDpi, 0);
+      return { pgm, dpi: at };
+    } finally {
+      page.destroy();
+    }
+  } finally {
+    doc.destroy();
+  }
+}
+
+/**
  * Recognised words of `region` (render pixels at `dpi`), kept per revision, page, region, resolution,
  * language and turn (kept-work.ts): the same page asked again in this thread — a proposal's apply,
  * another match on the page, the OCR route before a proposal — is not recognised again.
@@ -477,16 +526,7 @@ async function recognisedWords(
   const key = `words:${revision}:${input.page_index}:${dpi}:${lang}:${input.turn}:${region.join(',')}:${input.box_render ? 'region' : 'page'}`;
   const kept = keptWork.get<Word[]>(key);
   if (kept) return kept;
-  const at = recognitionDpi(ownDpi, dpi);
-  const k = at / dpi;
-  const scaled: Box = [
-    Math.floor(region[0] * k),
-    Math.floor(region[1] * k),
-    Math.ceil(region[2] * k),
-    Math.ceil(region[3] * k),
-  ];
-  checkRegion(scaled, region, dpi);
-  const { pgm, back } = renderRegion(page, scaled, at, input.turn);
+  const { pgm, at, k, back } = recognitionImage(page, region, dpi, ownDpi, input.turn);
   const recognised = await recogniseWords(pgm, lang, !input.box_render, at);
   const words = recognised.map((w) => {
     const b = back(w.box);

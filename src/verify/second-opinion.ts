@@ -50,6 +50,8 @@ export interface SecondOpinionOptions {
    * to skip rendering it again when several proposals are checked against the same revision.
    */
   beforeRender?: RgbImage;
+  /** The PDFium render of the page after, likewise (rendered ahead while the engine waited on recognition). */
+  afterRender?: RgbImage;
   /**
    * Render and compare only these rows [y0, y1) of the page (at the render dpi), before and after
    * alike: the band where the correction can move anything, when a structural proof covers the
@@ -111,7 +113,8 @@ export async function secondOpinion(
   const rows = options.rows;
   const before =
     options.beforeRender ?? (await renderPageWithPdfium(beforeBytes, password, pageIndex, dpi, rows));
-  const after = await renderPageWithPdfium(afterBytes, password, pageIndex, dpi, rows);
+  const after =
+    options.afterRender ?? (await renderPageWithPdfium(afterBytes, password, pageIndex, dpi, rows));
   const top = rows ? Math.max(0, Math.floor(rows[0])) : 0;
   let declared: Box | null = null;
   if (declaredBox300) {

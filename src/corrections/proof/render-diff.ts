@@ -134,6 +134,28 @@ export function cropPng(img: RgbImage, box: Box): Uint8Array {
   return new Uint8Array(PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false }));
 }
 
+/**
+ * A crop of a render as a binary PPM, for recognition: the same pixels as cropPng behind a short
+ * header, with nothing to deflate here or inflate in the recogniser (a PNG of a line costs more to
+ * encode than the line costs to read). PPM carries no resolution: the recogniser is told it.
+ */
+export function cropPpm(img: RgbImage, box: Box): Uint8Array {
+  const x0 = Math.max(0, Math.min(img.width, box[0]));
+  const y0 = Math.max(0, Math.min(img.height, box[1]));
+  const x1 = Math.max(x0 + 1, Math.min(img.width, box[2]));
+  const y1 = Math.max(y0 + 1, Math.min(img.height, box[3]));
+  const w = x1 - x0;
+  const h = y1 - y0;
+  const head = new TextEncoder().encode(`P6\n${w} ${h}\n255\n`);
+  const out = new Uint8Array(head.length + w * h * 3);
+  out.set(head);
+  for (let y = 0; y < h; y += 1) {
+    const src = (y0 + y) * img.stride + x0 * 3;
+    out.set(img.pixels.subarray(src, src + w * 3), head.length + y * w * 3);
+  }
+  return out;
+}
+
 /** Union of boxes (null when none). */
 export function unionBox(boxes: (Box | null)[]): Box | null {
   let out: Box | null = null;

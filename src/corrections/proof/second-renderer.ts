@@ -25,23 +25,60 @@ export const GUARD_NAME = 'second_renderer_pdfium';
 /** Scales next to the working one where a real change outside the box shows as well. */
 export const RECHECK_DPIS = [299, 301] as const;
 
+/**
+ * PDFium's working-dpi renders kept by content: the page before (several proposals on one revision)
+ * and after (rendered ahead by `prepareSecondRenderer`, taken out when compared); the last two of each.
+ */
 const beforeCache: { key: string; render: RgbImage }[] = [];
+const afterCache: { key: string; render: RgbImage }[] = [];
 
-async function pdfiumBefore(
+async function pdfiumRender(
+  cache: { key: string; render: RgbImage }[],
   pdf: Uint8Array,
   password: string,
   pageIndex: number,
   rows: [number, number] | undefined,
 ): Promise<RgbImage> {
   const key = `${sha256(pdf)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
-  const hit = beforeCache.find((e) => e.key === key);
+  const hit = cache.find((e) => e.key === key);
   if (hit) return hit.render;
   const render = await renderPageWithPdfium(pdf, password, pageIndex, WORKING_DPI, rows);
   if (render.pixels.byteLength <= 64 * 1024 * 1024) {
-    beforeCache.unshift({ key, render });
-    beforeCache.length = Math.min(beforeCache.length, 2);
+    cache.unshift({ key, render });
+    cache.length = Math.min(cache.length, 2);
   }
   return render;
+}
+
+/** The render of `output` prepared ahead, if any, taken out of the store (it is compared once). */
+function takeAfter(output: Uint8Array, pageIndex: number, rows?: [number, number]): RgbImage | undefined {
+  if (!afterCache.length) return undefined;
+  const key = `${sha256(output)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
+  const at = afterCache.findIndex((e) => e.key === key);
+  return at < 0 ? undefined : afterCache.splice(at, 1)[0].render;
+}
+
+const pdfiumBefore = (pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) =>
+  pdfiumRender(beforeCache, pdf, password, pageIndex, rows);
+
+/**
+ * Renders the page before and after with PDFium ahead of the guard, for a caller with time on its
+ * hands (tier 5 while recognition reads the page or the patched line on its own thread): the guard
+ * then compares the kept renders. Without `output`, the page before alone. Nothing is judged here; a render that fails is left for the guard to report.
+ */
+export async function prepareSecondRenderer(
+  input: Uint8Array,
+  output: Uint8Array | null,
+  password: string,
+  pageIndex: number,
+  rows?: [number, number],
+): Promise<void> {
+  try {
+    await pdfiumBefore(input, password, pageIndex, rows);
+    if (output) await pdfiumRender(afterCache, output, password, pageIndex, rows);
+  } catch {
+    // The guard renders again and records the failure.
+  }
 }
 
 /** Adds the guard to `v` (and fails it when PDFium disagrees or cannot read the file). */
@@ -59,6 +96,7 @@ export async function secondRendererGuard(
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,
       beforeRender: before,
+      afterRender: takeAfter(output, pageIndex, rows),
       rows,
     });
     const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';

@@ -10,7 +10,7 @@ import type { RgbImage } from '../../pdf/mupdf-adapter.ts';
 import { matchForm } from '../../ocr/page-ocr.ts';
 import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import type { GuardResult } from '../proof/verify.ts';
-import { cropPng, type Box } from '../proof/render-diff.ts';
+import { cropPpm, type Box } from '../proof/render-diff.ts';
 
 /** The target's line on the page before the patch, in working (300 dpi) render pixels. */
 export interface LineContext {
@@ -119,8 +119,8 @@ export async function readLineBack(
   patch300: Box,
   v: { find: string; replacement: string; lang: string; dpi: number },
 ): Promise<LineReadback> {
-  const was = await recogniseWords(cropPng(before, line.band), v.lang, 'line', v.dpi);
-  const now = await recogniseWords(cropPng(after, line.band), v.lang, 'line', v.dpi);
+  const was = await recogniseWords(cropPpm(before, line.band), v.lang, 'line', v.dpi);
+  const now = await recogniseWords(cropPpm(after, line.band), v.lang, 'line', v.dpi);
   const patchInBand: Box = [
     patch300[0] - line.band[0],
     patch300[1] - line.band[1],

@@ -11,8 +11,9 @@ import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
 import { installAdvice } from '../../ocr/languages.ts';
 import { revisionKey } from '../../ocr/kept-work.ts';
-import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
-import { cropPng, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
+import { recogniseWords, sharingRecognitions, type RecognisedWord } from '../../ocr/recognizer.ts';
+import { cropPpm, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
+import { prepareSecondRenderer } from '../proof/second-renderer.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
 import { processFontSettings } from '../../fonts/machine-fonts.ts';
@@ -406,14 +407,20 @@ async function readBack(
   ];
   // The word with some of its line on each side: recognition reads a word with its neighbours far
   // more surely than alone (a lone non-word, as a typo fix often is, gets a low confidence). Three
-  // widths of context; the replacement must be read in each and the old word in none.
-  const readings: RecognisedWord[][] = [];
-  for (const side of [2, 4, 8])
-    readings.push(await recogniseWords(cropPng(after, crop(side)), lang, 'line', WORKING_DPI));
-  // And the word nearly alone, as an outside reader checks it: read surely as another word, it fails.
-  const tight = await recogniseWords(cropPng(after, crop(0.6)), lang, 'line', WORKING_DPI);
-  return { readings, tight };
+  // widths of context; the replacement must be read in each and the old word in none. All four
+  // are asked at once: they queue on the recogniser's thread while this one goes on with the proof.
+  // And the word nearly alone (0.6), as an outside reader checks it: read surely as another word, it fails.
+  const [wide, medium, widest, tight] = await Promise.all(
+    [2, 4, 8, 0.6].map((side) => recogniseWords(cropPpm(after, crop(side)), lang, 'line', WORKING_DPI)),
+  );
+  return { readings: [wide, medium, widest], tight };
 }
+
+/**
+ * Lets recognitions just asked reach the recogniser's thread (tesseract.js posts a job a few
+ * promise steps after the call) before this thread gets busy with work of its own.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
 /** What tier 5 takes from the engine's shared steps (engine.ts): one way to render, declare and save. */
@@ -442,7 +449,19 @@ export interface PatchFacts {
   confirmation?: Record<string, unknown>;
 }
 
-export async function attemptPixelPatch(
+export function attemptPixelPatch(
+  pdf: Uint8Array,
+  password: string,
+  t: PatchTarget,
+  served: ServedCrop[],
+  hooks: PatchHooks,
+): Promise<PatchCandidate> {
+  // The line read before the patch is asked as soon as it is known and read again by the proof:
+  // one recognition, shared within this attempt (and only within it).
+  return sharingRecognitions(() => pixelPatch(pdf, password, t, served, hooks));
+}
+
+async function pixelPatch(
   pdf: Uint8Array,
   password: string,
   t: PatchTarget,
@@ -450,15 +469,27 @@ export async function attemptPixelPatch(
   hooks: PatchHooks,
 ): Promise<PatchCandidate> {
   refuseNoChange(t);
-  const located = await locateScannedWord(pdf, password, t, served);
+  // The page is recognised on the recogniser's thread while this one renders the page as it was
+  // (before anything is written into it), PDFium renders it for the proof's second renderer, and
+  // the page's scan is decoded into the kept work (scan-image.ts; the patch reads it from there):
+  // work every patch of the page needs, whichever word is found.
+  const locating = locateScannedWord(pdf, password, t, served);
+  locating.catch(() => undefined); // awaited below; a refusal waits for it there
+  await nextTurn();
   const opened = openPdf(pdf, password);
   const doc = opened.doc;
   try {
     const pageCount = doc.countPages();
     const page = loadPage(doc, t.pageIndex);
-    // The page as it was, before anything is written into it.
     const before = hooks.beforeRender(page);
+    await prepareSecondRenderer(pdf, null, password, t.pageIndex);
+    findScanImage(page, undefined, revisionKey(pdf)); // its answer comes with the word's place, below
+    const located = await locating;
     const line = lineContext(located.words, located.match.box_render, t.renderDpi, before, WORKING_DPI);
+    // The line as it is, read on the recogniser's thread while this one builds the patch; the
+    // line's read-back asks for the same pixels and gets this reading (its failure is the proof's).
+    recogniseWords(cropPpm(before, line.band), located.lang, 'line', WORKING_DPI).catch(() => undefined);
+    await nextTurn();
     const { scan, request } = patchRequest(page, located, t, revisionKey(pdf));
     const patch = patchOrRefuse(request);
     refuseDrawnOver(scan, patch);
@@ -730,81 +761,48 @@ interface PatchVerifyInput extends SavedCorrection {
 
 /**
  * The proof of a patch: outside its box every pixel unchanged, inside it recognition reads the
- * replacement and not the old word, the text layer (if any) says the replacement, and the objects
- * and other pages as for every tier.
+ * replacement and not the old word, the line reads as before except the word, the text layer (if
+ * any) says the replacement, and the objects and other pages as for every tier. The recognitions
+ * are asked first and run on the recogniser's thread while this one checks the text layer and the
+ * structure and renders the page for the second renderer (engine.ts runs its guard on those renders).
  */
 async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   const { doc, reopen } = reopenOutput(v);
   try {
-    const guards: GuardResult[] = [];
     const page = loadPage(doc, v.pageIndex);
     const after = renderPageRgb(page, WORKING_DPI);
     const declared = padBox(v.patchBox300, DECLARED_PAD_PX, after);
     const diff = diffRenders(v.before, after, declared);
-    guards.push({
+    const confined: GuardResult = {
       name: 'patch_confined',
       passed: diff.outside_pixels === 0,
       detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
-    });
-    const { readings, tight } = await readBack(after, v.patchBox300, v.lang);
-    const wanted = matchForm(v.replacement);
-    const old = matchForm(v.find);
-    const found = readings.flat().filter((w) => matchForm(w.text) === wanted);
-    const best = found.length ? Math.max(...found.map((w) => w.confidence)) : null;
-    // Read so in every reading, not once by chance.
-    const agreeing = readings.filter((r) => r.some((w) => matchForm(w.text) === wanted)).length;
-    const oldStill = old !== wanted && [...readings.flat(), ...tight].some((w) => matchForm(w.text) === old);
-    // Read alone, the patch must not be read surely as some other word of its length.
-    const other = tight.find(
-      (w) =>
-        w.confidence >= 80 &&
-        matchForm(w.text) !== wanted &&
-        Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
-        matchForm(w.text).length >= 3,
-    );
-    const threshold = CONFIRM_THRESHOLD;
-    guards.push({
-      name: 'recognition_reads_replacement',
-      passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
-      detail: `recognition of the patched line reads ${readings
-        .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
-        .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
-        oldStill ? `, and still “${v.find}”` : ''
-      }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
-    });
-    // The line around the word reads as before, except the word, and the word keeps the line's spacing.
-    const lineBack = await readLineBack(v.before, after, v.line, v.patchBox300, {
-      find: v.find,
-      replacement: v.replacement,
-      lang: v.lang,
-      dpi: WORKING_DPI,
-    });
-    guards.push(lineBack.reading, lineBack.spacing);
-    if (v.hiddenBefore) {
-      const text = page.toStructuredText('preserve-whitespace').asText();
-      const count = (s: string, w: string) => s.split(w).length - 1;
-      const beforeDoc = openPdf(v.input, v.password).doc;
-      let textBefore = '';
-      try {
-        textBefore = loadPage(beforeDoc, v.pageIndex).toStructuredText('preserve-whitespace').asText();
-      } finally {
-        beforeDoc.destroy();
-      }
-      const ok =
-        v.hiddenRetyped &&
-        count(text, v.replacement) === count(textBefore, v.replacement) + 1 &&
-        (v.replacement.includes(v.find) || count(text, v.find) === count(textBefore, v.find) - 1);
-      guards.push({
-        name: 'text_layer_true',
-        passed: ok,
-        detail: ok
-          ? `the invisible text layer now says “${v.replacement}” where it said “${v.find}”`
-          : `the invisible text layer does not say “${v.replacement}” in place of “${v.find}”`,
-      });
-    }
-    guards.push(reopen);
+    };
+    const reading = Promise.all([
+      readBack(after, v.patchBox300, v.lang),
+      // The line around the word reads as before, except the word, and the word keeps the line's spacing.
+      readLineBack(v.before, after, v.line, v.patchBox300, {
+        find: v.find,
+        replacement: v.replacement,
+        lang: v.lang,
+        dpi: WORKING_DPI,
+      }),
+    ]);
+    reading.catch(() => undefined); // awaited below; handled here so a failure waits for it
+    await nextTurn();
+    const textLayer = v.hiddenBefore ? textLayerGuard(page, v) : null;
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
-    guards.push(...proof.guards);
+    if (confined.passed) await prepareSecondRenderer(v.input, v.output, v.password, v.pageIndex);
+    const [{ readings, tight }, lineBack] = await reading;
+    const guards: GuardResult[] = [
+      confined,
+      readsReplacement(readings, tight, v),
+      lineBack.reading,
+      lineBack.spacing,
+      ...(textLayer ? [textLayer] : []),
+      reopen,
+      ...proof.guards,
+    ];
     const failures = guards.filter((g) => !g.passed).map((g) => `${g.name}: ${g.detail}`);
     return {
       passed: failures.length === 0,
@@ -824,6 +822,63 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   } finally {
     doc.destroy();
   }
+}
+
+/** The patched word read back: the replacement in every reading, the old word in none, and alone not surely another word. */
+function readsReplacement(
+  readings: RecognisedWord[][],
+  tight: RecognisedWord[],
+  v: { find: string; replacement: string },
+): GuardResult {
+  const wanted = matchForm(v.replacement);
+  const old = matchForm(v.find);
+  const found = readings.flat().filter((w) => matchForm(w.text) === wanted);
+  const best = found.length ? Math.max(...found.map((w) => w.confidence)) : null;
+  // Read so in every reading, not once by chance.
+  const agreeing = readings.filter((r) => r.some((w) => matchForm(w.text) === wanted)).length;
+  const oldStill = old !== wanted && [...readings.flat(), ...tight].some((w) => matchForm(w.text) === old);
+  // Read alone, the patch must not be read surely as some other word of its length.
+  const other = tight.find(
+    (w) =>
+      w.confidence >= 80 &&
+      matchForm(w.text) !== wanted &&
+      Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
+      matchForm(w.text).length >= 3,
+  );
+  const threshold = CONFIRM_THRESHOLD;
+  return {
+    name: 'recognition_reads_replacement',
+    passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
+    detail: `recognition of the patched line reads ${readings
+      .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
+      .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
+      oldStill ? `, and still “${v.find}”` : ''
+    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
+  };
+}
+
+/** The invisible text layer says the replacement once more and the old word once less. */
+function textLayerGuard(page: mupdf.PDFPage, v: PatchVerifyInput): GuardResult {
+  const text = page.toStructuredText('preserve-whitespace').asText();
+  const count = (s: string, w: string) => s.split(w).length - 1;
+  const beforeDoc = openPdf(v.input, v.password).doc;
+  let textBefore = '';
+  try {
+    textBefore = loadPage(beforeDoc, v.pageIndex).toStructuredText('preserve-whitespace').asText();
+  } finally {
+    beforeDoc.destroy();
+  }
+  const ok =
+    v.hiddenRetyped &&
+    count(text, v.replacement) === count(textBefore, v.replacement) + 1 &&
+    (v.replacement.includes(v.find) || count(text, v.find) === count(textBefore, v.find) - 1);
+  return {
+    name: 'text_layer_true',
+    passed: ok,
+    detail: ok
+      ? `the invisible text layer now says “${v.replacement}” where it said “${v.find}”`
+      : `the invisible text layer does not say “${v.replacement}” in place of “${v.find}”`,
+  };
 }
 
 export const _internals = { confirmingCrop, cropAdvice };

@@ -1,0 +1,116 @@
+// The recogniser (src/ocr/recognizer.ts) asked several things at once: each recognition runs with
+// its own mode and resolution (they are sent with the image, not set beforehand where another call
+// could overtake them), the same pixels asked twice within one piece of work are recognised once,
+// and every recognition's pixels are counted.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cropPng, cropPpm } from '../../../src/corrections/proof/render-diff.ts';
+import { openPdf, renderPageRgb, type RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
+import {
+  closeRecognisers,
+  imageArea,
+  recogniseWords,
+  recognitionCounts,
+  sharingRecognitions,
+} from '../../../src/ocr/recognizer.ts';
+import { scannedPage } from '../corrections/scan-fixtures.ts';
+
+const LINES = ['The periodic review of the contract is due', 'Please return the form with your remarks'];
+
+test.after(async () => {
+  await closeRecognisers();
+});
+
+function pageRender(): RgbImage {
+  const { doc } = openPdf(scannedPage(LINES, { dpi: 200, colour: true, jpeg: 80 }), '');
+  try {
+    return renderPageRgb(doc.loadPage(0), 300);
+  } finally {
+    doc.destroy();
+  }
+}
+
+const text = (words: { text: string }[]) => words.map((w) => w.text).join(' ');
+
+test('a PPM crop holds the same pixels as the PNG crop, and both report their area', () => {
+  const page = pageRender();
+  const box: [number, number, number, number] = [10, 20, 310, 120];
+  const ppm = cropPpm(page, box);
+  const head = `P6\n300 100\n255\n`;
+  assert.is(new TextDecoder().decode(ppm.subarray(0, head.length)), head);
+  assert.is(ppm.length, head.length + 300 * 100 * 3);
+  // Row 50 of the crop is row 70 of the page, from x 10.
+  const row = (20 + 50) * page.stride + 10 * 3;
+  assert.equal(
+    [...ppm.subarray(head.length + 50 * 300 * 3, head.length + 51 * 300 * 3)],
+    [...page.pixels.subarray(row, row + 300 * 3)],
+  );
+  assert.is(imageArea(ppm), 300 * 100);
+  assert.is(imageArea(cropPng(page, box)), 300 * 100);
+  assert.is(imageArea(new Uint8Array([1, 2, 3])), 0);
+});
+
+test('recognitions asked at once each run with their own mode and resolution', async () => {
+  const page = pageRender();
+  // The first text line, alone, for single-line mode; the whole page for automatic segmentation.
+  const lineBox: [number, number, number, number] = [0, 0, page.width, Math.round(page.height / 2)];
+  const whole = cropPpm(page, [0, 0, page.width, page.height]);
+  const line = cropPpm(page, lineBox);
+  const alone = {
+    page: await recogniseWords(whole, 'eng', true, 300),
+    line: await recogniseWords(line, 'eng', 'line', 300),
+  };
+  assert.ok(text(alone.page).includes('periodic'), text(alone.page));
+  assert.ok(text(alone.page).includes('remarks'), text(alone.page));
+  // Interleaved: line, page, line, page — each must read as it did alone.
+  const together = await Promise.all([
+    recogniseWords(line, 'eng', 'line', 300),
+    recogniseWords(whole, 'eng', true, 300),
+    recogniseWords(line, 'eng', 'line', 300),
+    recogniseWords(whole, 'eng', true, 300),
+  ]);
+  assert.equal(together.map(text), [alone.line, alone.page, alone.line, alone.page].map(text));
+  // Single-line mode reads the line as one line; automatic segmentation finds the page's lines.
+  assert.is(new Set(alone.line.map((w) => w.line)).size, 1);
+  assert.ok(new Set(alone.page.map((w) => w.line)).size >= 2);
+});
+
+test('within one piece of work the same pixels are recognised once; outside it, each time', async () => {
+  const page = pageRender();
+  const band = cropPpm(page, [0, 0, page.width, Math.round(page.height / 2)]);
+  const other = cropPpm(page, [0, Math.round(page.height / 2), page.width, page.height]);
+  const start = recognitionCounts();
+  const [first, again, later, different] = await sharingRecognitions(async () => {
+    const early = recogniseWords(band, 'eng', 'line', 300); // asked ahead, not awaited yet
+    const twice = recogniseWords(band, 'eng', 'line', 300);
+    const [a, b] = await Promise.all([early, twice]);
+    return [
+      a,
+      b,
+      await recogniseWords(band, 'eng', 'line', 300),
+      await recogniseWords(other, 'eng', 'line', 300),
+    ];
+  });
+  const shared = recognitionCounts();
+  assert.is(shared.line - start.line, 2, 'the band once, the other line once');
+  assert.is(shared.pixels - start.pixels, imageArea(band) + imageArea(other));
+  assert.equal(text(again), text(first));
+  assert.equal(text(later), text(first));
+  assert.ok(text(first).includes('periodic'), text(first));
+  assert.ok(text(different).includes('remarks'), text(different));
+  // The same pixels in another mode or at another resolution are another recognition.
+  await sharingRecognitions(async () => {
+    await recogniseWords(band, 'eng', 'line', 300);
+    await recogniseWords(band, 'eng', false, 300);
+    await recogniseWords(band, 'eng', 'line', 200);
+  });
+  assert.is(recognitionCounts().line - shared.line, 2);
+  assert.is(recognitionCounts().region - shared.region, 1);
+  // Outside a piece of work nothing is shared: a later task reads its own pixels itself.
+  const outside = recognitionCounts().line;
+  await recogniseWords(band, 'eng', 'line', 300);
+  await recogniseWords(band, 'eng', 'line', 300);
+  assert.is(recognitionCounts().line - outside, 2);
+});
+
+test.run();
