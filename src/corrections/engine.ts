@@ -4,7 +4,7 @@
 // (docs/engine.md, "The pipeline"): locate/ → tiers/ → fit/ → edit/ → save/ → proof/, and scan/
 // for a word in a scanned image (tier 5). docs/engine.md describes every rule used here.
 import { DocfixError } from '../errors.ts';
-import { openPdf, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { openPdf, recycleRender, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type {
   Candidate,
   EditTaskInput,
@@ -98,6 +98,8 @@ async function run(
       );
     if (!v.passed) throw wouldNotVerify(candidate, request);
     const proposal = proposalOf(candidate, pageIndex, fontAttempt);
+    // The output's render served the proof and the preview crop; nothing reads it after this.
+    recycleRender(v.afterRender);
     if (!forApply) {
       const { afterRender: _render, diff: _diff, ...verify } = v;
       keepProposal({
