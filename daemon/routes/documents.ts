@@ -28,7 +28,13 @@ import {
   type Picture,
 } from '../../src/documents/render.ts';
 import type { CropTaskInput } from '../../src/documents/tasks.ts';
-import { textIndexPath } from '../../src/documents/text-index.ts';
+import {
+  finishInspect,
+  joinTextIndex,
+  type InspectedPages,
+  type InspectResult,
+} from '../../src/documents/inspect.ts';
+import { saveTextIndex, textIndexPath } from '../../src/documents/text-index.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import {
@@ -56,22 +62,7 @@ export const documentHandlers: Handlers = {
     const upload = req.upload;
     if (!upload) throw new Error('the upload body was not read before its handler');
     try {
-      const inspected = await services.engine.run(
-        'documents.inspect',
-        {
-          path: upload.path,
-          password: upload.password,
-          ...(limits.pages === null ? {} : { max_pages: limits.pages }),
-          // The pages' text, read anyway to classify them, becomes the revision's text index (not
-          // written for a document with a password: its text stays off the disk).
-          ...(upload.password === '' ? { index_path: textIndexPath(upload.path) } : {}),
-        },
-        {
-          timeoutMs: INSPECT_TIMEOUT_MS,
-          timeoutCode: 'unreadable_pdf',
-          timeoutMessage: `The PDF could not be read within ${INSPECT_TIMEOUT_MS / 1000} seconds; it is refused.`,
-        },
-      );
+      const inspected = await inspectUpload(services, upload, limits.pages);
       const documentId = randomId('doc');
       const sha = await services.blobs.putFile(tenantId, documentId, upload.path, upload.sha256);
       await keepTextIndex(services, upload.path, tenantId, documentId, sha);
@@ -293,6 +284,57 @@ export const documentHandlers: Handlers = {
     return picture.png;
   },
 };
+
+/**
+ * The upload's inspection. A long document is split over the engine lane's threads: the first step
+ * opens, bounds and reads the file's facts, each range of pages is then classified in a task of its
+ * own (in parallel while slots are free) and the ranges are joined, with the same answer as one
+ * pass: the pages in order, and on failure the error of the first failing range. The pages' text,
+ * read anyway to classify them, becomes the revision's text index (not written for a document with
+ * a password: its text stays off the disk).
+ */
+async function inspectUpload(
+  services: Services,
+  upload: ReceivedUpload,
+  maxPages: number | null,
+): Promise<InspectResult> {
+  const withIndex = upload.password === '';
+  const options = {
+    timeoutMs: INSPECT_TIMEOUT_MS,
+    timeoutCode: 'unreadable_pdf' as const,
+    timeoutMessage: `The PDF could not be read within ${INSPECT_TIMEOUT_MS / 1000} seconds; it is refused.`,
+  };
+  const started = await services.engine.run(
+    'documents.inspect-start',
+    {
+      path: upload.path,
+      password: upload.password,
+      ...(maxPages === null ? {} : { max_pages: maxPages }),
+      ...(withIndex ? { index_path: textIndexPath(upload.path) } : {}),
+      parts: services.engine.size,
+    },
+    options,
+  );
+  if ('result' in started) return started.result;
+  const settled = await Promise.allSettled(
+    started.ranges.map(([from, to]) =>
+      services.engine.run(
+        'documents.inspect-pages',
+        { path: upload.path, password: upload.password, from, to, index: withIndex },
+        options,
+      ),
+    ),
+  );
+  const parts: InspectedPages[] = [];
+  for (const part of settled) {
+    if (part.status === 'rejected') throw part.reason;
+    parts.push(part.value);
+  }
+  if (withIndex) {
+    await saveTextIndex(textIndexPath(upload.path), joinTextIndex(started.head.page_count, parts));
+  }
+  return finishInspect(started.head, parts);
+}
 
 /** Moves the upload's text index beside its blob; without it the first search builds it (slower). */
 async function keepTextIndex(

@@ -39,6 +39,12 @@ export interface SearchOptions {
   count?: boolean;
 }
 
+/**
+ * Pages this thread's searches read (counted for tests, never timed): `indexed` to add them to a
+ * text index, `matched` character by character because their indexed text may hold the query.
+ */
+export const pagesRead = { indexed: 0, matched: 0 };
+
 /** Characters of the line kept on each side of a hit (`before`, `after`). */
 const CONTEXT_CHARS = 80;
 
@@ -107,6 +113,7 @@ class Collector {
 
   /** Reads the page as the engine does and takes its matches. */
   addPage(pageIndex: number, page: mupdf.Page): void {
+    pagesRead.matched++;
     const lines = readTextLines(page);
     const found = lineMatches(
       lines.map((l) => l.chars.map((ch) => ch.c)),
@@ -177,6 +184,7 @@ export function searchWithIndex(
     const page = loadPage(openDoc(), i);
     try {
       const st = pageStext(page);
+      pagesRead.indexed++;
       try {
         const plain = st.asText();
         index.pages[i] = searchableText(plain);
