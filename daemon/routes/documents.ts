@@ -31,9 +31,12 @@ import type { CropTaskInput } from '../../src/documents/tasks.ts';
 import {
   finishInspect,
   joinTextIndex,
+  splitPages,
   type InspectedPages,
   type InspectResult,
+  type PageRange,
 } from '../../src/documents/inspect.ts';
+import { joinSearchParts, SEARCH_PART_MIN_PAGES } from '../../src/documents/search.ts';
 import { saveTextIndex, textIndexPath } from '../../src/documents/text-index.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
@@ -184,18 +187,32 @@ export const documentHandlers: Handlers = {
     if (known) return known;
     const path = await revisionPath(services, record, revision);
     const password = documentPassword(record, services);
-    const found = await services.engine.run(
-      'documents.search',
-      { path, password, ...asked },
-      {
-        timeoutMs: SEARCH_TIMEOUT_MS,
-        timeoutCode: 'internal_error',
-        timeoutMessage: 'The search took too long; nothing was found.',
-        // The revision's first search reads every page (its text index): engine work. Once the
-        // index is beside the blob, a search opens only the pages that may match: light work.
-        lane: password === '' && (await exists(textIndexPath(path))) ? 'light' : 'engine',
-      },
-    );
+    // The revision's first search reads every page (its text index): engine work. Once the index is
+    // beside the blob, a search opens only the pages that may match: light work.
+    const indexed = password === '' && (await exists(textIndexPath(path)));
+    const ranges = indexed && pages === undefined ? searchRanges(services, record.document.page_count) : [];
+    const run = (part: { pages?: number[] }) =>
+      services.engine.run(
+        'documents.search',
+        { path, password, ...asked, ...part },
+        {
+          timeoutMs: SEARCH_TIMEOUT_MS,
+          timeoutCode: 'internal_error',
+          timeoutMessage: 'The search took too long; nothing was found.',
+          lane: indexed ? 'light' : 'engine',
+        },
+      );
+    const found =
+      ranges.length > 1
+        ? joinSearchParts(
+            await Promise.all(
+              ranges.map(([from, to]) =>
+                run({ pages: Array.from({ length: to - from }, (_, k) => from + k) }),
+              ),
+            ),
+            { ...(asked.limit ? { cap: asked.limit } : {}), count: asked.count },
+          )
+        : await run({});
     services.reads.set(key, found, JSON.stringify(found).length * 2);
     return found;
   },
@@ -346,6 +363,17 @@ async function keepTextIndex(
 ): Promise<void> {
   const blob = await services.blobs.localPath(tenantId, documentId, sha256);
   await rename(textIndexPath(uploadPath), textIndexPath(blob)).catch(() => {});
+}
+
+/**
+ * The page ranges an indexed search of a long document is split into, one per engine thread, while
+ * the daemon has nothing else to do (light tasks then borrow the idle engine slots): a user's first
+ * search of a long manual reads its matching pages on every core. Under load, one range (no split):
+ * the other threads are someone's.
+ */
+function searchRanges(services: Services, pageCount: number): PageRange[] {
+  if (services.engine.load > 0) return [];
+  return splitPages(pageCount, services.engine.size, SEARCH_PART_MIN_PAGES);
 }
 
 /** Whether a file is there (the text index beside a revision blob). */

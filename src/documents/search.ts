@@ -45,6 +45,13 @@ export interface SearchOptions {
  */
 export const pagesRead = { indexed: 0, matched: 0 };
 
+/**
+ * Pages a thread searches at the least when an indexed search of a long document is split over
+ * several (joinSearchParts): below it the extra thread's opening of the file and reading of the
+ * index cost more than the pages it takes over.
+ */
+export const SEARCH_PART_MIN_PAGES = 48;
+
 /** Characters of the line kept on each side of a hit (`before`, `after`). */
 const CONTEXT_CHARS = 80;
 
@@ -248,4 +255,31 @@ export function searchFile(path: string, q: string, options: SearchOptions = {})
   } finally {
     (doc as mupdf.PDFDocument | null)?.destroy();
   }
+}
+
+/**
+ * One search answered from searches of consecutive page ranges (the ranges in page order, each with
+ * the same query, rule, cap and count): the answer one search over all of them gives. A listing
+ * holds the first `cap` matches in page order and is truncated when there were more; the totals are
+ * known when nothing was truncated or every range counted.
+ */
+export function joinSearchParts(
+  parts: SearchOut[],
+  options: { cap?: number; count?: boolean } = {},
+): SearchOut {
+  const cap = options.cap ?? SEARCH_MATCH_CAP;
+  const all = parts.flatMap((p) => p.matches ?? []);
+  const truncated = all.length > cap || parts.some((p) => p.truncated);
+  const out: SearchOut = {
+    query: parts[0]?.query ?? '',
+    matches: all.slice(0, cap),
+    pages_searched: parts.flatMap((p) => p.pages_searched ?? []),
+    pages_needing_recognition: parts.flatMap((p) => p.pages_needing_recognition ?? []),
+    truncated,
+  };
+  if (!truncated || options.count) {
+    out.total = parts.reduce((sum, p) => sum + (p.total ?? 0), 0);
+    out.pages_matched = parts.flatMap((p) => p.pages_matched ?? []);
+  }
+  return out;
 }

@@ -112,6 +112,20 @@ test('a long upload is classified over both engine threads and answers as one pa
     assert.is(found.status, 200);
     assert.ok(found.body.matches.length > 10);
     assert.equal(found.body, built);
+    // The idle daemon splits an indexed search of a long document over its threads: the same
+    // listing, cap, truncation and totals as one search.
+    for (const [query, options] of [
+      ['q=e&limit=7', { cap: 7 }],
+      ['q=e&limit=7&count=true', { cap: 7, count: true }],
+      ['q=RAUM&ignore_case=true', { rule: { ignoreCase: true, word: false } }],
+    ] as const) {
+      const got = await h.json('GET', `/v1/documents/${up.body.document_id}/search?${query}`);
+      assert.equal(
+        got.body,
+        searchFile(blob, new URLSearchParams(query).get('q')!, { kinds, ...options }),
+        query,
+      );
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
