@@ -18,6 +18,7 @@ import {
   type InspectedPages,
 } from '../../../src/documents/inspect.ts';
 import { openPdfFile } from '../../../src/documents/pdf-file.ts';
+import { documentTasks } from '../../../src/documents/tasks.ts';
 import { pagesRead, searchFile } from '../../../src/documents/search.ts';
 import {
   textIndexCache,
@@ -73,15 +74,18 @@ for (const name of [
     assert.ok('head' in started, 'split');
     if (!('head' in started)) return;
     assert.is(started.ranges.length, 3);
-    // Each range as an engine thread reads it (the stored file, not the upload's bytes), last first.
-    const parts: InspectedPages[] = [...started.ranges].reverse().map(([from, to]) => {
-      const doc = openPdfFile(CORPUS + name);
-      try {
-        return classifyPages(doc, from, to, true);
-      } finally {
-        doc.destroy();
-      }
-    });
+    // Each range as an engine thread classifies it (the task, reading the stored file), last first.
+    const parts: InspectedPages[] = [...started.ranges]
+      .reverse()
+      .map(([from, to]) =>
+        documentTasks['documents.inspect-pages']({
+          path: CORPUS + name,
+          password: '',
+          from,
+          to,
+          index: true,
+        }),
+      );
     assert.equal(finishInspect(started.head, parts), serial);
     const splitIndex = join(scratch, `${name}.split.json`);
     writeTextIndex(splitIndex, joinTextIndex(started.head.page_count, parts));
