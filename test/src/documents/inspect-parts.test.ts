@@ -75,17 +75,15 @@ for (const name of [
     if (!('head' in started)) return;
     assert.is(started.ranges.length, 3);
     // Each range as an engine thread classifies it (the task, reading the stored file), last first.
-    const parts: InspectedPages[] = [...started.ranges]
-      .reverse()
-      .map(([from, to]) =>
-        documentTasks['documents.inspect-pages']({
-          path: CORPUS + name,
-          password: '',
-          from,
-          to,
-          index: true,
-        }),
-      );
+    const parts: InspectedPages[] = [...started.ranges].reverse().map(([from, to]) =>
+      documentTasks['documents.inspect-pages']({
+        path: CORPUS + name,
+        password: '',
+        from,
+        to,
+        index: true,
+      }),
+    );
     assert.equal(finishInspect(started.head, parts), serial);
     const splitIndex = join(scratch, `${name}.split.json`);
     writeTextIndex(splitIndex, joinTextIndex(started.head.page_count, parts));
