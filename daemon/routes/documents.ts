@@ -28,7 +28,16 @@ import {
   type Picture,
 } from '../../src/documents/render.ts';
 import type { CropTaskInput } from '../../src/documents/tasks.ts';
-import { textIndexPath } from '../../src/documents/text-index.ts';
+import {
+  finishInspect,
+  joinTextIndex,
+  splitPages,
+  type InspectedPages,
+  type InspectResult,
+  type PageRange,
+} from '../../src/documents/inspect.ts';
+import { joinSearchParts, SEARCH_PART_MIN_PAGES } from '../../src/documents/search.ts';
+import { saveTextIndex, textIndexPath } from '../../src/documents/text-index.ts';
 import type { BoxRender } from '../../src/documents/text-find.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import {
@@ -56,22 +65,7 @@ export const documentHandlers: Handlers = {
     const upload = req.upload;
     if (!upload) throw new Error('the upload body was not read before its handler');
     try {
-      const inspected = await services.engine.run(
-        'documents.inspect',
-        {
-          path: upload.path,
-          password: upload.password,
-          ...(limits.pages === null ? {} : { max_pages: limits.pages }),
-          // The pages' text, read anyway to classify them, becomes the revision's text index (not
-          // written for a document with a password: its text stays off the disk).
-          ...(upload.password === '' ? { index_path: textIndexPath(upload.path) } : {}),
-        },
-        {
-          timeoutMs: INSPECT_TIMEOUT_MS,
-          timeoutCode: 'unreadable_pdf',
-          timeoutMessage: `The PDF could not be read within ${INSPECT_TIMEOUT_MS / 1000} seconds; it is refused.`,
-        },
-      );
+      const inspected = await inspectUpload(services, upload, limits.pages);
       const documentId = randomId('doc');
       const sha = await services.blobs.putFile(tenantId, documentId, upload.path, upload.sha256);
       await keepTextIndex(services, upload.path, tenantId, documentId, sha);
@@ -193,18 +187,32 @@ export const documentHandlers: Handlers = {
     if (known) return known;
     const path = await revisionPath(services, record, revision);
     const password = documentPassword(record, services);
-    const found = await services.engine.run(
-      'documents.search',
-      { path, password, ...asked },
-      {
-        timeoutMs: SEARCH_TIMEOUT_MS,
-        timeoutCode: 'internal_error',
-        timeoutMessage: 'The search took too long; nothing was found.',
-        // The revision's first search reads every page (its text index): engine work. Once the
-        // index is beside the blob, a search opens only the pages that may match: light work.
-        lane: password === '' && (await exists(textIndexPath(path))) ? 'light' : 'engine',
-      },
-    );
+    // The revision's first search reads every page (its text index): engine work. Once the index is
+    // beside the blob, a search opens only the pages that may match: light work.
+    const indexed = password === '' && (await exists(textIndexPath(path)));
+    const ranges = indexed && pages === undefined ? searchRanges(services, record.document.page_count) : [];
+    const run = (part: { pages?: number[] }) =>
+      services.engine.run(
+        'documents.search',
+        { path, password, ...asked, ...part },
+        {
+          timeoutMs: SEARCH_TIMEOUT_MS,
+          timeoutCode: 'internal_error',
+          timeoutMessage: 'The search took too long; nothing was found.',
+          lane: indexed ? 'light' : 'engine',
+        },
+      );
+    const found =
+      ranges.length > 1
+        ? joinSearchParts(
+            await Promise.all(
+              ranges.map(([from, to]) =>
+                run({ pages: Array.from({ length: to - from }, (_, k) => from + k) }),
+              ),
+            ),
+            { ...(asked.limit ? { cap: asked.limit } : {}), count: asked.count },
+          )
+        : await run({});
     services.reads.set(key, found, JSON.stringify(found).length * 2);
     return found;
   },
@@ -294,6 +302,57 @@ export const documentHandlers: Handlers = {
   },
 };
 
+/**
+ * The upload's inspection. A long document is split over the engine lane's threads: the first step
+ * opens, bounds and reads the file's facts, each range of pages is then classified in a task of its
+ * own (in parallel while slots are free) and the ranges are joined, with the same answer as one
+ * pass: the pages in order, and on failure the error of the first failing range. The pages' text,
+ * read anyway to classify them, becomes the revision's text index (not written for a document with
+ * a password: its text stays off the disk).
+ */
+async function inspectUpload(
+  services: Services,
+  upload: ReceivedUpload,
+  maxPages: number | null,
+): Promise<InspectResult> {
+  const withIndex = upload.password === '';
+  const options = {
+    timeoutMs: INSPECT_TIMEOUT_MS,
+    timeoutCode: 'unreadable_pdf' as const,
+    timeoutMessage: `The PDF could not be read within ${INSPECT_TIMEOUT_MS / 1000} seconds; it is refused.`,
+  };
+  const started = await services.engine.run(
+    'documents.inspect-start',
+    {
+      path: upload.path,
+      password: upload.password,
+      ...(maxPages === null ? {} : { max_pages: maxPages }),
+      ...(withIndex ? { index_path: textIndexPath(upload.path) } : {}),
+      parts: services.engine.size,
+    },
+    options,
+  );
+  if ('result' in started) return started.result;
+  const settled = await Promise.allSettled(
+    started.ranges.map(([from, to]) =>
+      services.engine.run(
+        'documents.inspect-pages',
+        { path: upload.path, password: upload.password, from, to, index: withIndex },
+        options,
+      ),
+    ),
+  );
+  const parts: InspectedPages[] = [];
+  for (const part of settled) {
+    if (part.status === 'rejected') throw part.reason;
+    parts.push(part.value);
+  }
+  if (withIndex) {
+    await saveTextIndex(textIndexPath(upload.path), joinTextIndex(started.head.page_count, parts));
+  }
+  return finishInspect(started.head, parts);
+}
+
 /** Moves the upload's text index beside its blob; without it the first search builds it (slower). */
 async function keepTextIndex(
   services: Services,
@@ -304,6 +363,17 @@ async function keepTextIndex(
 ): Promise<void> {
   const blob = await services.blobs.localPath(tenantId, documentId, sha256);
   await rename(textIndexPath(uploadPath), textIndexPath(blob)).catch(() => {});
+}
+
+/**
+ * The page ranges an indexed search of a long document is split into, one per engine thread, while
+ * the daemon has nothing else to do (light tasks then borrow the idle engine slots): a user's first
+ * search of a long manual reads its matching pages on every core. Under load, one range (no split):
+ * the other threads are someone's.
+ */
+function searchRanges(services: Services, pageCount: number): PageRange[] {
+  if (services.engine.load > 0) return [];
+  return splitPages(pageCount, services.engine.size, SEARCH_PART_MIN_PAGES);
 }
 
 /** Whether a file is there (the text index beside a revision blob). */

@@ -72,20 +72,23 @@ function classifyFromList(
   withText: boolean,
 ): PageFacts {
   const st = list.toStructuredText(CLASSIFY_STEXT_OPTIONS);
-  let charCount = 0;
+  let plain: string;
   let hasImageBlock = false;
-  let plain: string | undefined;
   try {
-    // The same text a search's pass reads (image blocks carry none): the upload's text index.
-    if (withText) plain = st.asText();
-    const json = JSON.parse(st.asJSON()) as { blocks: StextBlock[] };
-    for (const block of json.blocks) {
-      if (block.type === 'image') hasImageBlock = true;
-      for (const line of block.lines ?? []) charCount += countVisibleChars(line.text);
-    }
+    // One text dump serves both the count of visible characters and the upload's text index (the
+    // same text a search's pass reads; image blocks carry none). A JSON dump parsed in JavaScript
+    // cost as much again as the pass itself on long documents.
+    plain = st.asText();
+    st.walk({
+      onImageBlock(_bbox, _matrix, image) {
+        hasImageBlock = true;
+        image.destroy();
+      },
+    });
   } finally {
     st.destroy();
   }
+  const charCount = countVisibleChars(plain);
   const base = {
     index,
     width_pt: round2(width),
@@ -105,7 +108,7 @@ function classifyFromList(
       },
       visible_text: charCount > 0 ? 1 : 0,
       invisible_text: 0,
-      ...(plain === undefined ? {} : { plain }),
+      ...(withText ? { plain } : {}),
     };
   }
   const seen = scanDrawing(list, bounds);
@@ -142,20 +145,17 @@ function classifyFromList(
     },
     visible_text: visible,
     invisible_text: invisible,
-    ...(plain === undefined ? {} : { plain }),
+    ...(withText ? { plain } : {}),
   };
 }
 
-interface StextBlock {
-  type: string;
-  lines?: { text: string }[];
-}
-
+/** Characters other than white space (the dump's line and block breaks are white space too). */
 function countVisibleChars(text: string): number {
   let n = 0;
-  for (const c of text) if (!/\s/u.test(c)) n++;
+  for (const c of text) if (!WHITE.test(c)) n++;
   return n;
 }
+const WHITE = /\s/u;
 
 interface PlacedImage {
   width: number;

@@ -7,8 +7,8 @@ import type { mupdf } from '../pdf/mupdf-adapter.ts';
 import { loadPage, messageOf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
 import { classifyPage } from './classify.ts';
-import { searchableText } from './text-find.ts';
-import { emptyTextIndex, writeTextIndex } from './text-index.ts';
+import { searchableText, type SearchableText } from './text-find.ts';
+import { emptyTextIndex, type TextIndex, writeTextIndex } from './text-index.ts';
 import {
   MAX_IMAGE_PIXELS,
   MAX_PAGE_PIXELS_300DPI,
@@ -51,75 +51,179 @@ export interface InspectResult {
   signals: FileSignals;
 }
 
+/** What an inspection reads from the file as a whole, before any page is classified. */
+export interface InspectHead {
+  page_count: number;
+  protected: boolean;
+  unlocked: boolean;
+  encrypted: boolean;
+  signals: FileSignals;
+}
+
+/** The pages of one range `[from, to)` classified, with their text-index entries when asked. */
+export interface InspectedPages {
+  from: number;
+  pages: PageInfo[];
+  /** Per page of the range: its searchable text and whether it is blank (text-index.ts). */
+  index?: { pages: SearchableText[]; blank: boolean[] };
+}
+
+/** Page ranges `[from, to)` of a document split for several engine threads. */
+export type PageRange = [number, number];
+
+/**
+ * Pages one thread classifies at the least before a document is split over several: below it the
+ * second thread's own opening of the file costs more than the pages it takes over.
+ */
+export const INSPECT_PART_MIN_PAGES = 48;
+
 /** Opens, bounds and classifies a PDF. Throws DocfixError with the upload route's codes. */
 export function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): InspectResult {
   const opened = openProtectedAware(bytes, options.password ?? '');
-  const doc = opened.doc;
   try {
-    let count: number;
+    return classifyAll(opened.doc, readHead(opened, options), options);
+  } finally {
+    opened.doc.destroy();
+  }
+}
+
+/**
+ * The first step of an inspection over `parts` engine threads: opens, bounds and reads the file's
+ * facts; a document long enough to split comes back with its page ranges (each classified by
+ * inspectPages, then finishInspect), any other is classified here at once (and its text index
+ * written when asked).
+ */
+export function startInspect(
+  bytes: Uint8Array,
+  options: InspectOptions,
+  parts: number,
+  minPages = INSPECT_PART_MIN_PAGES,
+): { result: InspectResult } | { head: InspectHead; ranges: PageRange[] } {
+  const opened = openProtectedAware(bytes, options.password ?? '');
+  try {
+    const head = readHead(opened, options);
+    const ranges = splitPages(head.page_count, parts, minPages);
+    if (ranges.length > 1) return { head, ranges };
+    return { result: classifyAll(opened.doc, head, options) };
+  } finally {
+    opened.doc.destroy();
+  }
+}
+
+/** Every page classified in this thread (and the text index written when asked). */
+function classifyAll(doc: mupdf.PDFDocument, head: InspectHead, options: InspectOptions): InspectResult {
+  const done = classifyPages(doc, 0, head.page_count, options.indexPath !== undefined);
+  if (options.indexPath) writeTextIndex(options.indexPath, joinTextIndex(head.page_count, [done]));
+  return finishInspect(head, [done]);
+}
+
+/** Splits `count` pages into at most `parts` ranges of at least `minPages` pages each. */
+export function splitPages(count: number, parts: number, minPages = INSPECT_PART_MIN_PAGES): PageRange[] {
+  const n = Math.max(1, Math.min(Math.floor(parts), Math.floor(count / Math.max(1, minPages))));
+  const ranges: PageRange[] = [];
+  for (let k = 0; k < n; k++) ranges.push([Math.floor((k * count) / n), Math.floor(((k + 1) * count) / n)]);
+  return ranges;
+}
+
+/** The pages `[from, to)` of an opened document classified (one part of a split inspection). */
+export function classifyPages(
+  doc: mupdf.PDFDocument,
+  from: number,
+  to: number,
+  withIndex: boolean,
+): InspectedPages {
+  const pages: PageInfo[] = [];
+  // The text of every page is read here anyway: kept as the revision's text index when asked.
+  const index = withIndex ? { pages: [] as SearchableText[], blank: [] as boolean[] } : undefined;
+  for (let i = from; i < to; i++) {
+    let page: mupdf.PDFPage;
     try {
-      count = doc.countPages();
+      page = loadPage(doc, i);
     } catch (error) {
-      throw unreadable(error);
+      throw unreadable(error, `page ${i + 1}`);
     }
-    if (count <= 0) {
-      // A damaged file whose repair found no page is unreadable, not an empty document.
-      if (doc.wasRepaired())
-        throw new DocfixError('unreadable_pdf', 'The PDF is damaged and no page could be recovered from it.');
-      throw new DocfixError('no_pages', 'The PDF has no pages.');
-    }
-    if (options.maxPages !== undefined && count > options.maxPages) {
-      throw new DocfixError(
-        'too_many_pages',
-        `The document has ${count} pages; this plan allows at most ${options.maxPages} pages per document.`,
-        { limit: options.maxPages, pages: count },
-      );
-    }
-    let signals: FileSignals;
     try {
-      signals = readSignals(doc, opened.encrypted);
-    } catch (error) {
-      throw unreadable(error);
-    }
-    const pages: PageInfo[] = [];
-    // The text of every page is read here anyway: kept as the revision's text index when asked.
-    const index = options.indexPath ? emptyTextIndex(count) : null;
-    for (let i = 0; i < count; i++) {
-      let page: mupdf.PDFPage;
+      checkPageSize(page, i);
       try {
-        page = loadPage(doc, i);
+        const facts = classifyPage(page, i, undefined, { text: index !== undefined });
+        pages.push(facts.info);
+        if (index && facts.plain !== undefined) {
+          index.pages.push(searchableText(facts.plain));
+          index.blank.push(facts.plain.trim() === '');
+        }
       } catch (error) {
         throw unreadable(error, `page ${i + 1}`);
       }
-      try {
-        checkPageSize(page, i);
-        try {
-          const facts = classifyPage(page, i, undefined, { text: index !== null });
-          pages.push(facts.info);
-          if (index && facts.plain !== undefined) {
-            index.pages[i] = searchableText(facts.plain);
-            index.blank[i] = facts.plain.trim() === '';
-          }
-        } catch (error) {
-          throw unreadable(error, `page ${i + 1}`);
-        }
-      } finally {
-        page.destroy();
-      }
+    } finally {
+      page.destroy();
     }
-    if (index && options.indexPath) writeTextIndex(options.indexPath, index);
-    return {
-      page_count: count,
-      pages,
-      concerns: concernsOf(signals, pages, opened),
-      protected: opened.protected,
-      unlocked: opened.unlocked,
-      encrypted: opened.encrypted,
-      signals,
-    };
-  } finally {
-    doc.destroy();
   }
+  return { from, pages, ...(index ? { index } : {}) };
+}
+
+/** The whole inspection from its head and every range's pages (in any order). */
+export function finishInspect(head: InspectHead, parts: InspectedPages[]): InspectResult {
+  const pages = [...parts].sort((a, b) => a.from - b.from).flatMap((p) => p.pages);
+  if (pages.length !== head.page_count) {
+    throw new Error(`an inspection classified ${pages.length} of ${head.page_count} pages`);
+  }
+  return {
+    page_count: head.page_count,
+    pages,
+    concerns: concernsOf(head.signals, pages, head),
+    protected: head.protected,
+    unlocked: head.unlocked,
+    encrypted: head.encrypted,
+    signals: head.signals,
+  };
+}
+
+/** The revision's text index from the ranges' entries. */
+export function joinTextIndex(count: number, parts: InspectedPages[]): TextIndex {
+  const index = emptyTextIndex(count);
+  for (const part of parts) {
+    if (!part.index) continue;
+    part.index.pages.forEach((text, k) => (index.pages[part.from + k] = text));
+    part.index.blank.forEach((blank, k) => (index.blank[part.from + k] = blank));
+  }
+  return index;
+}
+
+/** Page count, plan limit and the file's facts (no page run yet). */
+function readHead(opened: ReturnType<typeof openPdf>, options: InspectOptions): InspectHead {
+  const doc = opened.doc;
+  let count: number;
+  try {
+    count = doc.countPages();
+  } catch (error) {
+    throw unreadable(error);
+  }
+  if (count <= 0) {
+    // A damaged file whose repair found no page is unreadable, not an empty document.
+    if (doc.wasRepaired())
+      throw new DocfixError('unreadable_pdf', 'The PDF is damaged and no page could be recovered from it.');
+    throw new DocfixError('no_pages', 'The PDF has no pages.');
+  }
+  if (options.maxPages !== undefined && count > options.maxPages) {
+    throw new DocfixError(
+      'too_many_pages',
+      `The document has ${count} pages; this plan allows at most ${options.maxPages} pages per document.`,
+      { limit: options.maxPages, pages: count },
+    );
+  }
+  let signals: FileSignals;
+  try {
+    signals = readSignals(doc, opened.encrypted);
+  } catch (error) {
+    throw unreadable(error);
+  }
+  return {
+    page_count: count,
+    protected: opened.protected,
+    unlocked: opened.unlocked,
+    encrypted: opened.encrypted,
+    signals,
+  };
 }
 
 /**

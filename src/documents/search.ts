@@ -39,6 +39,19 @@ export interface SearchOptions {
   count?: boolean;
 }
 
+/**
+ * Pages this thread's searches read (counted for tests, never timed): `indexed` to add them to a
+ * text index, `matched` character by character because their indexed text may hold the query.
+ */
+export const pagesRead = { indexed: 0, matched: 0 };
+
+/**
+ * Pages a thread searches at the least when an indexed search of a long document is split over
+ * several (joinSearchParts): below it the extra thread's opening of the file and reading of the
+ * index cost more than the pages it takes over.
+ */
+export const SEARCH_PART_MIN_PAGES = 48;
+
 /** Characters of the line kept on each side of a hit (`before`, `after`). */
 const CONTEXT_CHARS = 80;
 
@@ -107,6 +120,7 @@ class Collector {
 
   /** Reads the page as the engine does and takes its matches. */
   addPage(pageIndex: number, page: mupdf.Page): void {
+    pagesRead.matched++;
     const lines = readTextLines(page);
     const found = lineMatches(
       lines.map((l) => l.chars.map((ch) => ch.c)),
@@ -177,6 +191,7 @@ export function searchWithIndex(
     const page = loadPage(openDoc(), i);
     try {
       const st = pageStext(page);
+      pagesRead.indexed++;
       try {
         const plain = st.asText();
         index.pages[i] = searchableText(plain);
@@ -240,4 +255,31 @@ export function searchFile(path: string, q: string, options: SearchOptions = {})
   } finally {
     (doc as mupdf.PDFDocument | null)?.destroy();
   }
+}
+
+/**
+ * One search answered from searches of consecutive page ranges (the ranges in page order, each with
+ * the same query, rule, cap and count): the answer one search over all of them gives. A listing
+ * holds the first `cap` matches in page order and is truncated when there were more; the totals are
+ * known when nothing was truncated or every range counted.
+ */
+export function joinSearchParts(
+  parts: SearchOut[],
+  options: { cap?: number; count?: boolean } = {},
+): SearchOut {
+  const cap = options.cap ?? SEARCH_MATCH_CAP;
+  const all = parts.flatMap((p) => p.matches ?? []);
+  const truncated = all.length > cap || parts.some((p) => p.truncated);
+  const out: SearchOut = {
+    query: parts[0]?.query ?? '',
+    matches: all.slice(0, cap),
+    pages_searched: parts.flatMap((p) => p.pages_searched ?? []),
+    pages_needing_recognition: parts.flatMap((p) => p.pages_needing_recognition ?? []),
+    truncated,
+  };
+  if (!truncated || options.count) {
+    out.total = parts.reduce((sum, p) => sum + (p.total ?? 0), 0);
+    out.pages_matched = parts.flatMap((p) => p.pages_matched ?? []);
+  }
+  return out;
 }

@@ -2,11 +2,17 @@
 // the PDF from a path in the data dir (bytes never cross the worker boundary) and answers plain data;
 // search, preview and crop read only the parts of the stored revision they need (pdf-file.ts).
 import { readFileSync } from 'node:fs';
-import { inspectPdf, type InspectResult } from './inspect.ts';
+import {
+  classifyPages,
+  inspectPdf,
+  type InspectedPages,
+  type InspectResult,
+  startInspect,
+} from './inspect.ts';
 import { type CropPicture, type CropRequest, type Picture, renderCrop, renderPreview } from './render.ts';
 import { openPdfFile } from './pdf-file.ts';
 import { searchFile } from './search.ts';
-import type { mupdf } from '../pdf/mupdf-adapter.ts';
+import { type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchOut } from '../schemas.ts';
 
 export interface InspectTaskInput {
@@ -15,6 +21,20 @@ export interface InspectTaskInput {
   max_pages?: number;
   /** Write the pages' text index here (an upload without a password: its first search is then light). */
   index_path?: string;
+}
+
+/** The first step of an upload's inspection, which a long document splits over `parts` threads. */
+export interface InspectStartTaskInput extends InspectTaskInput {
+  parts: number;
+}
+
+/** One range of a split inspection: pages `[from, to)`, with their text-index entries when `index`. */
+export interface InspectPagesTaskInput {
+  path: string;
+  password: string;
+  from: number;
+  to: number;
+  index: boolean;
 }
 
 export interface SearchTaskInput {
@@ -46,6 +66,14 @@ function readPdf(path: string): Uint8Array {
   return new Uint8Array(readFileSync(path));
 }
 
+function inspectOptions(input: InspectTaskInput) {
+  return {
+    password: input.password,
+    maxPages: input.max_pages,
+    ...(input.index_path ? { indexPath: input.index_path } : {}),
+  };
+}
+
 /** Runs `use` on the stored revision at `path`, read as MuPDF needs it (a page, not the whole file). */
 function withStoredPdf<T>(path: string, password: string, use: (doc: mupdf.PDFDocument) => T): T {
   const doc = openPdfFile(path, password);
@@ -58,11 +86,19 @@ function withStoredPdf<T>(path: string, password: string, use: (doc: mupdf.PDFDo
 
 export const documentTasks = {
   'documents.inspect': (input: InspectTaskInput): InspectResult =>
-    inspectPdf(readPdf(input.path), {
-      password: input.password,
-      maxPages: input.max_pages,
-      ...(input.index_path ? { indexPath: input.index_path } : {}),
-    }),
+    inspectPdf(readPdf(input.path), inspectOptions(input)),
+  'documents.inspect-start': (input: InspectStartTaskInput) =>
+    startInspect(readPdf(input.path), inspectOptions(input), input.parts),
+  // Read whole, as the start step reads it: classifying reads most of the file anyway, and MuPDF
+  // reading it through a file-backed stream cost a third more here.
+  'documents.inspect-pages': (input: InspectPagesTaskInput): InspectedPages => {
+    const { doc } = openPdf(readPdf(input.path), input.password);
+    try {
+      return classifyPages(doc, input.from, input.to, input.index);
+    } finally {
+      doc.destroy();
+    }
+  },
   'documents.search': (input: SearchTaskInput): SearchOut =>
     searchFile(input.path, input.q, {
       password: input.password,

@@ -9,6 +9,7 @@
 // written to disk in clear.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import type { SearchableText } from './text-find.ts';
 
 /** Bumped whenever the indexed form of a page's text changes (older files are ignored). */
@@ -89,6 +90,12 @@ export class TextIndexCache {
   }
 }
 
+/**
+ * How this thread's searches came by their indexes (counted for tests, which check that a revision's
+ * pages are read once: never timed): from the cache, from the file beside the blob, or none there.
+ */
+export const textIndexUse = { cache: 0, file: 0, missing: 0 };
+
 /** This engine thread's cache (each worker thread loads its own copy of this module). */
 export const textIndexCache = new TextIndexCache();
 
@@ -113,15 +120,26 @@ function valid(value: unknown): value is TextIndex {
 /** The index of the blob at `pdfPath`: from this thread's cache, else from its file, else null. */
 export function loadTextIndex(pdfPath: string, persisted: boolean): TextIndex | null {
   const hit = textIndexCache.get(pdfPath);
-  if (hit) return hit;
-  if (!persisted) return null;
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(textIndexPath(pdfPath), 'utf8'));
-    if (!valid(parsed)) return null;
-    textIndexCache.set(pdfPath, parsed);
-    return parsed;
-  } catch {
+  if (hit) {
+    textIndexUse.cache++;
+    return hit;
+  }
+  const parsed = persisted ? readIndexFile(textIndexPath(pdfPath)) : null;
+  if (!parsed) {
+    textIndexUse.missing++;
     return null; // absent or unreadable: built again by the next search
+  }
+  textIndexUse.file++;
+  textIndexCache.set(pdfPath, parsed);
+  return parsed;
+}
+
+function readIndexFile(path: string): TextIndex | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return valid(parsed) ? parsed : null;
+  } catch {
+    return null;
   }
 }
 
@@ -143,5 +161,16 @@ export function writeTextIndex(target: string, index: TextIndex): void {
     renameSync(temp, target);
   } catch {
     rmSync(temp, { force: true });
+  }
+}
+
+/** writeTextIndex without blocking the thread on the disk (the daemon's event loop joins split indexes). */
+export async function saveTextIndex(target: string, index: TextIndex): Promise<void> {
+  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await writeFile(temp, JSON.stringify(index), { mode: 0o600 });
+    await rename(temp, target);
+  } catch {
+    await rm(temp, { force: true });
   }
 }

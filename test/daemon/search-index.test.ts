@@ -1,11 +1,13 @@
 // Search through the daemon keeps each revision's text: the upload writes the index beside the
 // revision blob (the pages' text read to classify them; the same index a first search builds), a second search answers the same (a rare phrase too), and a
-// document uploaded with a password never has its text written to disk.
+// document uploaded with a password never has its text written to disk; a long upload classified
+// over both engine threads gives the pages, index and matches of one pass.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { inspectPdf, splitPages } from '../../src/documents/inspect.ts';
 import { searchFile } from '../../src/documents/search.ts';
 import { textIndexPath, type TextIndex } from '../../src/documents/text-index.ts';
 import { CORPUS_DIR, makeHarness, type Harness } from './harness.ts';
@@ -77,6 +79,52 @@ test('an upload writes the index at once, the same index a first search builds f
       const uploaded = JSON.parse(readFileSync(written[0], 'utf8')) as TextIndex;
       assert.equal(uploaded, built, name);
       assert.ok(uploaded.pages.every((p) => p !== null));
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
+test('a long upload is classified over both engine threads and answers as one pass would', async () => {
+  const name = 'geotopo-linearized-type1c.pdf';
+  const bytes = new Uint8Array(readFileSync(`${CORPUS_DIR}${name}`));
+  assert.is(splitPages(117, 2).length, 2, 'the harness has 2 engine slots: the upload is split');
+  const serial = inspectPdf(bytes);
+  const before = new Set(indexPaths(h.dataDir));
+  const up = await h.upload(`${CORPUS_DIR}${name}`);
+  assert.is(up.status, 201);
+  assert.is(up.body.page_count, 117);
+  assert.equal(up.body.pages, serial.pages);
+  assert.equal(up.body.concerns, serial.concerns);
+  const written = indexPaths(h.dataDir).filter((p) => !before.has(p));
+  assert.is(written.length, 1, 'the joined index is beside the blob');
+  const scratch = mkdtempSync(join(tmpdir(), 'docfix-index-'));
+  try {
+    const blob = join(scratch, `${up.body.original_sha256}.pdf`);
+    copyFileSync(`${CORPUS_DIR}${name}`, blob);
+    const kinds = serial.pages.map((p) => p.kind);
+    const built = searchFile(blob, 'Topologie', { kinds });
+    assert.equal(
+      JSON.parse(readFileSync(written[0], 'utf8')),
+      JSON.parse(readFileSync(textIndexPath(blob), 'utf8')),
+    );
+    const found = await h.json('GET', `/v1/documents/${up.body.document_id}/search?q=Topologie`);
+    assert.is(found.status, 200);
+    assert.ok(found.body.matches.length > 10);
+    assert.equal(found.body, built);
+    // The idle daemon splits an indexed search of a long document over its threads: the same
+    // listing, cap, truncation and totals as one search.
+    for (const [query, options] of [
+      ['q=e&limit=7', { cap: 7 }],
+      ['q=e&limit=7&count=true', { cap: 7, count: true }],
+      ['q=RAUM&ignore_case=true', { rule: { ignoreCase: true, word: false } }],
+    ] as const) {
+      const got = await h.json('GET', `/v1/documents/${up.body.document_id}/search?${query}`);
+      assert.equal(
+        got.body,
+        searchFile(blob, new URLSearchParams(query).get('q')!, { kinds, ...options }),
+        query,
+      );
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
