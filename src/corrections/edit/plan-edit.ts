@@ -75,8 +75,8 @@ export function planEdit(
   if (respacing)
     warnings.push(
       respacing.rest.glyphs > 0 && respacing.gaps.length <= 1 && respacing.rest.shift !== 0
-        ? `The rest of the word moves with “${measurements.new_text as string}”: ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`
-        : `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so ${respacedPhrase(respacing)}; ${respacing.moved.length} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`,
+        ? `The rest of the word moves with “${measurements.new_text as string}”: ${respacedPhrase(respacing)}; ${respacingExtent(respacing).glyphs} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`
+        : `The line is re-spaced: “${measurements.new_text as string}” is wider than the gap after it allows, so ${respacedPhrase(respacing)}; ${respacingExtent(respacing).glyphs} glyph(s) move by up to ${round(respacingExtent(respacing).moved)} pt.`,
     );
   warnings.push(...product.warnings);
   if (draw.use === 'replacement')

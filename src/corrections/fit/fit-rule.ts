@@ -355,7 +355,7 @@ function fitMeasurements(
           after: round(g.after),
         })),
         target_move_pt: round(respacing.targetShift),
-        glyphs_moved: respacing.moved.length,
+        glyphs_moved: respacingExtent(respacing).glyphs,
         max_move_pt: round(respacingExtent(respacing).moved),
         last_word_move_pt: round(respacing.endShift),
         rest_of_word: { glyphs: respacing.rest.glyphs, move_pt: round(respacing.rest.shift) },

@@ -15,7 +15,10 @@ import type { Kern } from '../rewrite/rewrite.ts';
 
 export interface Respacing {
   kerns: Kern[];
-  /** Every glyph of the line that moves, and how far along the baseline (points; negative: left). */
+  /**
+   * Every glyph of the line that moves, and how far along the baseline (points; negative: left);
+   * a glyph a number puts back where it stood is listed at no shift (it is declared all the same).
+   */
   moved: { glyph: Glyph; shift: number }[];
   /** Each word gap used after the target: its width before and after, in points. */
   gaps: { before: number; after: number }[];
@@ -284,11 +287,19 @@ function shiftWords(
     const stays = i === groups.length - 1 && Math.abs(given[words.length]!) < 1e-9;
     const total = stays ? 0 : Math.round(-shift * perPt);
     const at = -total / perPt;
+    // A word put back where it stood by a number before it is drawn at its place to a renderer's
+    // float precision only (MuPDF places glyphs in single precision and caches them by subpixel
+    // offset: a last word pulled back by 0.32 pt drew its letters anti-aliased otherwise): its
+    // glyphs are declared, at no shift, as the others moved.
+    let putBack = false;
     for (const g of w.glyphs) {
       if (afresh.has(g)) written = 0;
-      if (total !== written) kerns.push({ glyph: g, adjustment: total - written });
+      if (total !== written) {
+        kerns.push({ glyph: g, adjustment: total - written });
+        putBack = true;
+      }
       written = total;
-      if (Math.abs(at) > 1e-9) moved.push({ glyph: g, shift: at });
+      if (Math.abs(at) > 1e-9 || putBack) moved.push({ glyph: g, shift: at });
     }
   });
   if (written !== 0) kerns.push({ glyph: tail[tail.length - 1]!, adjustment: -written, after: true });
@@ -392,9 +403,11 @@ function waterFill(rooms: number[], overflow: number): number[] | null {
 }
 
 /** The most any gap gave up and any glyph moved, in points. */
-export function respacingExtent(r: Respacing): { given: number; moved: number } {
+export function respacingExtent(r: Respacing): { given: number; moved: number; glyphs: number } {
   return {
     given: Math.max(0, ...r.gaps.map((g) => g.before - g.after)),
     moved: Math.max(0, ...r.moved.map((m) => Math.abs(m.shift))),
+    // Glyphs put back where they stood (declared, at no shift) do not move.
+    glyphs: r.moved.filter((m) => Math.abs(m.shift) > 1e-9).length,
   };
 }

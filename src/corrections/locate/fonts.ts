@@ -4,7 +4,7 @@
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
-import { cffGlyphNames, type1GlyphNames } from './glyph-names.ts';
+import { cffBuiltinEncoding, cffGlyphNames, type1BuiltinEncoding, type1GlyphNames } from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
 import { predefinedCMap, type CodespaceRange } from './cjk-cmaps.ts';
 
@@ -290,7 +290,10 @@ export function loadFontInfo(dict: mupdf.PDFObject): FontInfo {
   if (kind === 'Type3') info.embedded = true; // glyph procedures live in the font dictionary
   info.standard14 = !info.embedded && !composite && standardName(baseFont) !== null;
 
-  if (!composite) readSimpleEncoding(d, info);
+  if (!composite) {
+    readSimpleEncoding(d, info);
+    readBuiltinEncoding(info);
+  }
   const tu = d.get('ToUnicode');
   if (tu.isStream()) {
     try {
@@ -366,6 +369,34 @@ function readSimpleEncoding(d: mupdf.PDFObject, info: FontInfo): void {
     const u = glyphNameToUnicode(name);
     if (u !== undefined) info.encodingUnicode.set(code, u);
     else info.encodingUnicode.delete(code);
+  }
+}
+
+/**
+ * An embedded Type1 or CFF font without a named base encoding draws each code by the encoding built
+ * into its program (PDF 9.6.6.2); the codes /Differences does not name get their Unicode from it.
+ * Without this, a code the ToUnicode leaves out (dvipdfmx's "ﬁ") reads as nothing, and a word with
+ * the ligature is cut at it.
+ */
+function readBuiltinEncoding(info: FontInfo): void {
+  if (info.baseEncoding || !info.fontFile || (info.kind !== 'Type1' && info.kind !== 'MMType1')) return;
+  const { key, subtype } = info.fontFile;
+  if (key !== 'FontFile' && subtype !== 'Type1C') return;
+  let builtin: Map<number, string> | 'standard' | null = null;
+  try {
+    const bytes = streamBytes(resolved(info.dict.get('FontDescriptor')).get(key));
+    builtin = key === 'FontFile' ? type1BuiltinEncoding(bytes) : cffBuiltinEncoding(bytes);
+  } catch {
+    return; // an unreadable program: the codes keep what the PDF says
+  }
+  if (!builtin) return;
+  for (let code = 0; code < 256; code += 1) {
+    if (info.differences.has(code)) continue;
+    const u =
+      builtin === 'standard'
+        ? baseEncodingUnicode('StandardEncoding', code)
+        : ((name) => (name === undefined ? undefined : glyphNameToUnicode(name)))(builtin.get(code));
+    if (u !== undefined) info.encodingUnicode.set(code, u);
   }
 }
 

@@ -68,6 +68,90 @@ export function type1GlyphNames(program: Uint8Array): Set<string> | null {
 
 /** Names of the glyphs in a bare CFF program (FontFile3 /Type1C); null for CID-keyed or unreadable. */
 export function cffGlyphNames(b: Uint8Array): Set<string> | null {
+  const program = readCffProgram(b);
+  if (!program) return null;
+  const out = new Set<string>(['.notdef']);
+  for (const n of program.charset) if (n) out.add(n);
+  return out;
+}
+
+/**
+ * The encoding built into a bare CFF program (code → glyph name), which a simple font without
+ * /Encoding uses: dvipdfmx's Type1C fonts say nothing else about a code its ToUnicode leaves out
+ * (a "ﬁ" ligature). 'standard' for the Standard encoding; null for the Expert one, CID-keyed or
+ * unreadable programs.
+ */
+export function cffBuiltinEncoding(b: Uint8Array): Map<number, string> | 'standard' | null {
+  const program = readCffProgram(b);
+  if (!program) return null;
+  const at = program.encodingAt;
+  if (at === 0) return 'standard';
+  if (at === 1 || at >= b.length) return null;
+  const out = new Map<number, string>();
+  const format = b[at] & 0x7f;
+  let p = at + 1;
+  let gid = 1;
+  const give = (code: number) => {
+    const name = program.charset[gid];
+    if (name) out.set(code, name);
+    gid += 1;
+  };
+  if (format === 0) {
+    const nCodes = b[p];
+    for (let k = 0; k < nCodes; k += 1) give(b[p + 1 + k]);
+    p += 1 + nCodes;
+  } else if (format === 1) {
+    const nRanges = b[p];
+    for (let r = 0; r < nRanges; r += 1) {
+      const first = b[p + 1 + r * 2];
+      const left = b[p + 2 + r * 2];
+      for (let k = 0; k <= left; k += 1) give(first + k);
+    }
+    p += 1 + nRanges * 2;
+  } else return null;
+  if (b[at] & 0x80) {
+    // Supplements: more codes for glyphs already encoded, by the glyph's string id.
+    const nSups = b[p];
+    for (let k = 0; k < nSups; k += 1) {
+      const q = p + 1 + k * 3;
+      const name = program.sidName((b[q + 1] << 8) | b[q + 2]);
+      if (name) out.set(b[q], name);
+    }
+  }
+  return out;
+}
+
+/**
+ * The encoding in a Type1 program's clear-text part (`dup 12 /fi put` …): code → glyph name;
+ * 'standard' for `/Encoding StandardEncoding def`; null when there is none.
+ */
+export function type1BuiltinEncoding(program: Uint8Array): Map<number, string> | 'standard' | null {
+  const text = Buffer.from(program.subarray(0, Math.min(program.length, 65536))).toString('latin1');
+  const eexec = text.indexOf('eexec');
+  const clear = eexec < 0 ? text : text.slice(0, eexec);
+  const at = clear.indexOf('/Encoding');
+  if (at < 0) return null;
+  if (/^\/Encoding\s+StandardEncoding\s+def/.test(clear.slice(at))) return 'standard';
+  const out = new Map<number, string>();
+  const re = /dup\s+(\d+)\s*\/([^\s/[\]{}()<>]+)\s+put/g;
+  re.lastIndex = at;
+  for (let m = re.exec(clear); m; m = re.exec(clear)) {
+    const code = Number(m[1]);
+    if (code < 256) out.set(code, m[2]);
+  }
+  return out.size ? out : null;
+}
+
+interface CffProgram {
+  /** Glyph name by glyph id (null where the string is an expert one). */
+  charset: (string | null)[];
+  sidName: (sid: number) => string | null;
+  /** Top DICT's Encoding operand: 0 Standard, 1 Expert, else the offset of the encoding. */
+  encodingAt: number;
+}
+
+/** The charset and encoding of a bare, name-keyed CFF program; null for CID-keyed or unreadable. */
+function readCffProgram(b: Uint8Array): CffProgram | null {
   if (b.length < 4 || b[0] !== 1) return null;
   const hdrSize = b[2];
   const names = readCffIndex(b, hdrSize);
@@ -87,34 +171,29 @@ export function cffGlyphNames(b: Uint8Array): Set<string> | null {
     const k = sid - N_STANDARD;
     return k < strings.items.length ? Buffer.from(strings.items[k]).toString('latin1') : null;
   };
-  const out = new Set<string>(['.notdef']);
+  const charset: (string | null)[] = ['.notdef'];
+  const encodingAt = dict.get(16)?.[0] ?? 0;
   const charsetAt = dict.get(15)?.[0] ?? 0;
   if (charsetAt === 0) {
     // ISOAdobe: glyph i is SID i.
-    for (let g = 1; g < nGlyphs && g < STANDARD_STRINGS.length; g += 1) out.add(STANDARD_STRINGS[g]);
-    return out;
+    for (let g = 1; g < nGlyphs && g < STANDARD_STRINGS.length; g += 1) charset.push(STANDARD_STRINGS[g]);
+    return { charset, sidName, encodingAt };
   }
   if (charsetAt < 3) return null; // Expert charsets
   const format = b[charsetAt];
   let p = charsetAt + 1;
-  let g = 1;
-  const add = (sid: number) => {
-    const n = sidName(sid);
-    if (n) out.add(n);
-    g += 1;
-  };
   if (format === 0) {
-    while (g < nGlyphs) {
-      add((b[p] << 8) | b[p + 1]);
+    while (charset.length < nGlyphs) {
+      charset.push(sidName((b[p] << 8) | b[p + 1]));
       p += 2;
     }
   } else if (format === 1 || format === 2) {
-    while (g < nGlyphs && p < b.length) {
+    while (charset.length < nGlyphs && p < b.length) {
       const first = (b[p] << 8) | b[p + 1];
       const left = format === 1 ? b[p + 2] : (b[p + 2] << 8) | b[p + 3];
       p += format === 1 ? 3 : 4;
-      for (let k = 0; k <= left && g < nGlyphs; k += 1) add(first + k);
+      for (let k = 0; k <= left && charset.length < nGlyphs; k += 1) charset.push(sidName(first + k));
     }
   } else return null;
-  return out;
+  return { charset, sidName, encodingAt };
 }

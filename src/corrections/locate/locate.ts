@@ -162,6 +162,37 @@ export function observedCodes(
   return out;
 }
 
+/**
+ * The glyph that draws each character of `line` (null where none is found). MuPDF splits a
+ * ligature into its letters and places the later ones where it can: on the next glyph's origin
+ * ("ﬁ" then "n": the "i" sits where the "n" starts, and would be tied to it), or where no glyph
+ * starts at all (LuaTeX's "ft" before a word space drawn as a gap: the "t" sits at the gap). A
+ * character so placed, right after a glyph whose text is several characters continuing with it,
+ * is that ligature's.
+ */
+export function glyphMap(line: TextLine, index: GlyphIndex): (Glyph | null)[] {
+  const map: (Glyph | null)[] = line.chars.map((c) => index.at(c));
+  const ligatureText = (g: Glyph) => [...(codeUnicode(g.font, g.code)?.normalize('NFKC') ?? '')]; // "ﬁ" → "fi"
+  for (let i = 1; i < map.length; i += 1) {
+    const g = map[i];
+    const prev = map[i - 1];
+    if (!prev || g === prev) continue;
+    const c = line.chars[i].c;
+    // On another glyph's origin, only where that glyph's own letter follows (it keeps one).
+    if (
+      g &&
+      (map[i + 1] !== g || codeUnicode(g.font, g.code) === undefined || codeUnicode(g.font, g.code) === c)
+    )
+      continue;
+    // The ligature's next letter, counted from the glyph's first ("ﬃ": f, f, i).
+    let tied = 1;
+    while (i - 1 - tied >= 0 && map[i - 1 - tied] === prev) tied += 1;
+    const letters = ligatureText(prev);
+    if (letters.length > tied && letters[tied] === c) map[i] = prev;
+  }
+  return map;
+}
+
 export function glyphsOfSpan(
   line: TextLine,
   spanStart: number,
@@ -169,27 +200,7 @@ export function glyphsOfSpan(
   index: GlyphIndex,
   interp: Interpretation,
 ): { glyphs: Glyph[]; spanStart: number; spanEnd: number } {
-  const map: (Glyph | null)[] = line.chars.map((c) => index.at(c));
-  // MuPDF splits a ligature into its letters and can put the last one on the next glyph's origin
-  // ("ﬁ" then "n": the "i" sits where the "n" starts, and would be tied to it). A character tied
-  // to a glyph that draws another letter, right after a glyph that draws several including it,
-  // is that ligature's.
-  for (let i = 1; i < map.length; i += 1) {
-    const g = map[i];
-    const prev = map[i - 1];
-    if (!g || !prev || g === prev || map[i + 1] !== g) continue;
-    const own = codeUnicode(g.font, g.code);
-    const before = codeUnicode(prev.font, prev.code)?.normalize('NFKC'); // "ﬁ" → "fi"
-    const c = line.chars[i].c;
-    if (
-      own !== undefined &&
-      own !== c &&
-      before !== undefined &&
-      [...before].length > 1 &&
-      before.endsWith(c)
-    )
-      map[i] = prev;
-  }
+  const map = glyphMap(line, index);
   let s = spanStart;
   let e = spanEnd;
   // A ligature glyph yields several characters: widen the span to whole glyphs.

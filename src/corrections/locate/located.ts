@@ -7,7 +7,7 @@ import type { EditRequest } from '../../schemas.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { NOT_BUILT, refuse } from '../refusals.ts';
 import type { FontInfo } from './fonts.ts';
-import { GlyphIndex } from './locate.ts';
+import { GlyphIndex, glyphMap } from './locate.ts';
 import { readPageText, WORKING_DPI, type TextLine } from './page-text.ts';
 import { sha256 } from './pdf-bytes.ts';
 import { locateTarget, pageAnnotationTexts, type Target } from './target.ts';
@@ -135,12 +135,15 @@ export function checkPlace(
 ): { passed: boolean; detail: string } {
   let worst = 0;
   let mapped = 0;
+  const map = glyphMap(line, index);
   for (let i = start; i < start + length; i += 1) {
     const ch = line.chars[i];
-    const g = index.at(ch);
+    const g = map[i];
     if (!g) continue;
     mapped += 1;
-    worst = Math.max(worst, Math.hypot(g.origin[0] - ch.origin[0], g.origin[1] - ch.origin[1]));
+    // A ligature's later letters stand where MuPDF put them, not at the glyph's origin.
+    if (g === index.at(ch))
+      worst = Math.max(worst, Math.hypot(g.origin[0] - ch.origin[0], g.origin[1] - ch.origin[1]));
   }
   const nonSpace = line.chars.slice(start, start + length).filter((c) => !/\s/.test(c.c)).length;
   const passed = mapped >= nonSpace && mapped > 0;

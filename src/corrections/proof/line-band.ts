@@ -177,3 +177,41 @@ function changedAcross(
   }
   return lo <= hi ? { lo, hi } : null;
 }
+
+/**
+ * Whether `got`, the edited line as MuPDF now reads it, is the expected line joined with whole
+ * lines of the same row that were read apart before the edit (or not joined to it at all): MuPDF
+ * groups a row's runs into lines by their gaps and fonts, and a correction that changes a run's
+ * font or spacing (a justified line's typewriter word after it) can change that grouping while
+ * every character stays what and where it was. The joined lines must read exactly as before,
+ * in their order along the row; nothing else qualifies. Horizontal lines only.
+ */
+export function rowRegrouped(
+  beforeLines: TextLine[],
+  line: TextLine,
+  expected: string,
+  got: string,
+  norm: (s: string) => string,
+): boolean {
+  if (Math.abs(line.dir[1]) > 1e-3 || line.dir[0] <= 0) return false;
+  const height = line.bbox[3] - line.bbox[1];
+  const sameRow = (l: TextLine) => {
+    if (l === line || Math.abs(l.dir[1]) > 1e-3 || l.dir[0] <= 0 || !l.text.trim()) return false;
+    // Beside the edited line, not over it (the same line read another way is not a neighbour).
+    if (Math.min(l.bbox[2], line.bbox[2]) - Math.max(l.bbox[0], line.bbox[0]) > 0.5) return false;
+    const overlap = Math.min(l.bbox[3], line.bbox[3]) - Math.max(l.bbox[1], line.bbox[1]);
+    return overlap >= 0.5 * Math.min(height, l.bbox[3] - l.bbox[1]);
+  };
+  const row = [...beforeLines.filter(sameRow), line].sort((a, b) => a.bbox[0] - b.bbox[0]);
+  const at = row.indexOf(line);
+  const target = norm(got);
+  const texts = row.map((l) => (l === line ? expected : l.text));
+  // Contiguous runs of the row that hold the edited line, read with and without a space between.
+  for (let from = 0; from <= at; from += 1)
+    for (let to = at + 1; to <= row.length; to += 1) {
+      if (to - from < 2) continue;
+      const part = texts.slice(from, to);
+      if (norm(part.join(' ')) === target || norm(part.join('')) === target) return true;
+    }
+  return false;
+}

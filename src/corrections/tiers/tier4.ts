@@ -531,7 +531,15 @@ function candidateRefusal(
         font.kind === 'Type3'
           ? `No bundled face has this Type 3 font’s widths (within 1 % of the em on average, over ${WIDTH_EVIDENCE_CHARS} letters at least) and draws its letters as its own glyph procedures do (${INK_AGREEMENT * 100} % of their ink in common).`
           : 'No bundled face has this font’s name, style and widths (within 1 % of the em on average); a symbol font gets none.',
-      do: ['Choose a replacement made of characters the document already shows in this font.'],
+      do: [
+        'Choose a replacement made of characters the document already shows in this font.',
+        // The face itself is the honest way to the letter: the machine's fonts are searched too.
+        ...(font.kind !== 'Type3' && font.baseFont
+          ? [
+              `Install the font ${font.baseFont.replace(/^[A-Z]{6}\+/, '')} on this machine, or add the folder holding its file to DOCFIX_FONT_DIRS, and ask again: docfix draws with the machine's fonts when their widths match.`,
+            ]
+          : []),
+      ],
     };
   }
   if (attempt >= candidates.length) {

@@ -136,6 +136,11 @@ test('a restricted-licence face is refused with its name; machine fonts off give
     );
     assert.is(off.advice?.code, 'glyph_not_available');
     assert.match(off.advice?.what ?? '', 'no bundled font matches it');
+    // The way to the letter: the face itself, on this machine.
+    assert.ok(
+      off.advice?.do.some((d) => d.includes(PS_NAME) && d.includes('DOCFIX_FONT_DIRS')),
+      off.advice?.do.join(' | '),
+    );
     assert.not.match(off.advice?.why ?? '', 'fsType');
   } finally {
     rmSync(dir, { recursive: true, force: true });

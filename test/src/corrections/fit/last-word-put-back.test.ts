@@ -1,0 +1,73 @@
+// A re-spaced line's last word stays where it was: a number before it in its operator puts it back
+// (the words before it moved right). Drawn there to a renderer's float precision only — MuPDF places
+// glyphs in single precision and caches them by subpixel offset, and gropdf's “cor-” at the end of
+// find(1)'s line came out anti-aliased otherwise (277 pixels outside the declared box, refused) —
+// so its glyphs are declared with the words that moved (line-respacing.ts), at no shift, and are
+// not counted as moved. The page is a justified paragraph in Helvetica, each line in two
+// operators as gropdf and word processors place words: “an conditions that ”, then “find might
+// encounter” placed afresh with Td.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { applyEdit } from '../../../../src/corrections/engine.ts';
+import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
+import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { editInput } from '../fixtures.ts';
+import { pdftotext } from '../poppler.ts';
+
+const helvetica = new mupdf.Font('Helvetica');
+/** Width of `text` in Helvetica at 10 pt. */
+const width = (text: string) =>
+  [...text].reduce(
+    (a, c) => a + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0)!)) * 10,
+    0,
+  );
+
+const first = 'an conditions that ';
+const rest = 'find might encounter';
+
+function paragraphPdf(): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  try {
+    const fonts = doc.newDictionary();
+    fonts.put('F1', doc.addSimpleFont(helvetica));
+    const resources = doc.newDictionary();
+    resources.put('Font', fonts);
+    // Three lines ending at the same x: a justified paragraph, whose right edge stays.
+    const content = [100, 88, 76]
+      .map((y) => `BT /F1 10 Tf 20 ${y} Td [(${first})] TJ ${width(first).toFixed(3)} 0 Td [(${rest})] TJ ET`)
+      .join(' ');
+    doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, resources, content));
+    return takeBytes(doc.saveToBuffer('compress'));
+  } finally {
+    doc.destroy();
+  }
+}
+
+test('the last word put back by a number is inside the declared box, and is not counted as moved', async () => {
+  const pdf = paragraphPdf();
+  const { proposal, output, verification } = await applyEdit(editInput(pdf, 'conditions', 'conditoons'));
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.match(proposal.explanation, "the line's last word stays where it was");
+  // The declared box (render pixels, 300 dpi) reaches the end of “encounter”.
+  const lineEnd = ((20 + width(first + rest)) * 300) / 72;
+  assert.ok(verification.declared_box[2]! >= lineEnd, `${verification.declared_box} vs ${lineEnd}`);
+  // What moves is less than the line after the target: “encounter” stays.
+  const m = (proposal.measurements as { respaced: { glyphs_moved: number } }).respaced;
+  assert.ok(
+    m.glyphs_moved < [...(first + rest).replace(/ /g, '')].length - 'encounter'.length,
+    String(m.glyphs_moved),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-put-back-'));
+  try {
+    writeFileSync(join(dir, 'after.pdf'), output);
+    const text = pdftotext(join(dir, 'after.pdf'), 0, '');
+    assert.ok(text.includes('an conditoons that find might encounter'), text);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
