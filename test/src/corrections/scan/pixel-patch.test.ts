@@ -121,4 +121,57 @@ test('a letter nowhere on the raster is drawn in the face nearest the word (cost
   assert.ok('refused' in without && without.code === 'letter_not_on_page');
 });
 
+/** A line of words set in the face at EM px (letters 4 px apart, words `space` px apart). */
+function lineOf(words: string[], space: number) {
+  const height = 120;
+  const baseline = 90;
+  const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, EM)!));
+  const width = glyphs.reduce((t, g) => t + g.reduce((u, l) => u + l.width + 4, 0) - 4 + space, 40);
+  const data = new Uint8Array(width * height).fill(250);
+  const boxes: [number, number, number, number][] = [];
+  let x = 20;
+  for (const word of glyphs) {
+    const x0 = x;
+    for (const g of word) {
+      for (let y = 0; y < g.height; y++)
+        for (let i = 0; i < g.width; i++) {
+          const ty = baseline - g.baseline + y;
+          const v = 250 - Math.round((g.coverage[y * g.width + i] / 255) * 230);
+          data[ty * width + x + i] = Math.min(data[ty * width + x + i], v);
+        }
+      x += g.width + 4;
+    }
+    boxes.push([x0, baseline - 48, x - 4, baseline + 4]);
+    x += space - 4;
+  }
+  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
+  return { raster, words: words.map((text, i) => ({ text, box: boxes[i], confidence: 95 })) };
+}
+
+test('a wider new word takes its growth from both spaces around it, not only the one after it', () => {
+  // "tone" → "tome": the m is wider than the n. Set from the old left edge, the whole growth closed
+  // the space after the word; shared, both spaces stay as large as they can.
+  const line = lineOf(['them', 'tone', 'side'], 24);
+  const [before, target, after] = line.words;
+  const result = patchWord({
+    raster: line.raster,
+    words: line.words,
+    target,
+    replacement: 'tome',
+    letterFaces: patchLetterFaces(),
+  });
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  const w = result.box[2] - result.box[0];
+  const runs = inkRuns(result.pixels, w, result.box[3] - result.box[1]);
+  const left = result.box[0] + runs[0][0];
+  const right = result.box[0] + runs[runs.length - 1][1];
+  const grow = right - left - (target.box[2] - target.box[0]);
+  assert.ok(grow >= 8, `the new word is wider (${grow} px)`);
+  const gapBefore = left - before.box[2];
+  const gapAfter = after.box[0] - right;
+  assert.ok(Math.abs(gapBefore - gapAfter) <= 2, `gaps ${gapBefore} and ${gapAfter} px share the growth`);
+  assert.ok(Math.min(gapBefore, gapAfter) >= 24 - grow / 2 - 2, `gaps ${gapBefore}, ${gapAfter}`);
+});
+
 test.run();
