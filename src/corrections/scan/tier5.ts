@@ -410,8 +410,18 @@ async function readBack(
   const readings: RecognisedWord[][] = [];
   for (const side of [2, 4, 8])
     readings.push(await recogniseWords(cropPng(after, crop(side)), lang, 'line', WORKING_DPI));
-  // And the word nearly alone, as an outside reader checks it: read surely as another word, it fails.
-  const tight = await recogniseWords(cropPng(after, crop(0.6)), lang, 'line', WORKING_DPI);
+  // And the word nearly alone, as an outside reader crops it: a little of the line on each side
+  // (0.6 × its height and 2 pt) and room above and below (0.3 × its height); read surely as another
+  // word, it fails. Cut to a tenth of its height above and below, "gtue" read as itself while a
+  // reader given the word with its room read "glue".
+  const side = Math.round(0.6 * h + (2 * WORKING_DPI) / 72);
+  const alone: Box = [
+    Math.max(0, box300[0] - side),
+    Math.max(0, box300[1] - Math.round(0.3 * h)),
+    Math.min(after.width, box300[2] + side),
+    Math.min(after.height, box300[3] + Math.round(0.3 * h)),
+  ];
+  const tight = await recogniseWords(cropPng(after, alone), lang, 'line', WORKING_DPI);
   return { readings, tight };
 }
 
