@@ -459,58 +459,15 @@ interface Layout {
 
 function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources): Layout | Refused {
   const r = req.raster;
-  const { own } = letters;
-  const placed = spacedLetters(word, letters);
-  const span = (p: typeof placed) =>
-    p.length ? p[p.length - 1].x + (p[p.length - 1].src.cell.x1 - p[p.length - 1].src.cell.x0) - p[0].x : 0;
-  const oldSpan = own.letters[own.letters.length - 1].x1 - own.letters[0].x0;
-  const shift = placementShift(req, oldSpan - span(placed));
-  for (const p of placed) p.x += shift;
-  const newLeft = placed.length ? placed[0].x : own.letters[0].x0;
-  const newRight = newLeft + span(placed);
-  const top = Math.min(own.ink[1], ...placed.map((p) => own.baseline - (p.src.baseline - p.src.cell.y0)));
-  const bottom = Math.max(own.ink[3], ...placed.map((p) => own.baseline + (p.src.cell.y1 - p.src.baseline)));
-  const margin = 2;
-  const box = clampBox(
-    [
-      Math.min(own.ink[0], own.letters[0].x0, newLeft) - margin,
-      top - margin,
-      Math.max(own.ink[2], newRight) + margin,
-      bottom + margin,
-    ],
-    r,
-  );
-  // A wider word must not run into the words beside it on its line.
-  const { before, after } = neighbourEdges(req);
-  if (after !== null && after < box[2] - margin)
-    return {
-      refused: 'the new word would run into the next word on its line',
-      code: 'patch_too_wide',
-      evidence: { right: box[2] },
-    };
-  if (before !== null && before > box[0] + margin)
-    return {
-      refused: 'the new word would run into the word before it on its line',
-      code: 'patch_too_wide',
-      evidence: { left: box[0] },
-    };
-  return { placed, box };
-}
-
-/**
- * The new word's letters laid out from the old word's left edge. Spacing: the word's own gap where
- * the new word keeps a pair of its letters; elsewhere the face's side bearings for the new pair (a
- * narrow "i" before a "d" stands further off than its cell suggests), shifted by how the scan's gaps
- * differ from the face's on the word's own pairs; without a face, the word's own gaps in order.
- * Letters that touched (split at their thinnest column) have no gap of their own: moved elsewhere
- * they would touch another letter and read as one, so every gap is at least half the word's usual.
- * Where the gaps so modelled make the word wider than the old one, they give back the excess down to
- * that least gap: the new word's letter gaps come from the word's own, as a typesetter's would (the
- * same letters swapped are the same width), and a wider word eats into the spaces around it.
- */
-function spacedLetters(word: WordInk, letters: LetterSources): { src: Source; x: number }[] {
+  const target = req.target;
   const { oldChars, newChars, h } = word;
   const { own, sources, fit } = letters;
+  // Spacing: the word's own gap where the new word keeps a pair of its letters; elsewhere the face's
+  // side bearings for the new pair (a narrow "i" before a "d" stands further off than its cell
+  // suggests), shifted by how the scan's gaps differ from the face's on the word's own pairs; without
+  // a face, the word's own gaps in order. Letters that touched (split at their thinnest column) have
+  // no gap of their own: moved elsewhere they would touch another letter and read as one, so every
+  // gap is at least half the word's usual.
   const measured = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
   const positive = measured.filter((g) => g > 0);
   const usual = positive.length ? median(positive) : Math.max(1, Math.round(h * 0.06));
@@ -522,68 +479,56 @@ function spacedLetters(word: WordInk, letters: LetterSources): { src: Source; x:
     if (g > 0 && !ownPair.has(oldChars[i] + oldChars[i + 1])) ownPair.set(oldChars[i] + oldChars[i + 1], g);
   });
   const spacing = fit ? pairSpacing(fit, oldChars, measured) : null;
-  const newGaps = newChars.slice(1).map((_, i) => {
+  const gapAfter = (i: number): number => {
     const pair = newChars[i] + newChars[i + 1];
-    const kept = ownPair.get(pair);
-    if (kept !== undefined) return { gap: kept, own: true };
+    const own = ownPair.get(pair);
+    if (own !== undefined) return own;
     const modelled = spacing?.(newChars[i], newChars[i + 1]);
-    if (modelled !== undefined && modelled !== null)
-      return { gap: Math.max(minGap, Math.round(modelled)), own: false };
-    return { gap: Math.max(0, Math.round(gaps[i] ?? meanGap)), own: false };
-  });
-  const cells = newChars.map((c) => sources.get(c)!.cell);
-  const oldSpan = own.letters[own.letters.length - 1].x1 - own.letters[0].x0;
-  let excess = cells.reduce((a, c) => a + c.x1 - c.x0, 0) + newGaps.reduce((a, g) => a + g.gap, 0) - oldSpan;
-  // Give back one pixel at a time from the widest modelled gap, none under the least gap.
-  while (excess > 0) {
-    let widest = -1;
-    newGaps.forEach((g, i) => {
-      if (!g.own && g.gap > minGap && (widest < 0 || g.gap > newGaps[widest].gap)) widest = i;
-    });
-    if (widest < 0) break;
-    newGaps[widest].gap--;
-    excess--;
-  }
+    if (modelled !== undefined && modelled !== null) return Math.max(minGap, modelled);
+    return gaps[i] ?? meanGap;
+  };
   const placed: { src: Source; x: number }[] = [];
   let x = own.letters[0].x0;
   newChars.forEach((c, i) => {
     const src = sources.get(c)!;
     placed.push({ src, x });
-    if (i + 1 < newChars.length) x += src.cell.x1 - src.cell.x0 + newGaps[i].gap;
+    if (i + 1 < newChars.length) x += src.cell.x1 - src.cell.x0 + Math.max(0, Math.round(gapAfter(i)));
   });
-  return placed;
-}
-
-/** The right edge of the word before the target on its line and the left edge of the word after. */
-function neighbourEdges(req: PatchRequest): { before: number | null; after: number | null } {
-  const t = req.target.box;
-  const onLine = req.words.filter((w) => w !== req.target && w.box[1] < t[3] && w.box[3] > t[1]);
-  const after = onLine.filter((w) => w.box[0] >= t[2] - 1).map((w) => w.box[0]);
-  const before = onLine.filter((w) => w.box[2] <= t[0] + 1).map((w) => w.box[2]);
-  return {
-    before: before.length ? Math.max(...before) : null,
-    after: after.length ? Math.min(...after) : null,
-  };
-}
-
-/**
- * How far to move the new word from the old word's left edge, given `room` (old span − new span).
- * A narrower word is centred on the old one: the gaps before and after it share what it gives up
- * (left-aligned, all of it went to the gap after the word: "заботе  отдела"). A wider one takes its
- * growth from both spaces around it, the wider first, so the smaller of the two stays as large as
- * it can ("baout" set from the old left edge closed the space after it to 8 px where the line's
- * are 12–16, and "azked" ran into "about"); the first word of a line (nothing before it) keeps
- * its left edge, as the margin it is set against.
- */
-function placementShift(req: PatchRequest, room: number): number {
-  if (room >= 0) return Math.round(room / 2);
-  const grow = -room;
-  const { before, after } = neighbourEdges(req);
-  if (before === null) return 0;
-  const gapBefore = req.target.box[0] - before;
-  const gapAfter = after === null ? Infinity : after - req.target.box[2];
-  const left = Math.min(grow, Math.max(0, Math.round((gapBefore - gapAfter + grow) / 2)));
-  return -left;
+  // A narrower new word is centred on the old one: the gaps before and after it share what it gives
+  // up, each staying near the line's own spacing (left-aligned, all of it went to the gap after the
+  // word: "заботе  отдела"). A wider one starts where the old one did: moved left, it would crowd
+  // the word before (the line read-back and the next-word check judge its right side).
+  const span = (p: typeof placed) =>
+    p.length ? p[p.length - 1].x + (p[p.length - 1].src.cell.x1 - p[p.length - 1].src.cell.x0) - p[0].x : 0;
+  const oldSpan = own.letters[own.letters.length - 1].x1 - own.letters[0].x0;
+  const shift = Math.max(0, Math.round((oldSpan - span(placed)) / 2));
+  for (const p of placed) p.x += shift;
+  const newLeft = placed.length ? placed[0].x : own.letters[0].x0;
+  const newRight = placed.length ? newLeft + span(placed) : x;
+  const top = Math.min(own.ink[1], ...placed.map((p) => own.baseline - (p.src.baseline - p.src.cell.y0)));
+  const bottom = Math.max(own.ink[3], ...placed.map((p) => own.baseline + (p.src.cell.y1 - p.src.baseline)));
+  const margin = 2;
+  const box = clampBox(
+    [
+      Math.min(own.ink[0], own.letters[0].x0) - margin,
+      top - margin,
+      Math.max(own.ink[2], newRight) + margin,
+      bottom + margin,
+    ],
+    r,
+  );
+  // A wider word must not run into the next word on its line.
+  const next = req.words.filter(
+    (w) =>
+      w !== target && w.box[0] >= target.box[2] - 1 && w.box[1] < target.box[3] && w.box[3] > target.box[1],
+  );
+  if (next.some((w) => w.box[0] < box[2] - margin))
+    return {
+      refused: 'the new word would run into the next word on its line',
+      code: 'patch_too_wide',
+      evidence: { right: box[2] },
+    };
+  return { placed, box };
 }
 
 /** The paper: the median colour of the light pixels in a ring around the word. */
