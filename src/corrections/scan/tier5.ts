@@ -407,11 +407,23 @@ async function readBack(
   ];
   // The word with some of its line on each side: recognition reads a word with its neighbours far
   // more surely than alone (a lone non-word, as a typo fix often is, gets a low confidence). Three
-  // widths of context; the replacement must be read in each and the old word in none. All four
-  // are asked at once: they queue on the recogniser's thread while this one goes on with the proof.
-  // And the word nearly alone (0.6), as an outside reader checks it: read surely as another word, it fails.
+  // widths of context; the replacement must be read in each and the old word in none. And the word
+  // nearly alone, as an outside reader crops it: a little of the line on each side (0.6 × its height
+  // and 2 pt) and room above and below (0.3 × its height); read surely as another word, it fails.
+  // Cut to a tenth of its height above and below, "gtue" read as itself while a reader given the
+  // word with its room read "glue". All four are asked at once: they queue on the recogniser's
+  // thread while this one goes on with the proof.
+  const side = Math.round(0.6 * h + (2 * WORKING_DPI) / 72);
+  const alone: Box = [
+    Math.max(0, box300[0] - side),
+    Math.max(0, box300[1] - Math.round(0.3 * h)),
+    Math.min(after.width, box300[2] + side),
+    Math.min(after.height, box300[3] + Math.round(0.3 * h)),
+  ];
   const [wide, medium, widest, tight] = await Promise.all(
-    [2, 4, 8, 0.6].map((side) => recogniseWords(cropPpm(after, crop(side)), lang, 'line', WORKING_DPI)),
+    [crop(2), crop(4), crop(8), alone].map((box) =>
+      recogniseWords(cropPpm(after, box), lang, 'line', WORKING_DPI),
+    ),
   );
   return { readings: [wide, medium, widest], tight };
 }
