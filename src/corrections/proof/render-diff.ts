@@ -116,14 +116,18 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
   };
 }
 
-/** A crop of a render as PNG bytes (the box is clamped to the image). */
-export function cropPng(img: RgbImage, box: Box): Uint8Array {
+/** A crop's box clamped to the image, at least one pixel each way. */
+function clampedCrop(img: RgbImage, box: Box): { x0: number; y0: number; w: number; h: number } {
   const x0 = Math.max(0, Math.min(img.width, box[0]));
   const y0 = Math.max(0, Math.min(img.height, box[1]));
   const x1 = Math.max(x0 + 1, Math.min(img.width, box[2]));
   const y1 = Math.max(y0 + 1, Math.min(img.height, box[3]));
-  const w = x1 - x0;
-  const h = y1 - y0;
+  return { x0, y0, w: x1 - x0, h: y1 - y0 };
+}
+
+/** A crop of a render as PNG bytes (the box is clamped to the image). */
+export function cropPng(img: RgbImage, box: Box): Uint8Array {
+  const { x0, y0, w, h } = clampedCrop(img, box);
   const png = new PNG({ width: w, height: h, colorType: 2, inputColorType: 2, inputHasAlpha: false });
   const data = Buffer.alloc(w * h * 3);
   for (let y = 0; y < h; y += 1) {
@@ -140,12 +144,7 @@ export function cropPng(img: RgbImage, box: Box): Uint8Array {
  * encode than the line costs to read). PPM carries no resolution: the recogniser is told it.
  */
 export function cropPpm(img: RgbImage, box: Box): Uint8Array {
-  const x0 = Math.max(0, Math.min(img.width, box[0]));
-  const y0 = Math.max(0, Math.min(img.height, box[1]));
-  const x1 = Math.max(x0 + 1, Math.min(img.width, box[2]));
-  const y1 = Math.max(y0 + 1, Math.min(img.height, box[3]));
-  const w = x1 - x0;
-  const h = y1 - y0;
+  const { x0, y0, w, h } = clampedCrop(img, box);
   const head = new TextEncoder().encode(`P6\n${w} ${h}\n255\n`);
   const out = new Uint8Array(head.length + w * h * 3);
   out.set(head);

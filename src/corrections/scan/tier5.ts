@@ -434,7 +434,6 @@ async function readBack(
  */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
 /** What tier 5 takes from the engine's shared steps (engine.ts): one way to render, declare and save. */
 export interface PatchHooks {
   beforeRender(page: mupdf.PDFPage): RgbImage;
@@ -461,6 +460,7 @@ export interface PatchFacts {
   confirmation?: Record<string, unknown>;
 }
 
+/** Tier 5 on one word of a scanned page. Throws a Refusal when the page cannot be patched. */
 export function attemptPixelPatch(
   pdf: Uint8Array,
   password: string,
