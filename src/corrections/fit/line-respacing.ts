@@ -175,8 +175,15 @@ function wordsAfter(
       stopped = g.opIndex === prev.opIndex;
       // The word goes on in a glyph that cannot move (another size, another line of MuPDF's): the
       // part before it cannot move either, or a gap would open in the word or glyphs overlap.
-      if (!words.length && at >= inkEnd - 0.3 * geo.emPts && at - inkEnd < limits.wordGapEm * geo.emPts)
-        return null;
+      const glued = at >= inkEnd - 0.3 * geo.emPts && at - inkEnd < limits.wordGapEm * geo.emPts;
+      if (!words.length && glued) return null;
+      // The last word goes on in a glyph MuPDF reads on this line that cannot move (TeX's roman
+      // parenthesis, a size smaller, after a slanted argument): that word stays where it is, and
+      // nothing before it may take room from after it.
+      if (glued && c !== undefined) {
+        words.pop();
+        stopped = true;
+      }
       break;
     }
     if (g.opIndex !== prev.opIndex && placedAfresh(ops, prev.opIndex, g.opIndex)) afresh.add(g);
