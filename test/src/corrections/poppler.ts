@@ -17,6 +17,17 @@ export function pdftotext(path: string, page: number, password: string): string 
   });
 }
 
+/** pdftotext of a page of PDF bytes (written to a private folder, removed after). */
+export function pdftotextOf(bytes: Uint8Array, page = 0, password = ''): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-pdftotext-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), bytes);
+    return pdftotext(join(dir, 'in.pdf'), page, password);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export interface Ppm {
   width: number;
   height: number;

@@ -5,16 +5,13 @@
 // refused) or was pushed onto it (a wider word, this test). The page
 // is one line in Helvetica 10 with the closing parenthesis in Helvetica 9, placed afresh right after
 // the last word, as pdfTeX places it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
 import { editInput } from '../fixtures.ts';
-import { pdftotext } from '../poppler.ts';
+import { pdftotextOf } from '../poppler.ts';
 
 const helvetica = new mupdf.Font('Helvetica');
 /** Width of `text` in Helvetica at `size` pt. */
@@ -51,14 +48,8 @@ test('a last word glued to a glyph that cannot move stays with it; the words bef
   // Before, "f" was moved right into the room the engine thought it had, onto its parenthesis.
   assert.is(m.last_word_move_pt, 0);
   assert.equal(m.word_gaps_pt, []);
-  const dir = mkdtempSync(join(tmpdir(), 'docfix-glued-'));
-  try {
-    writeFileSync(join(dir, 'after.pdf'), output);
-    const text = pdftotext(join(dir, 'after.pdf'), 0, '');
-    assert.ok(text.includes('void map (d d Mappes f)'), text);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const text = pdftotextOf(output);
+  assert.ok(text.includes('void map (d d Mappes f)'), text);
 });
 
 test.run();
