@@ -190,8 +190,9 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
   if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
   const { doc, reopen } = reopenOutput(v);
+  let page: mupdf.PDFPage | null = null;
   try {
-    const page = loadPage(doc, v.pageIndex);
+    page = loadPage(doc, v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
@@ -238,6 +239,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       afterRender,
     };
   } finally {
+    // A page holds its document (engine.ts, attemptSpan): both are freed now, not by the collector.
+    page?.destroy();
     doc.destroy();
   }
 }

@@ -1,0 +1,105 @@
+// The work a one-word correction does, counted (never timed): how many times MuPDF and PDFium
+// render the page and MuPDF opens the bytes, that a second proposal on the same revision reuses the
+// page's renders before the edit, that an apply after its proposal renders nothing, and that every
+// MuPDF document and page the engine opened is freed before it answers (a page left to the garbage
+// collector holds its whole document in MuPDF's heap, which then grows with each correction).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
+import { PdfiumDocument } from '../../../../src/verify/pdfium-render.ts';
+import { editInput, makePdf } from '../fixtures.ts';
+
+interface Work {
+  opens: number;
+  pageLoads: number;
+  mupdfRenders: number;
+  pdfiumRenders: number;
+  /** Documents and pages opened while counting, to check they were destroyed. */
+  opened: { pointer: number }[];
+}
+
+const work: Work = { opens: 0, pageLoads: 0, mupdfRenders: 0, pdfiumRenders: 0, opened: [] };
+
+/** Wraps a method so each call is counted (and what it returns kept when `keep`). */
+function count(
+  owner: object,
+  name: string,
+  field: 'opens' | 'pageLoads' | 'mupdfRenders' | 'pdfiumRenders',
+  keep = false,
+): void {
+  const target = owner as Record<string, (...args: unknown[]) => unknown>;
+  const original = target[name];
+  target[name] = function (this: unknown, ...args: unknown[]) {
+    work[field] += 1;
+    const made = original.apply(this, args);
+    if (keep) work.opened.push(made as { pointer: number });
+    return made;
+  };
+}
+
+count(mupdf.Document, 'openDocument', 'opens', true);
+count(mupdf.PDFDocument.prototype, 'loadPage', 'pageLoads', true);
+count(mupdf.PDFPage.prototype, 'toPixmap', 'mupdfRenders');
+count(PdfiumDocument.prototype, 'renderPage', 'pdfiumRenders');
+
+/** Runs `fn` and answers the work it did. */
+async function counted(fn: () => Promise<unknown>): Promise<Omit<Work, 'opened'> & { leftOpen: number }> {
+  Object.assign(work, { opens: 0, pageLoads: 0, mupdfRenders: 0, pdfiumRenders: 0, opened: [] });
+  await fn();
+  const { opened, ...rest } = work;
+  return { ...rest, leftOpen: opened.filter((o) => o.pointer !== 0).length };
+}
+
+/** Three pages; the words corrected are on the second. */
+function document(tag: string): Uint8Array {
+  return makePdf([
+    { content: `BT /F1 12 Tf 20 150 Td (First page ${tag}) Tj ET` },
+    { content: `BT /F1 12 Tf 20 150 Td (Hello little world ${tag}) Tj 0 -20 Td (Another line here) Tj ET` },
+    { content: 'BT /F1 12 Tf 20 150 Td (Third page) Tj ET' },
+  ]);
+}
+
+test('a proposal renders the page once before and once after, with each renderer, and frees what it opened', async () => {
+  const pdf = document('a');
+  const input = editInput(pdf, 'little', 'lintle', 1);
+  const proposal = await counted(() => proposeEdit(input));
+  // MuPDF: the page before and the saved bytes' page after; PDFium: the line's band before and after.
+  assert.equal(proposal.mupdfRenders, 2);
+  assert.equal(proposal.pdfiumRenders, 2);
+  assert.equal(proposal.leftOpen, 0, 'every MuPDF document and page is destroyed before the answer');
+
+  const apply = await counted(() => applyEdit(input));
+  assert.equal(apply.mupdfRenders, 0, 'the apply reuses its proposal’s renders');
+  assert.equal(apply.pdfiumRenders, 0);
+  assert.equal(apply.leftOpen, 0);
+});
+
+test('a second correction on the same revision and page reuses the renders before the edit', async () => {
+  const pdf = document('b');
+  await proposeEdit(editInput(pdf, 'little', 'lintle', 1));
+  const second = await counted(() => proposeEdit(editInput(pdf, 'Another', 'Anothre', 1)));
+  assert.equal(second.mupdfRenders, 1, 'only the new bytes’ page is rendered by MuPDF');
+  // PDFium's band is the edited line's: another line is another band, rendered before as well.
+  assert.equal(second.pdfiumRenders, 2);
+  // The input opened for the edit and the saved bytes reopened for the proof, one page loaded in
+  // each: the page graph and the line's ink were read from the input by the first correction.
+  assert.equal(second.opens, 2);
+  assert.equal(second.pageLoads, 2);
+  assert.equal(second.leftOpen, 0);
+  // The same line again: PDFium's band before is kept too.
+  const again = await counted(() => proposeEdit(editInput(pdf, 'Another', 'Anothre', 1)));
+  assert.equal(again.mupdfRenders, 1);
+  assert.equal(again.pdfiumRenders, 1);
+});
+
+test('a refused correction frees what it opened too', async () => {
+  const pdf = document('c');
+  const refused = await counted(async () => {
+    const proposal = await proposeEdit(editInput(pdf, 'little', 'l', 1));
+    assert.ok(proposal.tier < 0 || proposal.refusal === null);
+  });
+  assert.equal(refused.leftOpen, 0);
+});
+
+test.run();
