@@ -380,6 +380,9 @@ export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box 
   };
 }
 
+/** The first `length` bytes as a Buffer over the same memory (Buffer.from(array) would copy them). */
+const bytesView = (bytes: Uint8Array, length: number) => Buffer.from(bytes.buffer, bytes.byteOffset, length);
+
 /** Objects new in the output that some object of the input already referred to (then dangling). */
 function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
   const fresh = new Set(output.numbers().filter((n) => n !== 0 && !input.inUse(n)));
@@ -529,7 +532,7 @@ export function proveStructure(
 
   const prefixKept =
     v.output.length >= v.input.length &&
-    Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+    Buffer.compare(bytesView(v.output, v.input.length), bytesView(v.input, v.input.length)) === 0;
   // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
   // when every object of the input was compared and found as written, and no reference the input
   // left dangling now finds an object (new objects are then reached only through declared ones).
