@@ -19,7 +19,7 @@ import {
 } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder, type XrefEntry } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
-import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
+import { sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
 import { codeReading } from '../locate/code-reading.ts';
@@ -31,7 +31,7 @@ import { keepUpdatedReach, pageReachOf, PageReach, refsOf } from './page-reach.t
 
 // The working resolution, page points to its pixels, and the bytes' hash are the page reader's
 // (locate/); the verification's readers find them here too.
-export { sha256, toRender, WORKING_DPI };
+export { sha256, sha256Extending, toRender, WORKING_DPI };
 
 /** Antialiasing margin added around the declared glyph boxes, in render pixels. */
 export const DECLARED_PAD_PX = 2;
@@ -226,7 +226,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     return {
       passed: failures.length === 0,
       failure_reason: failures.length ? failures.join('; ') : null,
-      output_sha256: sha256(v.output),
+      output_sha256: sha256Extending(v.output, v.input),
       dpi: WORKING_DPI,
       pages,
       guards,

@@ -34,6 +34,7 @@ import {
   renderedPage,
   reopenOutput,
   sha256,
+  sha256Extending,
   WORKING_DPI,
   type GuardResult,
   type SavedCorrection,
@@ -822,7 +823,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     return {
       passed: failures.length === 0,
       failure_reason: failures.length ? failures.join('; ') : null,
-      output_sha256: sha256(v.output),
+      output_sha256: sha256Extending(v.output, v.input),
       dpi: WORKING_DPI,
       pages: proof.pages,
       guards,

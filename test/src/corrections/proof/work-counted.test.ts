@@ -8,7 +8,9 @@ import * as assert from 'uvu/assert';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { PdfiumDocument } from '../../../../src/verify/pdfium-render.ts';
+import { sha256, sha256Extending } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { editInput, makePdf } from '../fixtures.ts';
+import { createHash } from 'node:crypto';
 
 interface Work {
   opens: number;
@@ -100,6 +102,29 @@ test('a refused correction frees what it opened too', async () => {
     assert.ok(proposal.tier < 0 || proposal.refusal === null);
   });
   assert.equal(refused.leftOpen, 0);
+});
+
+test('the hash of bytes that append to hashed ones goes on from them, and equals the whole hash', () => {
+  const whole = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+  const input = new Uint8Array(200_000).map((_, i) => (i * 7) & 255);
+  const output = new Uint8Array(input.length + 500);
+  output.set(input);
+  output.fill(42, input.length);
+  assert.is(sha256Extending(output, input), whole(output));
+  // A second update on the first: from the output's state.
+  const applied = new Uint8Array(output.length + 300);
+  applied.set(output);
+  applied.fill(7, output.length);
+  assert.is(sha256Extending(applied, output), whole(applied));
+  // Bytes that do not begin with the prefix's are hashed whole.
+  const other = output.slice();
+  other[10] ^= 1;
+  assert.is(sha256Extending(other, input), whole(other));
+  assert.is(sha256(other), whole(other));
+  // A prefix not hashed before.
+  const fresh = input.slice(0, 1000);
+  const longer = input.slice(0, 5000);
+  assert.is(sha256Extending(longer, fresh), whole(longer));
 });
 
 test.run();
