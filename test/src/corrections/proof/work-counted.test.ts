@@ -5,7 +5,8 @@
 // collector holds its whole document in MuPDF's heap, which then grows with each correction).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { mupdf, openPdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { pageReachOf } from '../../../../src/corrections/proof/page-reach.ts';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { PdfiumDocument } from '../../../../src/verify/pdfium-render.ts';
 import { sha256, sha256Extending } from '../../../../src/corrections/locate/pdf-bytes.ts';
@@ -102,6 +103,25 @@ test('a refused correction frees what it opened too', async () => {
     assert.ok(proposal.tier < 0 || proposal.refusal === null);
   });
   assert.equal(refused.leftOpen, 0);
+});
+
+test('a page graph read once stays kept while corrections on two other documents are proposed and applied', async () => {
+  const pdf = document('graph');
+  let reads = 0;
+  const open = () => {
+    reads += 1;
+    return openPdf(pdf).doc;
+  };
+  assert.is(pageReachOf(pdf, open).kept, false);
+  for (const tag of ['other-1', 'other-2']) {
+    const input = editInput(document(tag), 'little', 'lintle', 1);
+    await proposeEdit(input);
+    await applyEdit(input);
+  }
+  // Their outputs' graphs (each the input's, updated) are kept apart from the graphs read.
+  const again = pageReachOf(pdf, open);
+  assert.is(again.kept, true);
+  assert.is(reads, 1);
 });
 
 test('the hash of bytes that append to hashed ones goes on from them, and equals the whole hash', () => {
