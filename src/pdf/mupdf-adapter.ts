@@ -61,7 +61,7 @@ export function openPdfSource(source: Uint8Array | mupdf.Stream): mupdf.PDFDocum
  */
 const sources: { bytes: Uint8Array; buffer: mupdf.Buffer }[] = [];
 const SOURCES = 3;
-/** Files above this are copied for each open rather than kept (MuPDF's heap is bounded per worker). */
+/** The bytes kept at most, all together; a larger file is copied for each open (MuPDF's heap is bounded per worker). */
 const SOURCE_KEPT_BYTES = 32 * 1024 * 1024;
 
 function sourceBuffer(bytes: Uint8Array): mupdf.Buffer | Uint8Array | ArrayBuffer {
@@ -76,7 +76,11 @@ function sourceBuffer(bytes: Uint8Array): mupdf.Buffer | Uint8Array | ArrayBuffe
   const from = whole ? (bytes.buffer as ArrayBuffer) : bytes;
   if (bytes.byteLength > SOURCE_KEPT_BYTES) return from;
   sources.unshift({ bytes, buffer: new mupdf.Buffer(from) });
-  for (const dropped of sources.splice(SOURCES)) dropped.buffer.destroy();
+  let kept = 0;
+  const within = sources.findIndex(
+    (s, i) => (kept += s.bytes.byteLength) > SOURCE_KEPT_BYTES || i >= SOURCES,
+  );
+  if (within > 0) for (const dropped of sources.splice(within)) dropped.buffer.destroy();
   return sources[0].buffer;
 }
 
