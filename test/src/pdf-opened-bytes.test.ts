@@ -24,7 +24,7 @@ function pdfSaying(text: string): Uint8Array {
 function textOf(doc: mupdf.PDFDocument): string {
   const page = loadPage(doc, 0);
   try {
-    return page.toStructuredText().asText().trim();
+    return page.toStructuredText('preserve-whitespace').asText().trim();
   } finally {
     page.destroy();
   }
