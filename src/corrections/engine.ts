@@ -178,8 +178,10 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
   const opened = openPdf(input.pdf, input.password);
   const doc = opened.doc;
   const programs: mupdf.Font[] = [];
+  let page: mupdf.PDFPage | null = null;
   try {
     const t = locate(input, doc, find, matchIndex, replacement, toWordEnd);
+    page = t.page;
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.
@@ -262,6 +264,9 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
     };
   } finally {
     for (const p of programs) p.destroy();
+    // A page holds its document: left to the collector, the whole document (its bytes, cross-reference
+    // table and parsed objects) stays in MuPDF's heap until then, and the heap grows per correction.
+    page?.destroy();
     doc.destroy();
   }
 }

@@ -33,7 +33,8 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
  */
 export function openPdfSource(source: Uint8Array | mupdf.Stream): mupdf.PDFDocument {
   try {
-    const opened = mupdf.Document.openDocument(source, 'application/pdf');
+    const from = source instanceof Uint8Array ? sourceBuffer(source) : source;
+    const opened = mupdf.Document.openDocument(from, 'application/pdf');
     const pdf = opened.asPDF();
     if (!pdf) {
       opened.destroy();
@@ -49,6 +50,38 @@ export function openPdfSource(source: Uint8Array | mupdf.Stream): mupdf.PDFDocum
       { cause: error },
     );
   }
+}
+
+/**
+ * The bytes of the last documents opened, in MuPDF's heap, by the very array given: a correction
+ * opens its input and its output more than once (the edit, the proof's reopen, the apply), and each
+ * open from an array copies the whole file into MuPDF's heap again. A document opened from one of
+ * these keeps its own reference to it (fz_open_buffer), so one dropped from here stays valid for the
+ * documents still reading it. Bytes are never changed once opened (as sha256 in pdf-bytes.ts assumes).
+ */
+const sources: { bytes: Uint8Array; buffer: mupdf.Buffer }[] = [];
+const SOURCES = 3;
+/** The bytes kept at most, all together; a larger file is copied for each open (MuPDF's heap is bounded per worker). */
+const SOURCE_KEPT_BYTES = 32 * 1024 * 1024;
+
+function sourceBuffer(bytes: Uint8Array): mupdf.Buffer | Uint8Array | ArrayBuffer {
+  const hit = sources.find((s) => s.bytes === bytes);
+  if (hit) return hit.buffer;
+  // MuPDF's Buffer copies a Uint8Array once more in JavaScript before copying it into its heap; an
+  // ArrayBuffer (the array's whole memory) it views.
+  const whole =
+    bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength;
+  const from = whole ? (bytes.buffer as ArrayBuffer) : bytes;
+  if (bytes.byteLength > SOURCE_KEPT_BYTES) return from;
+  sources.unshift({ bytes, buffer: new mupdf.Buffer(from) });
+  let kept = 0;
+  const within = sources.findIndex(
+    (s, i) => (kept += s.bytes.byteLength) > SOURCE_KEPT_BYTES || i >= SOURCES,
+  );
+  if (within > 0) for (const dropped of sources.splice(within)) dropped.buffer.destroy();
+  return sources[0].buffer;
 }
 
 /**

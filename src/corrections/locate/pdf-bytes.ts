@@ -1,6 +1,6 @@
 // Copies bytes out of MuPDF buffers (which own WASM memory) and frees the buffers at once, and
 // hashes a document's bytes once per buffer.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 
 /** Copies a MuPDF buffer's bytes into JavaScript memory and destroys the buffer. */
@@ -33,8 +33,43 @@ const hashed = new WeakMap<Uint8Array, string>();
 export function sha256(bytes: Uint8Array): string {
   let hex = hashed.get(bytes);
   if (hex === undefined) {
-    hex = createHash('sha256').update(bytes).digest('hex');
+    const hash = createHash('sha256').update(bytes);
+    keepState(bytes, hash);
+    hex = hash.digest('hex');
     hashed.set(bytes, hex);
   }
+  return hex;
+}
+
+/**
+ * Hash states at the end of the last files hashed: a correction's output is its input with an update
+ * appended, and the apply's bytes the proposal's with the manifest appended, so their hash goes on
+ * from where the earlier file's ended instead of reading a long file's bytes again.
+ */
+const states: { bytes: Uint8Array; state: Hash }[] = [];
+
+function keepState(bytes: Uint8Array, hash: Hash): void {
+  states.unshift({ bytes, state: hash.copy() });
+  states.length = Math.min(states.length, 3);
+}
+
+/** sha256(bytes) for bytes that may begin with all of `prefix`'s (checked here, byte for byte). */
+export function sha256Extending(bytes: Uint8Array, prefix: Uint8Array): string {
+  const known = hashed.get(bytes);
+  if (known !== undefined) return known;
+  const view = (b: Uint8Array, n: number) => Buffer.from(b.buffer, b.byteOffset, n);
+  const extends_ =
+    bytes.byteLength >= prefix.byteLength &&
+    view(bytes, prefix.byteLength).equals(view(prefix, prefix.byteLength));
+  if (!extends_) return sha256(bytes);
+  let at = states.find((s) => s.bytes === prefix);
+  if (!at) {
+    sha256(prefix);
+    at = states[0];
+  }
+  const hash = at.state.copy().update(bytes.subarray(prefix.byteLength));
+  keepState(bytes, hash);
+  const hex = hash.digest('hex');
+  hashed.set(bytes, hex);
   return hex;
 }

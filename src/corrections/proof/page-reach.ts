@@ -208,15 +208,24 @@ export class PageReach {
   }
 }
 
-/** Graphs of the last few documents, by the SHA-256 of their bytes (a correction and its apply, the next revision). */
-const known = new Map<string, PageReach>();
-const KEPT = 3;
+/**
+ * Graphs of the last few documents, by the SHA-256 of their bytes: those read page by page (`read`,
+ * a long document's cost) apart from those updated from them for a correction's output (`updated`,
+ * the next revision if it is applied; a few objects read). Each is bounded on its own, so the
+ * outputs of proposals on other documents never push out a graph that was read.
+ */
+const read = new Map<string, PageReach>();
+const updated = new Map<string, PageReach>();
+const KEPT_READ = 3;
+const KEPT_UPDATED = 4;
 
-function remember(key: string, reach: PageReach): void {
+function remember(known: Map<string, PageReach>, key: string, reach: PageReach, kept: number): void {
   known.delete(key);
   known.set(key, reach);
-  while (known.size > KEPT) known.delete(known.keys().next().value!);
+  while (known.size > kept) known.delete(known.keys().next().value!);
 }
+
+const knownGraph = (key: string) => read.get(key) ?? updated.get(key);
 
 /**
  * The graph of the document whose bytes are `bytes`: kept from an earlier correction on them, or read
@@ -227,15 +236,17 @@ export function pageReachOf(
   open: () => mupdf.PDFDocument,
 ): { reach: PageReach; kept: boolean } {
   const key = sha256(bytes);
-  const kept = known.get(key);
+  const kept = knownGraph(key);
   if (kept) {
-    remember(key, kept);
+    // A revision corrected again is an input now: its graph is kept as one read.
+    updated.delete(key);
+    remember(read, key, kept, KEPT_READ);
     return { reach: kept, kept: true };
   }
   const doc = open();
   try {
     const reach = PageReach.read(doc);
-    remember(key, reach);
+    remember(read, key, reach, KEPT_READ);
     return { reach, kept: false };
   } finally {
     doc.destroy();
@@ -253,12 +264,12 @@ export function keepUpdatedReach(
   written: Iterable<number>,
 ): void {
   const key = sha256(output);
-  if (known.has(key)) return;
+  if (knownGraph(key)) return;
   const next = reach.updated(doc, written);
-  if (next) remember(key, next);
+  if (next) remember(updated, key, next, KEPT_UPDATED);
 }
 
 /** The kept graph of `bytes`, when one is kept. */
 export function keptReach(bytes: Uint8Array): PageReach | undefined {
-  return known.get(sha256(bytes));
+  return knownGraph(sha256(bytes));
 }

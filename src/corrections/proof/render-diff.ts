@@ -135,7 +135,16 @@ export function cropPng(img: RgbImage, box: Box): Uint8Array {
     data.set(img.pixels.subarray(src, src + w * 3), y * w * 3);
   }
   png.data = data;
-  return new Uint8Array(PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false }));
+  // One filter for every row and light deflate: pngjs's default tries all five filters on each row
+  // and compresses hard, 5 ms a preview crop against under 1; the pixels are the same.
+  const options = {
+    colorType: 2,
+    inputColorType: 2,
+    inputHasAlpha: false,
+    filterType: 0,
+    deflateLevel: 1,
+  } as const;
+  return new Uint8Array(PNG.sync.write(png, options));
 }
 
 /**

@@ -55,10 +55,12 @@ export function lineInk(
   emPts: number,
 ): number {
   const original = openPdf(input.pdf, input.password).doc;
+  const page = loadPage(original, pageIndex);
   try {
     const near = line.chars.map((c) => c.origin);
-    return worstSharedInk(loadPage(original, pageIndex), near, [], tol, emPts).worst;
+    return worstSharedInk(page, near, [], tol, emPts).worst;
   } finally {
+    page.destroy();
     original.destroy();
   }
 }
@@ -71,9 +73,11 @@ export function oldInkBoxes(
   tol: number,
 ): Box[] {
   const original = openPdf(input.pdf, input.password).doc;
+  const page = loadPage(original, pageIndex);
   try {
-    return glyphInkBoxes(loadPage(original, pageIndex), origins, tol).map((b) => toRender(b));
+    return glyphInkBoxes(page, origins, tol).map((b) => toRender(b));
   } finally {
+    page.destroy();
     original.destroy();
   }
 }

@@ -19,7 +19,7 @@ import {
 } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder, type XrefEntry } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
-import { sha256, streamBytes } from '../locate/pdf-bytes.ts';
+import { sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
 import { codeReading } from '../locate/code-reading.ts';
@@ -31,7 +31,7 @@ import { keepUpdatedReach, pageReachOf, PageReach, refsOf } from './page-reach.t
 
 // The working resolution, page points to its pixels, and the bytes' hash are the page reader's
 // (locate/); the verification's readers find them here too.
-export { sha256, toRender, WORKING_DPI };
+export { sha256, sha256Extending, toRender, WORKING_DPI };
 
 /** Antialiasing margin added around the declared glyph boxes, in render pixels. */
 export const DECLARED_PAD_PX = 2;
@@ -190,8 +190,9 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
   if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
   const { doc, reopen } = reopenOutput(v);
+  let page: mupdf.PDFPage | null = null;
   try {
-    const page = loadPage(doc, v.pageIndex);
+    page = loadPage(doc, v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
@@ -225,7 +226,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
     return {
       passed: failures.length === 0,
       failure_reason: failures.length ? failures.join('; ') : null,
-      output_sha256: sha256(v.output),
+      output_sha256: sha256Extending(v.output, v.input),
       dpi: WORKING_DPI,
       pages,
       guards,
@@ -238,6 +239,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       afterRender,
     };
   } finally {
+    // A page holds its document (engine.ts, attemptSpan): both are freed now, not by the collector.
+    page?.destroy();
     doc.destroy();
   }
 }
@@ -376,6 +379,9 @@ export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box 
     histogram: diff.histogram,
   };
 }
+
+/** The first `length` bytes as a Buffer over the same memory (Buffer.from(array) would copy them). */
+const bytesView = (bytes: Uint8Array, length: number) => Buffer.from(bytes.buffer, bytes.byteOffset, length);
 
 /** Objects new in the output that some object of the input already referred to (then dangling). */
 function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
@@ -526,7 +532,7 @@ export function proveStructure(
 
   const prefixKept =
     v.output.length >= v.input.length &&
-    Buffer.compare(Buffer.from(v.output.subarray(0, v.input.length)), Buffer.from(v.input)) === 0;
+    Buffer.compare(bytesView(v.output, v.input.length), bytesView(v.input, v.input.length)) === 0;
   // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
   // when every object of the input was compared and found as written, and no reference the input
   // left dangling now finds an object (new objects are then reached only through declared ones).

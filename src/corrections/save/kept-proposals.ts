@@ -6,7 +6,7 @@ import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
 import { openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ObjectIndex } from '../../pdf/xref-index.ts';
 import type { EditTaskInput, EngineProposal, EngineVerification, ManifestFacts } from '../correction.ts';
-import { sha256 } from '../locate/pdf-bytes.ts';
+import { sha256, sha256Extending } from '../locate/pdf-bytes.ts';
 import { objectsUntouched, type DeclaredObject } from '../proof/object-guard.ts';
 import { keepUpdatedReach, keptReach } from '../proof/page-reach.ts';
 import { streamDecoder, writtenByUpdate, type VerifyOutput } from '../proof/verify.ts';
@@ -117,7 +117,7 @@ export function applyOnProposal(
     });
     const changes = kept.verify.stream_changes as Record<string, unknown>;
     const verification: EngineVerification = {
-      output_sha256: sha256(final),
+      output_sha256: sha256Extending(final, kept.output),
       dpi: kept.verify.dpi,
       passed: true,
       failure_reason: null,

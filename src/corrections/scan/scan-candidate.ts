@@ -1,7 +1,7 @@
 // Tier 5 as a candidate correction: the pixel patch (tier5.ts) with the engine's shared steps, the
 // before render, the declared objects and manifest, and the exact save.
 import { classifyPage } from '../../documents/classify.ts';
-import { loadPage, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { loadPage, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { Candidate, EditTaskInput } from '../correction.ts';
 import { beforeState, methodRefusal } from '../locate/located.ts';
 import { declareObjects } from '../save/declare.ts';
@@ -84,15 +84,17 @@ export function hiddenWordOverScan(
 ): HiddenWord | null {
   const { doc } = openPdf(input.pdf, input.password);
   let hidden: HiddenWord | null;
+  let page: mupdf.PDFPage | null = null;
   try {
     const pageIndex = input.request.page_index ?? 0;
-    const page = loadPage(doc, pageIndex);
+    page = loadPage(doc, pageIndex);
     // Invisible text over a scan is an OCR layer: the word is in the scan's pixels. Elsewhere it
     // is hidden text that draws nothing, and stays refused.
     const kind = classifyPage(page, pageIndex).info.kind;
     const overScan = kind === 'scanned' || kind === 'scanned_with_text_layer' || kind === 'mixed';
     hidden = overScan ? hiddenWordOf(beforeState(input, pageIndex, page).lines, find, matchIndex) : null;
   } finally {
+    page?.destroy(); // a page holds its document (engine.ts, attemptSpan)
     doc.destroy();
   }
   return hidden;

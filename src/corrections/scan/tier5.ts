@@ -34,6 +34,7 @@ import {
   renderedPage,
   reopenOutput,
   sha256,
+  sha256Extending,
   WORKING_DPI,
   type GuardResult,
   type SavedCorrection,
@@ -490,9 +491,10 @@ async function pixelPatch(
   await nextTurn();
   const opened = openPdf(pdf, password);
   const doc = opened.doc;
+  let page: mupdf.PDFPage | null = null;
   try {
     const pageCount = doc.countPages();
-    const page = loadPage(doc, t.pageIndex);
+    page = loadPage(doc, t.pageIndex);
     const before = hooks.beforeRender(page);
     await prepareSecondRenderer(pdf, null, password, t.pageIndex);
     findScanImage(page, undefined, revisionKey(pdf)); // its answer comes with the word's place, below
@@ -549,6 +551,7 @@ async function pixelPatch(
       facts,
     };
   } finally {
+    page?.destroy(); // a page holds its document (engine.ts, attemptSpan)
     doc.destroy();
   }
 }
@@ -780,8 +783,9 @@ interface PatchVerifyInput extends SavedCorrection {
  */
 async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   const { doc, reopen } = reopenOutput(v);
+  let page: mupdf.PDFPage | null = null;
   try {
-    const page = loadPage(doc, v.pageIndex);
+    page = loadPage(doc, v.pageIndex);
     const after = renderPageRgb(page, WORKING_DPI);
     const declared = padBox(v.patchBox300, DECLARED_PAD_PX, after);
     const diff = diffRenders(v.before, after, declared);
@@ -819,7 +823,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     return {
       passed: failures.length === 0,
       failure_reason: failures.length ? failures.join('; ') : null,
-      output_sha256: sha256(v.output),
+      output_sha256: sha256Extending(v.output, v.input),
       dpi: WORKING_DPI,
       pages: proof.pages,
       guards,
@@ -832,6 +836,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       afterRender: after,
     };
   } finally {
+    page?.destroy(); // a page holds its document (engine.ts, attemptSpan)
     doc.destroy();
   }
 }
@@ -874,10 +879,12 @@ function textLayerGuard(page: mupdf.PDFPage, v: PatchVerifyInput): GuardResult {
   const text = page.toStructuredText('preserve-whitespace').asText();
   const count = (s: string, w: string) => s.split(w).length - 1;
   const beforeDoc = openPdf(v.input, v.password).doc;
+  const beforePage = loadPage(beforeDoc, v.pageIndex);
   let textBefore = '';
   try {
-    textBefore = loadPage(beforeDoc, v.pageIndex).toStructuredText('preserve-whitespace').asText();
+    textBefore = beforePage.toStructuredText('preserve-whitespace').asText();
   } finally {
+    beforePage.destroy();
     beforeDoc.destroy();
   }
   const ok =
