@@ -8,7 +8,8 @@
 //      Condensed and Roboto → themselves. Style from the name's suffix (-Bold, ,Bold, BoldMT,
 //      -BoldItalic, -Italic, -Oblique, URW's Medi/Regu/Ital). TeX names (CMR10, CMBX12, CMTT9, ECRM1095,
 //      SFTI1200, LMRoman10-Regular) → Latin Modern of the same optical size, or one less than 1 pt
-//      away (parseTexName below).
+//      away, and CMU for 10 pt; so do the families made from CM with other letters (CS csr10, PL
+//      PLRoman10-Regular, vntex VNR10, LH larm1000, CB Greek grmn1000) (parseTexName below).
 //   2. the FontDescriptor: Flags (FixedPitch → mono, Serif → serif, Nonsymbolic → sans; Italic,
 //      ForceBold), ItalicAngle, FontWeight, StemV (a weak hint of bold).
 //   3. the widths the document draws: mean absolute difference, in 1/1000 em, between each measured
@@ -549,6 +550,96 @@ const EC_SHAPES: Record<string, TexDesign> = {
   dh: CM_SHAPES.dunh,
 };
 
+// TeX families drawn from Computer Modern's sources with other letters added, whose Latin keeps
+// CM's widths (so Latin Modern's, per optical size) and whose added letters Latin Modern (Czech,
+// Polish, Vietnamese) or CMU (Cyrillic, Greek) has:
+//   - CM's shape letters and size after another prefix: the CS fonts (csr10, csbx10, cscsc10 …;
+//     Czech and Slovak), the PL fonts' old names (plr10 …; Polish), vntex (VNR10, VNTT10 …;
+//     Vietnamese);
+//   - EC's shape letters and a four-digit size after an LH prefix: T2A/T2B/T2C (larm1000, lbrm1000,
+//     lcrm1000) and X2 (rxrm1000);
+//   - the PL fonts as Type 1 names them (PLRoman10-Regular, PLSlanted10-Italic, PLTypewriter10-Regular);
+//   - the AMS Washington Cyrillic (wncyr10 …, OT2) is known but stands in for nothing: its glyphs
+//     carry Latin names (the transliteration its ligatures type), so the text layer reads Latin
+//     where Cyrillic is drawn, and a Latin Modern letter would not be the letter the page shows.
+//   - the CB Greek fonts (grmn1000 roman, grxn1000 bold, gsmn1000 sans, gttn1000 typewriter).
+const CM_PREFIXED = /^(cm|cs|pl|vn)([a-z]+?)(\d{1,2})$/;
+const EC_PREFIXED = /^(?:ec|sf|l[abc]|rx)([a-z]{2})(\d{4})$/;
+
+/** The PL fonts' Type 1 names: series and style words → the CM shape letters. */
+const PL_SHAPES: Record<string, string> = {
+  romanregular: 'r',
+  romanbold: 'bx',
+  romanitalic: 'ti',
+  romanbolditalic: 'bxti',
+  slanteditalic: 'sl',
+  slantedbolditalic: 'bxsl',
+  romandemiregular: 'b',
+  capsregular: 'csc',
+  unslantedregular: 'u',
+  dunhillregular: 'dunh',
+  sansregular: 'ss',
+  sansbold: 'ssbx',
+  sansitalic: 'ssi',
+  sansdemicondregular: 'ssdc',
+  sansquotationregular: 'ssq',
+  sansquotationitalic: 'ssqi',
+  typewriterregular: 'tt',
+  typewriteritalic: 'itt',
+  typewriterslanteditalic: 'sltt',
+  typewritercapsregular: 'tcsc',
+  typewritervarwdregular: 'vtt',
+};
+
+/** CB Greek: series (roman medium/bold extended, sans, typewriter) and shape → a design. */
+function cbGreekDesign(series: string, shape: string): TexDesign | undefined {
+  const bold = series === 'rx' || series === 'sx';
+  // n upright, i italic, o oblique (slanted), c small caps, u upright italic.
+  if (series === 'rm' || series === 'rx') {
+    if (shape === 'n') return serif('LM Roman', bold);
+    if (shape === 'i') return serif('LM Roman', bold, true);
+    if (shape === 'o') return serif('LM Roman Slanted', bold, true);
+    if (shape === 'c' && !bold) return CM_SHAPES.csc;
+    if (shape === 'u' && !bold) return CM_SHAPES.u;
+    return undefined;
+  }
+  if (series === 'sm' || series === 'sx') {
+    if (shape === 'n') return sans('LM Sans', bold);
+    if (shape === 'o' || shape === 'i') return sans('LM Sans', bold, true);
+    return undefined;
+  }
+  if (shape === 'n') return CM_SHAPES.tt;
+  if (shape === 'i') return CM_SHAPES.itt;
+  if (shape === 'o') return CM_SHAPES.sltt;
+  return undefined;
+}
+
+/** A TeX font of the CM designs by its name: its design and design size, or null. */
+function texDesignOf(flat: string): { design: TexDesign; size: number } | null {
+  let m = CM_PREFIXED.exec(flat);
+  if (m && m[2] in CM_SHAPES) return { design: CM_SHAPES[m[2]], size: Number(m[3]) };
+  if ((m = EC_PREFIXED.exec(flat)) && m[1] in EC_SHAPES) {
+    return { design: EC_SHAPES[m[1]], size: Number(m[2]) / 100 };
+  }
+  if ((m = /^wncy(r|b|i|sc|ss)(\d{1,2})$/.exec(flat))) {
+    const note = 'Washington Cyrillic (OT2: its glyph names, so its text, are a Latin transliteration)';
+    return {
+      design: { series: null, bold: m[1] === 'b', italic: m[1] === 'i', class: 'serif', note },
+      size: Number(m[2]),
+    };
+  }
+  if ((m = /^pl([a-z]+?)(\d{1,2})(regular|bold|italic|bolditalic)$/.exec(flat))) {
+    const shape = PL_SHAPES[m[1] + m[3]];
+    if (shape) return { design: CM_SHAPES[shape], size: Number(m[2]) };
+    if (m[1] === 'sans' && m[3] === 'bolditalic') return { design: EC_SHAPES.so, size: Number(m[2]) };
+  }
+  if ((m = /^g(rm|rx|sm|sx|tt)([nioucl])(\d{4})$/.exec(flat))) {
+    const design = cbGreekDesign(m[1], m[2]);
+    if (design) return { design, size: Number(m[3]) / 100 };
+  }
+  return null;
+}
+
 /** The bundled Latin Modern face a document names itself (XeTeX, LuaTeX: LMRomanCaps10-Regular). */
 function latinModernByName(flat: string): BundledFace | undefined {
   if (!flat.startsWith('lm')) return undefined;
@@ -576,16 +667,10 @@ function texFamilies(series: TexSeries, size: number, bold: boolean, italic: boo
 }
 
 function parseTexName(name: string, subset: boolean, flat: string): ParsedFontName | null {
-  let design: TexDesign | undefined;
-  let size = 10;
-  let m = /^cm([a-z]+?)(\d{1,2})$/.exec(flat);
-  if (m && m[1] in CM_SHAPES) {
-    design = CM_SHAPES[m[1]];
-    size = Number(m[2]);
-  } else if ((m = /^(?:ec|sf)([a-z]{2})(\d{4})$/.exec(flat)) && m[1] in EC_SHAPES) {
-    design = EC_SHAPES[m[1]];
-    size = Number(m[2]) / 100;
-  } else {
+  const named = texDesignOf(flat);
+  let design: TexDesign | undefined = named?.design;
+  let size = named?.size ?? 10;
+  if (!named) {
     const face = latinModernByName(flat);
     if (face) {
       design = {

@@ -147,6 +147,7 @@ export function planEdits(
   // letter swap keeps its word's width; the kerns are re-distributed, not piled up after it).
   const spread = keepsInnerKerning(glyphs, codes);
   let taken = 0;
+  const emptied = new Set<ContentOp>();
   groups.forEach((group, k) => {
     const first = group[0];
     const last = group[group.length - 1];
@@ -191,6 +192,10 @@ export function planEdits(
       return;
     }
     list.push(asArrayItems(unit, op, first.element, str, arrayText(pieces, hex)));
+    if (first.element >= 0 && !emptied.has(op)) {
+      emptied.add(op);
+      list.push(...emptyStringEdits(op));
+    }
   });
   // Kerns in strings no group touched (the words after the target's string, or its operator).
   const touched = (k: Kern) =>
@@ -249,6 +254,21 @@ function asArrayItems(
     return whole(` ${raw(unit, aw)} Tw ${raw(unit, ac)} Tc T* [${items}] TJ `);
   }
   throw new Error(`unexpected text operator ${op.op}`);
+}
+
+/**
+ * Edits that take the empty strings (`<>`, `()`; cairo starts its arrays with one) out of a TJ
+ * array given numbers: they draw nothing, but PDFium counts them as segments while it files the
+ * numbers by the non-empty ones, so a number left at the end of such an array is dropped and the
+ * rest of the line drawn that much off (a Graphviz line moved 9/1000 em after a split array where
+ * MuPDF and poppler moved nothing).
+ */
+export function emptyStringEdits(op: ContentOp): StreamEdit[] {
+  const arr = op.operands[op.operands.length - 1];
+  if (op.op !== 'TJ' || arr?.kind !== 'array') return [];
+  return arr.items
+    .filter((it) => it.kind === 'string' && it.bytes.length === 0)
+    .map((it) => ({ start: it.start, end: it.end, text: ' ' }));
 }
 
 /** A string's bytes or a TJ number, in the order a rewritten array holds them. */

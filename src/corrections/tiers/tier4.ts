@@ -979,18 +979,26 @@ export function planMatchedEdits(
     const s2 = arr.items[last.element] as Operand & { kind: 'string' };
     // The array up to the new run, with the numbers of a line re-spaced before it.
     // An item of the array as written, or a string cut by the numbers a re-spaced line puts in it.
+    // Empty strings are left out: PDFium would drop a number ending the array (emptyStringEdits).
     const item = (it: Operand, element: number) => {
       const here = kernsIn(kerns, { ...first, element });
+      if (it.kind === 'string' && it.bytes.length === 0) return '';
       return it.kind === 'string' && here.length ? kernedItems(it, 0, here) : raw(it);
     };
-    const head: string[] = arr.items.slice(0, first.element).map((it, i) => item(it, i));
+    const head: string[] = arr.items
+      .slice(0, first.element)
+      .map((it, i) => item(it, i))
+      .filter((x) => x !== '');
     const lead = kernedItems(s1, 0, kernsBefore(kerns, first), first.offset);
     if (lead.length) head.push(lead);
     const tail: string[] = [];
     // The rest of the array, with the numbers of a re-spaced line (line-respacing.ts) before its words.
     const rest = kernedItems(s2, last.offset + last.length, kernsIn(kerns, last, last.offset + last.length));
     if (rest.length) tail.push(rest);
-    arr.items.slice(last.element + 1).forEach((it, i) => tail.push(item(it, last.element + 1 + i)));
+    arr.items.slice(last.element + 1).forEach((it, i) => {
+      const written = item(it, last.element + 1 + i);
+      if (written !== '') tail.push(written);
+    });
     const parts: string[] = [];
     if (head.length) parts.push(`[${head.join(' ')}] TJ`);
     parts.push(middle);

@@ -376,6 +376,33 @@ test('TeX names: Computer Modern, EC/cm-super and Latin Modern to the nearest op
     [parseFontName('CMUSerif-BoldItalic').bold, parseFontName('CMUSerif-Roman').italic],
     [true, false],
   );
+  // Families made from CM's sources with other letters keep CM's widths: CS (Czech), PL (Polish,
+  // old and Type 1 names), vntex, LH (T2A/T2B/T2C, X2) and CB Greek; Washington Cyrillic names its
+  // glyphs in Latin transliteration and stands in for nothing.
+  for (const [name, families, bold, italic] of [
+    ['LMOIFU+csr10', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['csbx12', ['LM Roman 12'], true, false],
+    ['cscsc10', ['LM Roman Caps 10'], false, false],
+    ['CSTT10', ['LM Mono 10', 'CMU Typewriter Text'], false, false],
+    ['plr10', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['JXBPIJ+PLRoman10-Regular', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['PLSlanted10-Italic', ['LM Roman Slanted 10'], false, true],
+    ['PLTypewriter10-Regular', ['LM Mono 10', 'CMU Typewriter Text'], false, false],
+    ['PLSans10-BoldItalic', ['LM Sans 10'], true, true],
+    ['RTGYLT+VNR10', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['VNSS10', ['LM Sans 10', 'CMU Sans Serif'], false, false],
+    ['larm1000', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['rxbx1000', ['LM Roman 10', 'CMU Serif'], true, false],
+    ['BOHYBN+grmn1000', ['LM Roman 10', 'CMU Serif'], false, false],
+    ['grxn1000', ['LM Roman 10', 'CMU Serif'], true, false],
+    ['gsmn1000', ['LM Sans 10', 'CMU Sans Serif'], false, false],
+    ['gttn1000', ['LM Mono 10', 'CMU Typewriter Text'], false, false],
+    ['WNCYR10', [], false, false],
+  ] as const) {
+    const p = parseFontName(name);
+    assert.equal([p.families, p.bold, p.italic], [families, bold, italic], name);
+  }
+  assert.match(parseFontName('WNCYR10').note ?? '', /transliteration/);
   // Libertine writes its style in letters: O/T (OpenType, Type 1), then B, I; Z (semibold) is not bundled.
   for (const [name, bold, italic] of [
     ['GDGNCC+LinLibertineO', false, false],
