@@ -478,7 +478,8 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
   const newRight = newLeft + span;
   const spaceOf = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
   const spacing = {
-    letter_pair_floor_px: pairs.floor === null ? null : Math.round(pairs.floor * 10) / 10,
+    letter_pair_floor_px: pairs.floor === null ? null : Math.round(pairs.floor.any * 10) / 10,
+    stem_pair_floor_px: pairs.floor === null ? null : Math.round(pairs.floor.flat * 10) / 10,
     letter_pairs_measured: pairs.measured,
     new_letter_gaps_px: spaced.inset.map((c, i) =>
       c === null ? null : Math.round((c + spaced.gaps[i].gap) * 10) / 10,
@@ -570,14 +571,23 @@ function inkRowsOf(cell: LetterCell, baseline: number, isInk: (x: number, y: num
   return rows;
 }
 
+/** Share of a pair's rows within 1 px of its closest: a pair facing this flat is two stems ("dl"). */
+const FLAT_SHARE = 0.6;
+
+/** How far two letters stand apart along their facing sides, and whether those sides are flat. */
+interface Facing {
+  gap: number;
+  flat: boolean;
+}
+
 /**
  * How far two letters stand apart along their facing sides: the median, over the rows both have ink
  * in, of the paper between the first letter's last ink and the second's first, with the second's cell
  * `dx` pixels right of the first's. Two stems ("dl") face each other on every row, so this is their
- * column gap; two rounds ("oo") meet at one point and stand further off elsewhere. Null when no row
- * holds ink of both.
+ * column gap (and the pair is `flat`); two rounds ("oo") meet at one point and stand further off
+ * elsewhere. Null when no row holds ink of both.
  */
-function facingGap(a: InkRows, b: InkRows, dx: number): number | null {
+function facingGap(a: InkRows, b: InkRows, dx: number): Facing | null {
   const gaps: number[] = [];
   for (const [row, [, last]] of a) {
     const other = b.get(row);
@@ -586,37 +596,48 @@ function facingGap(a: InkRows, b: InkRows, dx: number): number | null {
   if (!gaps.length) return null;
   const s = gaps.sort((x, y) => x - y);
   const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  const near = s.filter((g) => g <= s[0] + 1).length;
+  return { gap: s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2, flat: near >= FLAT_SHARE * s.length };
+}
+
+/** The page's closest pairs: of all kinds, and of flat-facing pairs (two stems). */
+interface PairFloor {
+  any: number;
+  flat: number;
 }
 
 /**
- * The closest the page sets its own letters along their facing sides (issue 32 item 2): the least
- * facing gap of the line's other words' letter pairs that stand apart on their own (the old word's
- * pairs count only when the line has fewer than three: its letters are the ones rearranged). A new
- * pair set closer than any pair the page sets can merge into one letter for a reader (d and l given
- * back to closer than the page ever sets two letters: "woudl" read "woud"); a pair within the page's
- * own range is left as the face models it. Null when fewer than three pairs were measured.
+ * The closest the page sets its own letters along their facing sides (issue 32 item 2), by kind: the
+ * least facing gap of the line's other words' letter pairs that stand apart on their own, and the
+ * least of those that face each other with two stems (when at least two were measured; else the
+ * least of all). The old word's pairs count only when the line has fewer than three: its letters are
+ * the ones rearranged. A new pair set closer than the page sets its kind can merge into one letter for
+ * a reader: d and l set closer than the page sets two stems read as one ("woudl" read "woud" with d–l
+ * at 5 px where the page's closest pair, a round one, was 4). Null when fewer than three pairs were
+ * measured.
  */
 function pairFloorOf(
   r: ScanRaster,
   word: WordInk,
   own: Segmented,
   line: MeasuredLetter[],
-): { floor: number | null; measured: number } {
+): { floor: PairFloor | null; measured: number } {
   const threshold = word.lv.threshold;
   const isInk = (x: number, y: number) => greyAt(r, x, y) < threshold;
   const rowsOf = (l: LetterCell) => inkRowsOf(l, 0, isInk);
-  const facings: number[] = [];
+  const facings: Facing[] = [];
   const measure = (a: LetterCell, b: LetterCell) => {
     if (b.x0 <= a.x1 - 1) return;
-    const g = facingGap(rowsOf(a), rowsOf(b), b.x0 - a.x0);
-    if (g !== null && g > 0) facings.push(g);
+    const f = facingGap(rowsOf(a), rowsOf(b), b.x0 - a.x0);
+    if (f !== null && f.gap > 0) facings.push(f);
   };
   for (let i = 1; i < line.length; i++) if (line[i].word === line[i - 1].word) measure(line[i - 1], line[i]);
   if (facings.length < 3 && own.adjusted === 0)
     for (let i = 1; i < own.letters.length; i++) measure(own.letters[i - 1], own.letters[i]);
   if (facings.length < 3) return { floor: null, measured: facings.length };
-  return { floor: Math.min(...facings), measured: facings.length };
+  const any = Math.min(...facings.map((f) => f.gap));
+  const flat = facings.filter((f) => f.flat).map((f) => f.gap);
+  return { floor: { any, flat: flat.length >= 2 ? Math.min(...flat) : any }, measured: facings.length };
 }
 
 /** A new word's letters and the gaps after each (the word's own pairs marked), with their least gaps. */
@@ -651,7 +672,12 @@ function sourceInkRows(r: ScanRaster, src: Source, threshold: number): InkRows {
  * and no new pair stands closer along its facing sides than the page's own closest pairs (`floor`).
  * (A wider word's growth is placed by `placeGrowth`.)
  */
-function spacedLetters(r: ScanRaster, word: WordInk, letters: LetterSources, floor: number | null): Spaced {
+function spacedLetters(
+  r: ScanRaster,
+  word: WordInk,
+  letters: LetterSources,
+  floor: PairFloor | null,
+): Spaced {
   const { oldChars, newChars, h } = word;
   const { own, sources, fit } = letters;
   const measured = own.letters.slice(1).map((l, i) => l.x0 - own.letters[i].x1);
@@ -669,8 +695,11 @@ function spacedLetters(r: ScanRaster, word: WordInk, letters: LetterSources, flo
   const rows = srcs.map((s) => sourceInkRows(r, s, word.lv.threshold));
   const widthOf = (i: number) => srcs[i].cell.x1 - srcs[i].cell.x0;
   // The facing gap of new pair i with a column gap of 0; the least column gap the floor allows.
-  const inset = srcs.slice(1).map((_, i) => facingGap(rows[i], rows[i + 1], widthOf(i)));
-  const least = inset.map((c) => Math.max(minGap, floor === null || c === null ? 0 : Math.ceil(floor - c)));
+  const facing = srcs.slice(1).map((_, i) => facingGap(rows[i], rows[i + 1], widthOf(i)));
+  const inset = facing.map((f) => f?.gap ?? null);
+  const least = facing.map((f) =>
+    Math.max(minGap, floor === null || f === null ? 0 : Math.ceil((f.flat ? floor.flat : floor.any) - f.gap)),
+  );
   const newGaps = newChars.slice(1).map((_, i) => {
     const pair = newChars[i] + newChars[i + 1];
     const kept = ownPair.get(pair);
