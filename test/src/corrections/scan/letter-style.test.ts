@@ -144,7 +144,10 @@ test('the measures of a page made with a known stem width, x-height, slant, blur
 });
 
 const EM = 60;
-const WORDS = ['dated', 'hunt', 'been'];
+// "dated" last: "mated" is wider (a drawn m for the d) and its growth goes to the margin after it;
+// set between two words, it would close the space after it far under the line's (refused
+// patch_too_wide), which is not what these tests look at.
+const WORDS = ['hunt', 'been', 'dated'];
 
 /**
  * A line of `WORDS` set in a face at EM px, made heavier by `grow` steps of a 3×3 cross max filter
@@ -302,7 +305,7 @@ for (const [pageFace, grow, offered, heavier] of [
     const result = patchWord({
       raster: page.raster,
       words: page.words,
-      target: page.words[0],
+      target: page.words[2],
       replacement: 'mated',
       letterFaces: facesOf(offered),
       // The offered face must be thickened or thinned by more than the default 60 % here.
@@ -363,7 +366,7 @@ test('a page heavier than the offered face may be made: refused letter_style_mis
   const request = {
     raster: page.raster,
     words: page.words,
-    target: page.words[0],
+    target: page.words[2],
     replacement: 'mated',
     letterFaces: facesOf('liberation-serif-regular'),
   };

@@ -121,4 +121,155 @@ test('a letter nowhere on the raster is drawn in the face nearest the word (cost
   assert.ok('refused' in without && without.code === 'letter_not_on_page');
 });
 
+/**
+ * A line of words set in the face at EM px: words `spaces[k]` px after the one before, letters
+ * `gaps[k][i]` px after the letter before (4 when not given).
+ */
+function lineOf(words: string[], spaces: number[], gaps: number[][] = []) {
+  const height = 120;
+  const baseline = 90;
+  const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, EM)!));
+  const gapOf = (k: number, i: number) => gaps[k]?.[i] ?? 4;
+  const width =
+    40 +
+    spaces.reduce((a, b) => a + b, 0) +
+    glyphs.reduce((t, g, k) => t + g.reduce((u, l, i) => u + l.width + gapOf(k, i), 0), 0);
+  const data = new Uint8Array(width * height).fill(250);
+  const boxes: [number, number, number, number][] = [];
+  let x = 20;
+  glyphs.forEach((word, k) => {
+    const x0 = x;
+    word.forEach((g, i) => {
+      if (i > 0) x += gapOf(k, i - 1);
+      for (let y = 0; y < g.height; y++)
+        for (let j = 0; j < g.width; j++) {
+          const ty = baseline - g.baseline + y;
+          const v = 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230);
+          data[ty * width + x + j] = Math.min(data[ty * width + x + j], v);
+        }
+      x += g.width;
+    });
+    boxes.push([x0, baseline - 48, x, baseline + 4]);
+    x += spaces[k] ?? 0;
+  });
+  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
+  return { raster, words: words.map((text, i) => ({ text, box: boxes[i], confidence: 95 })) };
+}
+
+/** The patch of word `k` of `line` spelling `replacement`, with the bundled faces. */
+function patchOnLine(line: ReturnType<typeof lineOf>, k: number, replacement: string) {
+  return patchWord({
+    raster: line.raster,
+    words: line.words,
+    target: line.words[k],
+    replacement,
+    letterFaces: patchLetterFaces(),
+  });
+}
+
+/** The raster with a patch written over its box (the patch's grey pixels). */
+function patchedRaster(raster: ScanRaster, box: number[], pixels: Uint8Array): ScanRaster {
+  const data = new Uint8Array(raster.data);
+  const w = box[2] - box[0];
+  for (let y = box[1]; y < box[3]; y++)
+    for (let x = box[0]; x < box[2]; x++) data[y * raster.width + x] = pixels[(y - box[1]) * w + x - box[0]];
+  return { ...raster, data };
+}
+
+/**
+ * How far apart neighbouring letters (runs of ink columns) within `x0..x1` stand along their facing
+ * sides: per pair, the median over the rows both have ink in of the paper between them.
+ */
+function facingGaps(r: ScanRaster, x0: number, x1: number): number[] {
+  const ink = (x: number, y: number) => r.data[y * r.width + x] < 135;
+  const runs: [number, number][] = [];
+  for (let x = x0; x < x1; x++) {
+    let any = false;
+    for (let y = 0; y < r.height && !any; y++) any = ink(x, y);
+    if (!any) continue;
+    if (runs.length && runs[runs.length - 1][1] === x) runs[runs.length - 1][1] = x + 1;
+    else runs.push([x, x + 1]);
+  }
+  return runs.slice(1).map(([b0, b1], i) => {
+    const [a0, a1] = runs[i];
+    const gaps: number[] = [];
+    for (let y = 0; y < r.height; y++) {
+      let last = -1;
+      let first = -1;
+      for (let x = a0; x < a1; x++) if (ink(x, y)) last = x;
+      for (let x = b1 - 1; x >= b0; x--) if (ink(x, y)) first = x;
+      if (last >= 0 && first >= 0) gaps.push(first - last - 1);
+    }
+    gaps.sort((p, q) => p - q);
+    return gaps[gaps.length >> 1];
+  });
+}
+
+test('a wider new word takes its growth from both spaces around it, not only the one after it', () => {
+  // "tone" → "tome": the m is wider than the n (by 17 px). Set from the old left edge, the whole
+  // growth closed the space after the word to 13 px, under the line's narrowest (16); now the space
+  // after gives down to the line's narrowest, and the space before the rest.
+  const line = lineOf(['on', 'them', 'tone', 'side', 'of'], [30, 30, 30, 16]);
+  const [, before, target, after] = line.words;
+  const result = patchOnLine(line, 2, 'tome');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  const w = result.box[2] - result.box[0];
+  const runs = inkRuns(result.pixels, w, result.box[3] - result.box[1]);
+  const left = result.box[0] + runs[0][0];
+  const right = result.box[0] + runs[runs.length - 1][1];
+  const grow = right - left - (target.box[2] - target.box[0]);
+  assert.ok(grow >= 8, `the new word is wider (${grow} px)`);
+  const gapBefore = left - before.box[2];
+  const gapAfter = after.box[0] - right;
+  assert.ok(gapBefore < 30 && gapAfter < 30, `both spaces give: ${gapBefore} and ${gapAfter} px`);
+  assert.ok(Math.min(gapBefore, gapAfter) >= 16, `gaps ${gapBefore}, ${gapAfter} px within the line's 16–30`);
+  const spacing = result.measurements.spacing as Record<string, unknown>;
+  // The measurements report the spaces before and after the patch (the ink's edge to a pixel).
+  const [before0, before1] = spacing.space_before_px as number[];
+  const [after0, after1] = spacing.space_after_px as number[];
+  assert.ok(Math.abs(before0 - 30) <= 1 && Math.abs(before1 - gapBefore) <= 1, JSON.stringify(spacing));
+  assert.ok(Math.abs(after0 - 30) <= 1 && Math.abs(after1 - gapAfter) <= 1, JSON.stringify(spacing));
+});
+
+test('a wider new word with no room left in the spaces of a line set that tight is refused patch_too_wide', () => {
+  // The same word on a line whose spaces are all 18 px: shared, each would lose 8 px or more.
+  const line = lineOf(['on', 'them', 'tone', 'side', 'of'], [18, 18, 18, 18]);
+  const result = patchOnLine(line, 2, 'tome');
+  assert.ok('refused' in result && result.code === 'patch_too_wide', JSON.stringify(result));
+  if (!('refused' in result)) return;
+  const spacing = result.evidence.spacing as Record<string, unknown>;
+  assert.equal(spacing.word_gaps_px, [18, 18]);
+  assert.ok((result.evidence.space_px as number) < 18 - 2, JSON.stringify(result.evidence));
+});
+
+test('no new letter pair stands closer than the page sets its own: "would" → "woudl"', () => {
+  // "would" with u–l and l–d set tight (2 and 1 px between their serifs, a kerned pair); the line's
+  // letters 6 px apart. The swapped word is wider (u–d and d–l modelled by the face where u–l and l–d
+  // were), and giving all of the growth back from the new pairs set u and d closer along their facing
+  // sides (9 px) than any two letters of the line (11 px): the pair a reader may take for one letter
+  // ("woudl" read "woud" on the project's scans). The new pairs stand at least as far apart as the
+  // line's closest, and the word's growth goes to the spaces around it.
+  const line = lineOf(['the', 'would', 'side', 'of'], [30, 30, 30], [[6, 6], [6, 6, 2, 1], [6, 6, 6], [6]]);
+  const result = patchOnLine(line, 1, 'woudl');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  const page = [0, 2, 3].flatMap((k) => facingGaps(line.raster, line.words[k].box[0], line.words[k].box[2]));
+  const after = patchedRaster(line.raster, result.box, result.pixels);
+  const word = facingGaps(after, result.box[0], result.box[2]);
+  assert.is(word.length, 4, JSON.stringify(word));
+  const tightest = Math.min(...page);
+  // u–d and d–l, the new pairs.
+  for (const [name, gap] of [
+    ['u–d', word[2]],
+    ['d–l', word[3]],
+  ] as const)
+    assert.ok(
+      gap >= tightest,
+      `${name} ${gap} px along their facing sides; the line's tightest pair ${tightest} px`,
+    );
+  const spacing = result.measurements.spacing as Record<string, unknown>;
+  assert.ok((spacing.letter_pair_floor_px as number) >= tightest - 0.5, JSON.stringify(spacing));
+});
+
 test.run();
