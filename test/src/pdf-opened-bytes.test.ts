@@ -3,22 +3,13 @@
 // each array opens as the document it holds.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadPage, mupdf, openPdf } from '../../src/pdf/mupdf-adapter.ts';
+import type { mupdf } from '../../src/pdf/mupdf-adapter.ts';
+import { loadPage, openPdf } from '../../src/pdf/mupdf-adapter.ts';
+import { makePdf } from './corrections/fixtures.ts';
 
 /** A one-page PDF whose page says `text`. */
 function pdfSaying(text: string): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = doc.addSimpleFont(new mupdf.Font('Helvetica'), 'Latin');
-    const resources = doc.newDictionary();
-    const fonts = doc.newDictionary();
-    fonts.put('F1', font);
-    resources.put('Font', fonts);
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, resources, `BT /F1 12 Tf 20 100 Td (${text}) Tj ET`));
-    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
-  } finally {
-    doc.destroy();
-  }
+  return makePdf([{ content: `BT /F1 12 Tf 20 100 Td (${text}) Tj ET` }]);
 }
 
 function textOf(doc: mupdf.PDFDocument): string {
