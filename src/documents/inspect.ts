@@ -15,6 +15,7 @@ import {
   MAX_PAGE_SIDE_PT,
   MAX_STREAM_INFLATED_BYTES,
 } from './limits.ts';
+import { withoutSubsetTag } from '../pdf/subset-tag.ts';
 
 export interface InspectOptions {
   password?: string;
@@ -361,7 +362,7 @@ function fontEmbedded(font: mupdf.PDFObject): boolean {
 
 function fontName(font: mupdf.PDFObject): string {
   const name = nameOf(font.get('BaseFont')) ?? 'unnamed font';
-  return name.replace(/^[A-Z]{6}\+/, '');
+  return withoutSubsetTag(name);
 }
 
 function checkImageDict(obj: mupdf.PDFObject, num: number): void {

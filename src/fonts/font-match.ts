@@ -34,6 +34,7 @@ import * as mupdf from 'mupdf';
 import { BUNDLED_FACES } from './catalog.ts';
 import type { BundledFace, FontClass } from './catalog.ts';
 import { embeddingRefusal, faceBytes, machineNameRank, type Face } from './machine-fonts.ts';
+import { hasSubsetTag, withoutSubsetTag } from '../pdf/subset-tag.ts';
 
 /** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
 export interface PdfFontFacts {
@@ -397,8 +398,8 @@ export interface ParsedFontName {
 export function cleanFontName(baseFont: string): { name: string; subset: boolean } {
   let name = baseFont.startsWith('/') ? baseFont.slice(1) : baseFont;
   name = name.replace(/#([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const subset = /^[A-Z]{6}\+/.test(name);
-  if (subset) name = name.slice(7);
+  const subset = hasSubsetTag(name);
+  if (subset) name = withoutSubsetTag(name);
   // dvipdfmx (XeTeX, ptex) appends the CMap to a Type 0 font's name: LMSans10-BoldOblique-Identity-H.
   name = name.replace(/-Identity-[HV]$/, '');
   return { name, subset };

@@ -7,6 +7,7 @@ import { resolved, streamBytes } from './pdf-bytes.ts';
 import { cffBuiltinEncoding, cffGlyphNames, type1BuiltinEncoding, type1GlyphNames } from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
 import { predefinedCMap, type CodespaceRange } from './cjk-cmaps.ts';
+import { withoutSubsetTag } from '../../pdf/subset-tag.ts';
 
 export type FontKind = 'Type1' | 'MMType1' | 'TrueType' | 'Type3' | 'Type0';
 
@@ -84,7 +85,7 @@ const STANDARD_ALIASES: Record<string, string> = {
 };
 
 export function standardName(baseFont: string): string | null {
-  const plain = baseFont.replace(/^[A-Z]{6}\+/, '');
+  const plain = withoutSubsetTag(baseFont);
   if (STANDARD_14.has(plain)) return plain;
   return STANDARD_ALIASES[plain] ?? null;
 }

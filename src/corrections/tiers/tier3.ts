@@ -7,6 +7,7 @@ import { loadFontInfo, type FontInfo } from '../locate/fonts.ts';
 import { TIER_NAMES } from '../refusals.ts';
 import { tier1Code } from './tier1.ts';
 import type { Tier } from './tier.ts';
+import { withoutSubsetTag } from '../../pdf/subset-tag.ts';
 
 export interface Sibling {
   ref: mupdf.PDFObject;
@@ -14,14 +15,12 @@ export interface Sibling {
   codes: { code: number; length: number }[];
 }
 
-const stripTag = (name: string) => name.replace(/^[A-Z]{6}\+/, '');
-
 /** Fonts of the document with the same name after the subset tag and the same program flavour. */
 export function siblingFonts(
   doc: mupdf.PDFDocument,
   font: FontInfo,
 ): { ref: mupdf.PDFObject; info: FontInfo }[] {
-  const name = stripTag(font.baseFont);
+  const name = withoutSubsetTag(font.baseFont);
   if (!name || !font.embedded || !font.fontFile) return [];
   const out: { ref: mupdf.PDFObject; info: FontInfo }[] = [];
   const seen = new Set<number>();
@@ -32,7 +31,8 @@ export function siblingFonts(
     const obj = ref.resolve();
     if (!obj.isDictionary() || obj.isStream()) continue;
     const base = obj.get('BaseFont');
-    if (!base.isName() || stripTag(base.asName()) !== name || base.asName() === font.baseFont) continue;
+    if (!base.isName() || withoutSubsetTag(base.asName()) !== name || base.asName() === font.baseFont)
+      continue;
     if (obj.get('Type').isName() && obj.get('Type').asName() !== 'Font') continue;
     const sub = obj.get('Subtype');
     if (!sub.isName() || sub.asName() !== font.kind) continue;
@@ -59,7 +59,7 @@ export function siblingSubset(
   const siblings = siblingFonts(doc, font);
   if (!siblings.length) {
     return {
-      refused: `No other embedded subset of ${stripTag(font.baseFont) || 'this font'} is in the document.`,
+      refused: `No other embedded subset of ${withoutSubsetTag(font.baseFont) || 'this font'} is in the document.`,
       evidence: { siblings: [] },
     };
   }
@@ -76,7 +76,7 @@ export function siblingSubset(
     lacking[s.info.baseFont] = lacks;
   }
   return {
-    refused: `The document's other subsets of ${stripTag(font.baseFont)} lack ${[...new Set(Object.values(lacking).flat())].map((c) => `“${c}”`).join(', ')} too.`,
+    refused: `The document's other subsets of ${withoutSubsetTag(font.baseFont)} lack ${[...new Set(Object.values(lacking).flat())].map((c) => `“${c}”`).join(', ')} too.`,
     evidence: { siblings: lacking },
   };
 }

@@ -61,6 +61,7 @@ import type { Kern } from '../rewrite/rewrite.ts';
 import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 import { extendType3, INK_AGREEMENT, inkAgreement } from './type3-stand-in.ts';
+import { withoutSubsetTag } from '../../pdf/subset-tag.ts';
 
 /** Key put in the font dictionary of an embedded bundled face (its catalogue id). */
 export const MARKER_KEY = 'DocfixFace';
@@ -536,7 +537,7 @@ function candidateRefusal(
         // The face itself is the honest way to the letter: the machine's fonts are searched too.
         ...(font.kind !== 'Type3' && font.baseFont
           ? [
-              `Install the font ${font.baseFont.replace(/^[A-Z]{6}\+/, '')} on this machine, or add the folder holding its file to DOCFIX_FONT_DIRS, and ask again: docfix draws with the machine's fonts when their widths match.`,
+              `Install the font ${withoutSubsetTag(font.baseFont)} on this machine, or add the folder holding its file to DOCFIX_FONT_DIRS, and ask again: docfix draws with the machine's fonts when their widths match.`,
             ]
           : []),
       ],

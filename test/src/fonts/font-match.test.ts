@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
+import { hasSubsetTag, withoutSubsetTag } from '../../../src/pdf/subset-tag.ts';
 import { faceById } from '../../../src/fonts/catalog.ts';
 import type { BundledFace } from '../../../src/fonts/catalog.ts';
 import {
@@ -113,6 +114,17 @@ test('an unnamed font is matched by its widths alone', () => {
   const liar = matchFont({ baseFont: 'TimesNewRomanPSMT', widths: HELVETICA });
   assert.not.ok(liar.candidates.some((c) => c.face.family === 'Liberation Serif'));
   assert.is(top(liar), 'liberation-sans-regular');
+});
+
+test('Prawn’s subset tags (six lowercase hex digits, asciidoctor-pdf) are tags, not part of the name', () => {
+  const parsed = parseFontName('2d90a6+NotoSerif');
+  assert.is(parsed.subset, true);
+  assert.is(parsed.name, 'NotoSerif');
+  assert.is(parsed.family, 'Noto Serif');
+  assert.is(withoutSubsetTag('a836bf+NotoSerif-Bold'), 'NotoSerif-Bold');
+  // Not a tag: fewer than six characters, or no plus sign.
+  assert.is(withoutSubsetTag('ab12+Name'), 'ab12+Name');
+  assert.is(hasSubsetTag('NotoSerif'), false);
 });
 
 test('names: subset tags, #xx escapes, style suffixes, families', () => {
