@@ -13,6 +13,7 @@
 // reader is the plain, dependable subset.
 import type * as mupdf from 'mupdf';
 import type { PdfFontFacts } from './font-match.ts';
+import { symbolicCodeGlyphs } from './truetype-cmap.ts';
 
 const isDict = (o: mupdf.PDFObject | null | undefined): o is mupdf.PDFObject => !!o && o.isDictionary();
 const get = (o: mupdf.PDFObject | null | undefined, key: string): mupdf.PDFObject | null => {
@@ -66,6 +67,7 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
   }
 
   const codeWidths = subtype === 'Type0' ? cidWidths(font, descendant) : simpleWidths(font);
+  if (subtype === 'TrueType') dropUnmappedCodes(font, facts.flags, codeWidths);
   if (codeWidths.size === 0) return facts;
   const toUnicode = readToUnicode(get(font, 'ToUnicode'));
   // A simple font's codes the ToUnicode leaves out read through its encoding, as viewers read
@@ -128,6 +130,29 @@ function firstOf(arr: mupdf.PDFObject | null): mupdf.PDFObject | null {
   if (!arr || !arr.isArray() || arr.length === 0) return null;
   const first = arr.get(0);
   return first.isNull() ? null : first;
+}
+
+/**
+ * A symbolic embedded TrueType font's codes its cmap leaves on .notdef carry no width of the face
+ * (truetype-cmap.ts): they are left out. Only when no Encoding says otherwise (a symbolic font's
+ * codes then go straight through that cmap).
+ */
+function dropUnmappedCodes(
+  font: mupdf.PDFObject,
+  flags: number | undefined,
+  widths: Map<number, number>,
+): void {
+  if (flags === undefined || (flags & 4) === 0 || get(font, 'Encoding')) return;
+  const file = get(get(font, 'FontDescriptor'), 'FontFile2');
+  if (!file || !file.isStream()) return;
+  let glyphs: Map<number, number> | null = null;
+  try {
+    glyphs = symbolicCodeGlyphs(file.readStream().asUint8Array());
+  } catch {
+    return; // a program that cannot be read: its widths stay as written
+  }
+  if (!glyphs || glyphs.size === 0) return;
+  for (const code of [...widths.keys()]) if (!glyphs.has(code)) widths.delete(code);
 }
 
 function simpleWidths(font: mupdf.PDFObject): Map<number, number> {
