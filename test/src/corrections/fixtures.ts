@@ -52,6 +52,16 @@ export function makePdf(pages: FixturePage[], forms: Record<string, string> = {}
   }
 }
 
+const helvetica = new mupdf.Font('Helvetica');
+
+/** Width of `text` in makePdf's font (Helvetica) at `size` pt, in points. */
+export function helveticaWidth(text: string, size = 10): number {
+  return [...text].reduce(
+    (a, c) => a + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0)!)) * size,
+    0,
+  );
+}
+
 export const testManifest = {
   document_id: 'doc_unit',
   original_sha256: '0'.repeat(64),

@@ -8,36 +8,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
-import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
-import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput } from '../fixtures.ts';
+import { editInput, helveticaWidth, makePdf } from '../fixtures.ts';
 import { pdftotextOf } from '../poppler.ts';
-
-const helvetica = new mupdf.Font('Helvetica');
-/** Width of `text` in Helvetica at `size` pt. */
-const width = (text: string, size = 10) =>
-  [...text].reduce(
-    (a, c) => a + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0)!)) * size,
-    0,
-  );
 
 const words = 'void map (d d Mapper ';
 
 function linePdf(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const fonts = doc.newDictionary();
-    fonts.put('F1', doc.addSimpleFont(helvetica));
-    const resources = doc.newDictionary();
-    resources.put('Font', fonts);
-    const content =
-      `BT /F1 10 Tf 20 100 Td [(${words.replace('(', '\\(')})] TJ ${width(words).toFixed(3)} 0 Td [(f)] TJ ` +
-      `/F1 9 Tf ${width('f').toFixed(3)} 0 Td [(\\))] TJ ET`;
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, resources, content));
-    return takeBytes(doc.saveToBuffer('compress'));
-  } finally {
-    doc.destroy();
-  }
+  return makePdf([
+    {
+      content:
+        `BT /F1 10 Tf 20 100 Td [(${words.replace('(', '\\(')})] TJ ${helveticaWidth(words).toFixed(3)} 0 Td [(f)] TJ ` +
+        `/F1 9 Tf ${helveticaWidth('f').toFixed(3)} 0 Td [(\\))] TJ ET`,
+    },
+  ]);
 }
 
 test('a last word glued to a glyph that cannot move stays with it; the words before make the room', async () => {

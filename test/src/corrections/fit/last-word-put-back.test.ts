@@ -9,38 +9,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
-import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
-import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput } from '../fixtures.ts';
+import { editInput, helveticaWidth, makePdf } from '../fixtures.ts';
 import { pdftotextOf } from '../poppler.ts';
-
-const helvetica = new mupdf.Font('Helvetica');
-/** Width of `text` in Helvetica at 10 pt. */
-const width = (text: string) =>
-  [...text].reduce(
-    (a, c) => a + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0)!)) * 10,
-    0,
-  );
 
 const first = 'an conditions that ';
 const rest = 'find might encounter';
 
 function paragraphPdf(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const fonts = doc.newDictionary();
-    fonts.put('F1', doc.addSimpleFont(helvetica));
-    const resources = doc.newDictionary();
-    resources.put('Font', fonts);
-    // Three lines ending at the same x: a justified paragraph, whose right edge stays.
-    const content = [100, 88, 76]
-      .map((y) => `BT /F1 10 Tf 20 ${y} Td [(${first})] TJ ${width(first).toFixed(3)} 0 Td [(${rest})] TJ ET`)
-      .join(' ');
-    doc.insertPage(-1, doc.addPage([0, 0, 300, 200], 0, resources, content));
-    return takeBytes(doc.saveToBuffer('compress'));
-  } finally {
-    doc.destroy();
-  }
+  // Three lines ending at the same x: a justified paragraph, whose right edge stays.
+  const content = [100, 88, 76]
+    .map(
+      (y) =>
+        `BT /F1 10 Tf 20 ${y} Td [(${first})] TJ ${helveticaWidth(first).toFixed(3)} 0 Td [(${rest})] TJ ET`,
+    )
+    .join(' ');
+  return makePdf([{ content }]);
 }
 
 test('the last word put back by a number is inside the declared box, and is not counted as moved', async () => {
@@ -49,7 +32,7 @@ test('the last word put back by a number is inside the declared box, and is not 
   assert.ok(verification.passed, verification.failure_reason ?? '');
   assert.match(proposal.explanation, "the line's last word stays where it was");
   // The declared box (render pixels, 300 dpi) reaches the end of “encounter”.
-  const lineEnd = ((20 + width(first + rest)) * 300) / 72;
+  const lineEnd = ((20 + helveticaWidth(first + rest)) * 300) / 72;
   assert.ok(verification.declared_box[2]! >= lineEnd, `${verification.declared_box} vs ${lineEnd}`);
   // What moves is less than the line after the target: “encounter” stays.
   const m = (proposal.measurements as { respaced: { glyphs_moved: number } }).respaced;
