@@ -17,6 +17,8 @@ const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$', 'i');
 const uvu = fileURLToPath(new URL('../node_modules/uvu/bin.js', import.meta.url));
 /** The longest one file may take (the slowest, the scanned-page corpus, takes about 3.5 min). */
 const FILE_LIMIT_MIN = 12;
+/** How much of a failing file's output is repeated at the end. */
+const FAILURE_LINES = 60;
 const lanes = Math.max(1, Number(process.env.DOCFIX_TEST_LANES) || Math.min(2, availableParallelism()));
 
 // Files known to take longest start first, so the two lanes end together; then the rest, larger first.
@@ -73,6 +75,8 @@ interface FileResult {
   passed: number;
   failed: number;
   seconds: number;
+  /** The file's output, colours stripped. */
+  plain: string;
 }
 
 function runFile(file: string, index: number): Promise<FileResult> {
@@ -107,7 +111,7 @@ function runFile(file: string, index: number): Promise<FileResult> {
       process.stdout.write(
         `${out}\n[${file}: ${passed} passed, ${failed} failed, ${seconds.toFixed(1)} s]\n`,
       );
-      resolve({ file, passed, failed, seconds });
+      resolve({ file, passed, failed, seconds, plain });
     });
   });
 }
@@ -128,6 +132,12 @@ const failed = results.reduce((n, r) => n + r.failed, 0) + (files.length === 0 ?
 const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 8);
 console.log(`\nslowest files (${lanes} lane${lanes === 1 ? '' : 's'}):`);
 for (const r of slowest) console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.file}`);
+// A failing file's output again at the end, its last lines: CI keeps only the tail of a long run,
+// where a failure printed minutes earlier would be out of sight.
+for (const r of results.filter((x) => x.failed > 0)) {
+  const tail = r.plain.trimEnd().split('\n').slice(-FAILURE_LINES).join('\n');
+  console.log(`\nfailed: ${r.file} (its last ${FAILURE_LINES} lines of output at most)\n${tail}`);
+}
 for (const r of results.filter((x) => x.failed > 0)) console.log(`failed: ${r.file}`);
 // On a line of its own: a test may leave a terminal sequence (cursor show) without a newline.
 console.log(`\n${passed} passed, ${failed} failed`);
