@@ -11,7 +11,7 @@
 // a CJK cell), gets the old glyphs' widths in its W instead (mirrorOldWidths), so no adjustment is
 // needed and every renderer reads the new advance as it read the old one; other glyphs keep their
 // own advances, written in the old widths' fractions so renderers still read them alike; the last
-// of them, not much wider than the old, is still written with the old width (takeOldLastAdvance),
+// of them, where the line is not re-spaced, is still written with the old width (takeOldLastAdvance),
 // so the pen after the run is summed from the same numbers as before.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
@@ -709,10 +709,11 @@ function mirrorOldWidths(
 
 /**
  * Gives the last new glyph of a freshly embedded face the old last glyph's width as written (W),
- * when every glyph before it already advances as the old one in its place did and it is not much
- * wider than the old (a wider one goes through the fit rule's re-spacing): the pen after the run is
- * then summed from the same addends as the old span's, and no TJ adjustment follows. Each glyph is
- * still drawn where it was; only the arithmetic of the pen changes. With the face's own width and
+ * when every glyph before it already advances as the old one in its place did (the line is not
+ * re-spaced: the pen goes back to where the old span ended): the pen after the run is then summed
+ * from the same addends as the old span's, and no TJ adjustment follows. Each glyph is still drawn
+ * where it was (a wider one into the word gap the fit rule gave it, a narrower one leaving the gap
+ * it judged); only the arithmetic of the pen changes. With the face's own width and
  * an adjustment (564 + 32 for a 596 slot) the sum can differ from the old one in its last bit, and
  * poppler's quarter-pixel glyph placement then draws a glyph further along the line with another
  * anti-aliasing (an Apache FOP line, 150 dpi), which the pixel comparison reads as a change.
@@ -731,7 +732,7 @@ function takeOldLastAdvance(
     const old = g.font.widths.get(g.code) ?? (g.font.composite ? g.font.defaultWidth : undefined);
     const own = info.widths.get(codes[i].code);
     if (old === undefined || !(old > 0) || own === undefined) return;
-    if (i < glyphs.length - 1 ? own !== old : own - old > MIRROR_TOLERANCE) return;
+    if (i < glyphs.length - 1 && own !== old) return;
     // One glyph id has one width: a code drawn twice must take the same old width both times.
     const prev = want.get(codes[i].code);
     if (prev !== undefined && prev !== old) return;
@@ -1002,7 +1003,9 @@ export function planMatchedEdits(
       }
     }
   }
-  if (squeeze === null && !innerNumbers) takeOldLastAdvance(glyphs, codes, info);
+  // With a re-spaced line the numbers after the run move the rest of the word from the new
+  // glyph's own advance (extraction reads a gap from its advance), so it keeps it there.
+  if (squeeze === null && !innerNumbers && kerns.length === 0) takeOldLastAdvance(glyphs, codes, info);
   const newAdvance = advanceOf(info, codes, first) * (squeeze ?? 1);
   let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
   // Vertical: as many glyphs as before, each advancing by the same DW2 (verticalRule).
