@@ -25,7 +25,9 @@ function standInRun(bytes: Uint8Array): { font: string; codes: string; op: strin
       : [contents];
     return streams.map((s) => Buffer.from(s.readStream().asUint8Array()).toString('latin1')).join('\n');
   });
-  const run = /\/(DFM\w*) [\d.]+ Tf \[?<([0-9a-f]+)>(?: [-\d.]+\])? (Tj|TJ) \/[\w.]+ [\d.]+ Tf/i.exec(content);
+  const run = /\/(DFM\w*) [\d.]+ Tf \[?<([0-9a-f]+)>(?: [-\d.]+\])? (Tj|TJ) \/[\w.]+ [\d.]+ Tf/i.exec(
+    content,
+  );
   assert.ok(run, 'the matched font run between two Tf');
   return { font: run[1], codes: run[2], op: run[3], text: run[0] };
 }
