@@ -10,7 +10,9 @@
 // this correction that draws as many glyphs as it replaces, each about as wide as the old (or into
 // a CJK cell), gets the old glyphs' widths in its W instead (mirrorOldWidths), so no adjustment is
 // needed and every renderer reads the new advance as it read the old one; other glyphs keep their
-// own advances, written in the old widths' fractions so renderers still read them alike.
+// own advances, written in the old widths' fractions so renderers still read them alike; the last
+// of them, where the line is not re-spaced, is still written with the old width (takeOldLastAdvance),
+// so the pen after the run is summed from the same numbers as before.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
@@ -702,6 +704,46 @@ function mirrorOldWidths(
       : new Map([...old].map(([gid, w]) => [gid, scaledWidth(w, scale)]))
     : oldFractionsFor(glyphs, codes, info);
   if (!want || [...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
+  rewriteWidths(doc, info, want);
+}
+
+/**
+ * Gives the last new glyph of a freshly embedded face the old last glyph's width as written (W),
+ * when every glyph before it already advances as the old one in its place did (the line is not
+ * re-spaced: the pen goes back to where the old span ended): the pen after the run is then summed
+ * from the same addends as the old span's, and no TJ adjustment follows. Each glyph is still drawn
+ * where it was (a wider one into the word gap the fit rule gave it, a narrower one leaving the gap
+ * it judged); only the arithmetic of the pen changes. With the face's own width and
+ * an adjustment (564 + 32 for a 596 slot) the sum can differ from the old one in its last bit, and
+ * poppler's quarter-pixel glyph placement then draws a glyph further along the line with another
+ * anti-aliasing (an Apache FOP line, 150 dpi), which the pixel comparison reads as a change.
+ */
+function takeOldLastAdvance(
+  glyphs: Glyph[],
+  codes: { code: number; length: number }[],
+  info: FontInfo,
+): void {
+  const doc = freshlyEmbedded.get(info);
+  if (!doc || glyphs.length !== codes.length || glyphs[0].font.wmode !== 0) return;
+  const want = new Map<number, number>();
+  for (let i = 0; i < glyphs.length; i += 1) {
+    const g = glyphs[i];
+    if (g.font.widthScale !== 0.001 || g.font.intWidths || takesCells.has(info)) return;
+    const old = g.font.widths.get(g.code) ?? (g.font.composite ? g.font.defaultWidth : undefined);
+    const own = info.widths.get(codes[i].code);
+    if (old === undefined || !(old > 0) || own === undefined) return;
+    if (i < glyphs.length - 1 && own !== old) return;
+    // One glyph id has one width: a code drawn twice must take the same old width both times.
+    const prev = want.get(codes[i].code);
+    if (prev !== undefined && prev !== old) return;
+    want.set(codes[i].code, old);
+  }
+  if ([...want].every(([gid, w]) => info.widths.get(gid) === w)) return;
+  rewriteWidths(doc, info, want);
+}
+
+/** Sets the W entries `want` (glyph id → width) of a freshly embedded face, keeping the others. */
+function rewriteWidths(doc: mupdf.PDFDocument, info: FontInfo, want: Map<number, number>): void {
   const W = info.dict.get('DescendantFonts').get(0).get('W');
   if (!W.isArray()) return;
   const all = new Map(info.widths);
@@ -950,13 +992,20 @@ export function planMatchedEdits(
   mirrorOldWidths(glyphs, codes, info, squeeze ?? 1);
   // The old span's extent in text space: advances plus the TJ numbers between its glyphs.
   let oldExtent = glyphs.reduce((s, g) => s + g.advance, 0);
+  let innerNumbers = false;
   const arr = op.operands[op.operands.length - 1];
   if (first.element >= 0 && arr?.kind === 'array') {
     for (let e = first.element + 1; e < last.element; e += 1) {
       const it = arr.items[e];
-      if (it.kind === 'number') oldExtent -= (it.value / 1000) * scale;
+      if (it.kind === 'number') {
+        oldExtent -= (it.value / 1000) * scale;
+        innerNumbers = true;
+      }
     }
   }
+  // With a re-spaced line the numbers after the run move the rest of the word from the new
+  // glyph's own advance (extraction reads a gap from its advance), so it keeps it there.
+  if (squeeze === null && !innerNumbers && kerns.length === 0) takeOldLastAdvance(glyphs, codes, info);
   const newAdvance = advanceOf(info, codes, first) * (squeeze ?? 1);
   let adjustment = ((newAdvance - oldExtent) * 1000) / scale;
   // Vertical: as many glyphs as before, each advancing by the same DW2 (verticalRule).
