@@ -361,9 +361,10 @@ export class ApiClient {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         dispatcher: this.#dispatcher,
-        // An upload may be answered (413) before its body is sent, and the server then closes the
-        // connection: never keep such a socket for the next request.
-        reset: Boolean(input.multipart),
+        // No `reset` (Connection: close) for uploads: a daemon that answers before reading the
+        // body (429, 401) would then close the connection while the file is still being sent, and
+        // the answer was lost to "write EPIPE". Where the daemon itself closes (413 mid-upload) it
+        // says so in its answer, and undici never reuses that socket.
       });
     } catch (error) {
       throw this.#wrapNetwork(error, route);

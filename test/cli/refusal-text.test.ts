@@ -211,8 +211,13 @@ test('through a real daemon: the edits file runner prints the same headline and 
   );
   assert.not.match(r.stdout, /what:|why:|do:/);
   const verbose = await d.run(['fix', LETTER, '--edits', edits, '-o', out, '--verbose']);
-  assert.match(verbose.stdout, /why: {3}The rest of the word is redrawn/);
-  await d.stop();
+  assert.match(verbose.stdout, /why: {3}The rest of the word is redrawn/, verbose.stdout + verbose.stderr);
+});
+
+// The daemon is stopped also when a test above failed: a live child process would keep this file's
+// process running until the runner's limit.
+test.after(async () => {
+  await d?.stop();
 });
 
 test.run();
