@@ -307,7 +307,8 @@ export function loadFontInfo(dict: mupdf.PDFObject): FontInfo {
   return info;
 }
 
-function readCidWidths(w: mupdf.PDFObject, out: Map<number, number>): void {
+/** Reads a CID font's W array (`first [w w …]` and `first last w` groups) into `out`, CID → width. */
+export function readCidWidths(w: mupdf.PDFObject, out: Map<number, number>): void {
   if (!w.isArray()) return;
   let i = 0;
   while (i < w.length) {

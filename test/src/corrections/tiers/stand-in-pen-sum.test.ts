@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
+import { readCidWidths } from '../../../../src/corrections/locate/fonts.ts';
 import { editInput, withDoc } from '../fixtures.ts';
 import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
@@ -35,19 +36,10 @@ function standInRun(bytes: Uint8Array): { font: string; codes: string; op: strin
 /** The width the W array of page font `name` (a Type0 font) gives glyph `gid`. */
 function cidWidth(bytes: Uint8Array, name: string, gid: number): number | null {
   return withDoc(bytes, (doc) => {
-    const W = doc.findPage(0).get('Resources').get('Font').get(name).get('DescendantFonts').get(0).get('W');
-    for (let i = 0; i < W.length;) {
-      const first = W.get(i).asNumber();
-      const next = W.get(i + 1);
-      if (next.isArray()) {
-        if (gid >= first && gid < first + next.length) return next.get(gid - first).asNumber();
-        i += 2;
-      } else {
-        if (gid >= first && gid <= next.asNumber()) return W.get(i + 2).asNumber();
-        i += 3;
-      }
-    }
-    return null;
+    const widths = new Map<number, number>();
+    const font = doc.findPage(0).get('Resources').get('Font').get(name);
+    readCidWidths(font.get('DescendantFonts').get(0).get('W'), widths);
+    return widths.get(gid) ?? null;
   });
 }
 
