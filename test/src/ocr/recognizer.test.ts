@@ -8,10 +8,12 @@ import { cropPng, cropPpm } from '../../../src/corrections/proof/render-diff.ts'
 import { openPdf, renderPageRgb, type RgbImage } from '../../../src/pdf/mupdf-adapter.ts';
 import {
   closeRecognisers,
+  hasDarkGround,
   imageArea,
   recogniseWords,
   recognitionCounts,
   sharingRecognitions,
+  wordsOfTsv,
 } from '../../../src/ocr/recognizer.ts';
 import { scannedPage } from '../corrections/scan-fixtures.ts';
 
@@ -111,6 +113,58 @@ test('within one piece of work the same pixels are recognised once; outside it, 
   await recogniseWords(band, 'eng', 'line', 300);
   await recogniseWords(band, 'eng', 'line', 300);
   assert.is(recognitionCounts().line - outside, 2);
+});
+
+test('light text on a dark ground is still read: the inverted reading is kept where the image has one', async () => {
+  const page = pageRender();
+  const whole = cropPpm(page, [0, 0, page.width, page.height]);
+  // The first line as a negative (a heading printed white on a black band).
+  const negative = whole.slice();
+  const head = `P6\n${page.width} ${page.height}\n255\n`.length;
+  const rowBytes = page.width * 3;
+  for (let i = head; i < head + Math.round(page.height / 2) * rowBytes; i++) negative[i] = 255 - negative[i];
+  assert.is(hasDarkGround(whole), false, 'print on paper has no dark ground');
+  assert.is(hasDarkGround(negative), true);
+  assert.is(hasDarkGround(cropPng(page, [0, 0, 100, 100])), true, 'a PNG is not looked into');
+  // Tesseract reads "The periodic review …" on the black band only in its inverted reading.
+  const words = text(await recogniseWords(negative, 'eng', true, 300));
+  assert.ok(words.includes('periodic review'), words);
+  assert.ok(words.includes('remarks'), words);
+});
+
+test("words come from tesseract's TSV: lines numbered in order, empty words and other levels skipped", () => {
+  const row = (...cells: (string | number)[]) => cells.join('\t');
+  const tsv = [
+    row(
+      'level',
+      'page_num',
+      'block_num',
+      'par_num',
+      'line_num',
+      'word_num',
+      'left',
+      'top',
+      'width',
+      'height',
+      'conf',
+      'text',
+    ),
+    row(1, 1, 0, 0, 0, 0, 0, 0, 800, 600, -1, ''),
+    row(2, 1, 1, 0, 0, 0, 10, 10, 300, 80, -1, ''),
+    row(4, 1, 1, 1, 1, 0, 10, 10, 300, 30, -1, ''),
+    row(5, 1, 1, 1, 1, 1, 10, 10, 120, 30, 96.53, 'Hello,'),
+    row(5, 1, 1, 1, 1, 2, 140, 12, 170, 28, 91.04, 'world'),
+    row(4, 1, 1, 1, 2, 0, 10, 50, 300, 30, -1, ''),
+    row(5, 1, 1, 1, 2, 1, 10, 50, 20, 30, 0, ' '),
+    row(4, 1, 1, 1, 3, 0, 10, 90, 300, 30, -1, ''),
+    row(5, 1, 1, 1, 3, 1, 12, 90, 60, 30, 88.96, 'again'),
+    '',
+  ].join('\n');
+  assert.equal(wordsOfTsv(tsv), [
+    { text: 'Hello,', confidence: 96.5, box: [10, 10, 130, 40], line: 0 },
+    { text: 'world', confidence: 91, box: [140, 12, 310, 40], line: 0 },
+    { text: 'again', confidence: 89, box: [12, 90, 72, 120], line: 2 },
+  ]);
 });
 
 test.run();
