@@ -5,7 +5,7 @@
 // contents, resources, annotations and all they reference, back-links (/Parent, /P, …) and
 // navigation arrays left out (refsOf). The pages that reach a rewritten object are found by walking
 // up from it through the objects that refer to it.
-import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { sha256 } from '../locate/pdf-bytes.ts';
 
 const BACK_LINK =
@@ -249,7 +249,7 @@ export function pageReachOf(
     remember(read, key, reach, KEPT_READ);
     return { reach, kept: false };
   } finally {
-    doc.destroy();
+    closeDocument(doc);
   }
 }
 

@@ -1,6 +1,6 @@
 // The proof stage for a text correction: the saved bytes verified by rendering and by objects
 // (verify.ts), with the old glyphs' ink read from the input, and the band PDFium must witness.
-import { loadPage, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, loadPage, openPdf } from '../../pdf/mupdf-adapter.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { glyphInkBoxes } from '../fit/ink.ts';
 import { worstSharedInk } from '../fit/ink-collision.ts';
@@ -55,13 +55,11 @@ export function lineInk(
   emPts: number,
 ): number {
   const original = openPdf(input.pdf, input.password).doc;
-  const page = loadPage(original, pageIndex);
   try {
     const near = line.chars.map((c) => c.origin);
-    return worstSharedInk(page, near, [], tol, emPts).worst;
+    return worstSharedInk(loadPage(original, pageIndex), near, [], tol, emPts).worst;
   } finally {
-    page.destroy();
-    original.destroy();
+    closeDocument(original);
   }
 }
 
@@ -73,12 +71,10 @@ export function oldInkBoxes(
   tol: number,
 ): Box[] {
   const original = openPdf(input.pdf, input.password).doc;
-  const page = loadPage(original, pageIndex);
   try {
-    return glyphInkBoxes(page, origins, tol).map((b) => toRender(b));
+    return glyphInkBoxes(loadPage(original, pageIndex), origins, tol).map((b) => toRender(b));
   } finally {
-    page.destroy();
-    original.destroy();
+    closeDocument(original);
   }
 }
 

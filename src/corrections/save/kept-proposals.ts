@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from '../../canonical-json.ts';
 import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
-import { openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ObjectIndex } from '../../pdf/xref-index.ts';
 import type { EditTaskInput, EngineProposal, EngineVerification, ManifestFacts } from '../correction.ts';
 import { sha256, sha256Extending } from '../locate/pdf-bytes.ts';
@@ -143,8 +143,8 @@ export function applyOnProposal(
     };
     return { proposal: kept.proposal, output: final, verification };
   } finally {
-    reopened?.destroy();
-    doc.destroy();
-    (inputDoc as mupdf.PDFDocument | null)?.destroy();
+    closeDocument(reopened);
+    closeDocument(doc);
+    closeDocument(inputDoc as mupdf.PDFDocument | null);
   }
 }
