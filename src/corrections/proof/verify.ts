@@ -542,7 +542,7 @@ export function proveStructure(
     otherPagesGuard(v, { prefixKept, rewrittenProven, strangers, structure, hit, touchedPages, differing }),
   );
   // The next revision is this output: its graph is this one with the written objects read again.
-  if (prefixKept && structure.passed) keepUpdatedReach(reach, v.output, doc, written);
+  if (prefixKept && structure.passed) keepUpdatedReach(reach, v.output, doc, written, v.input);
 
   const stream_changes = {
     incremental: prefixKept,

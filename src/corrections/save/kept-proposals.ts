@@ -106,7 +106,8 @@ export function applyOnProposal(
     if (!whole.passed) return null;
     // The applied bytes are the next revision: their page graph is the proposal's, updated.
     const reach = keptReach(kept.output);
-    if (reach) keepUpdatedReach(reach, final, reopened, writtenByUpdate(proposalIndex, finalIndex));
+    if (reach)
+      keepUpdatedReach(reach, final, reopened, writtenByUpdate(proposalIndex, finalIndex), kept.output);
     const guards = kept.verify.guards.map((g) =>
       g.name === 'objects_untouched' ? { name: g.name, passed: whole.passed, detail: whole.detail } : g,
     );
