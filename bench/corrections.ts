@@ -1,5 +1,5 @@
 // Benchmark of one-word text-layer corrections (propose + apply + verify), DESIGN.md "Performance":
-// a one-page PDF within 4 times one 300 dpi render of its page (median), and the same correction on
+// a one-page PDF within 2 times one 300 dpi render of its page (median, issue 35), and the same correction on
 // a 300-page PDF under 1.2 times that. The 300-page file is made from corpus pages into fixtures/generated/;
 // the same kind of correction on the last page of an 833-page real manual (bench/long-manual.ts) against
 // that page alone (`long_real_ratio`). Run directly
@@ -97,7 +97,7 @@ export interface CorrectionBench {
   one_page_median_ms: number;
   three_hundred_pages_median_ms: number;
   ratio: number;
-  targets: { one_page_vs_render: number; ratio: number };
+  targets: { one_page_vs_render: number; ratio: number; long_real_ratio: number };
   /** Baselines in the same run: one in-process 300 dpi render of the page, and native `mutool draw`. */
   baseline: { render_300dpi_ms: number; mutool_draw_300dpi_ms: number | null };
   /** The one-page correction as a multiple of one in-process 300 dpi render. */
@@ -210,7 +210,7 @@ export async function benchCorrections(runs = 15, derived = true): Promise<Corre
     one_page_median_ms: Math.round(oneMs * 10) / 10,
     three_hundred_pages_median_ms: Math.round(bigMs * 10) / 10,
     ratio: Math.round((bigMs / oneMs) * 100) / 100,
-    targets: { one_page_vs_render: 4, ratio: 1.2 },
+    targets: { one_page_vs_render: 2, ratio: 1.2, long_real_ratio: 1.5 },
     baseline: {
       render_300dpi_ms: r1(render),
       mutool_draw_300dpi_ms: (() => {

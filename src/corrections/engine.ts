@@ -4,7 +4,7 @@
 // (docs/engine.md, "The pipeline"): locate/ → tiers/ → fit/ → edit/ → save/ → proof/, and scan/
 // for a word in a scanned image (tier 5). docs/engine.md describes every rule used here.
 import { DocfixError } from '../errors.ts';
-import { openPdf, recycleRender, type mupdf } from '../pdf/mupdf-adapter.ts';
+import { closeDocument, openPdf, recycleRender, type mupdf } from '../pdf/mupdf-adapter.ts';
 import type {
   Candidate,
   EditTaskInput,
@@ -178,10 +178,8 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
   const opened = openPdf(input.pdf, input.password);
   const doc = opened.doc;
   const programs: mupdf.Font[] = [];
-  let page: mupdf.PDFPage | null = null;
   try {
     const t = locate(input, doc, find, matchIndex, replacement, toWordEnd);
-    page = t.page;
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.
@@ -264,10 +262,8 @@ function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean
     };
   } finally {
     for (const p of programs) p.destroy();
-    // A page holds its document: left to the collector, the whole document (its bytes, cross-reference
-    // table and parsed objects) stays in MuPDF's heap until then, and the heap grows per correction.
-    page?.destroy();
-    doc.destroy();
+    // The located page with its document (and any page the proof loaded from it).
+    closeDocument(doc);
   }
 }
 

@@ -4,10 +4,34 @@
 // is not available here, so every helper below frees its temporaries in `finally`).
 import * as mupdf from 'mupdf';
 import { DocfixError } from '../errors.ts';
-import { restoreShownBoxes } from './page-frame.ts';
+import { freePages, pageCounts, restoreShownBoxes } from './page-frame.ts';
 
 export { mupdf };
 export { loadPage, shownBox } from './page-frame.ts';
+
+/** Documents opened through this adapter and pages rendered since the process started (for tests that count work). */
+const work = { opens: 0, renders: 0 };
+
+/**
+ * What MuPDF was asked to do so far: documents opened (`openPdfSource`/`openPdf`), pages loaded in
+ * docfix's frame, pages still live (loaded, their document not closed), and pages rendered. Tests
+ * compare two readings around a correction: the work it does is counted, never timed.
+ */
+export function mupdfWork(): { opens: number; pageLoads: number; livePages: number; renders: number } {
+  const pages = pageCounts();
+  return { opens: work.opens, pageLoads: pages.loaded, livePages: pages.live, renders: work.renders };
+}
+
+/**
+ * Closes a document and every page `loadPage` gave for it: a page holds its document, so either left
+ * to the collector keeps the whole document (its bytes, cross-reference table and parsed objects) in
+ * MuPDF's heap until then. The one way documents opened here are closed.
+ */
+export function closeDocument(doc: mupdf.PDFDocument | null | undefined): void {
+  if (!doc) return;
+  freePages(doc);
+  doc.destroy();
+}
 
 export interface OpenedPdf {
   doc: mupdf.PDFDocument;
@@ -35,6 +59,7 @@ export function openPdfSource(source: Uint8Array | mupdf.Stream): mupdf.PDFDocum
   try {
     const from = source instanceof Uint8Array ? sourceBuffer(source) : source;
     const opened = mupdf.Document.openDocument(from, 'application/pdf');
+    work.opens += 1;
     const pdf = opened.asPDF();
     if (!pdf) {
       opened.destroy();
@@ -150,6 +175,7 @@ export function dpiMatrix(dpi: number): mupdf.Matrix {
 
 /** Renders a page (page rotation applied, annotations and widgets included) to packed RGB. */
 export function renderPage(page: mupdf.Page, dpi: number): RgbImage {
+  work.renders += 1;
   const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
   try {
     return {
@@ -206,6 +232,7 @@ export function saveKeepingEncryption(doc: mupdf.PDFDocument, options: SaveOptio
  * 300 dpi page). Added for the correction engine's verification renders.
  */
 export function renderPageRgb(page: mupdf.Page, dpi: number): RgbImage {
+  work.renders += 1;
   const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
   try {
     const view = pixmap.getPixels();

@@ -26,14 +26,52 @@ export interface ShownBox {
 
 const overrides = new WeakMap<mupdf.PDFDocument, Override[]>();
 
+/**
+ * The pages loaded through `loadPage`, by their document: a page holds its document, so they are
+ * freed together by `closeDocument` (mupdf-adapter.ts), never one by one at each call site.
+ */
+const pagesOf = new WeakMap<mupdf.PDFDocument, mupdf.PDFPage[]>();
+/** Every page `loadPage` gave that may still be live (some callers outside the engine free their own pages). */
+const tracked = new Set<WeakRef<mupdf.PDFPage>>();
+/** Pages loaded through `loadPage` since the process started (a test counts the work a correction does). */
+let loaded = 0;
+
+/** Drops the entries of pages already freed (MuPDF.js sets a destroyed object's pointer to 0). */
+function prune(): void {
+  for (const ref of tracked) {
+    const page = ref.deref();
+    if (!page || page.pointer === 0) tracked.delete(ref);
+  }
+}
+
+/** Frees the pages `loadPage` gave for `doc` (those a caller already destroyed are skipped). */
+export function freePages(doc: mupdf.PDFDocument): void {
+  const pages = pagesOf.get(doc);
+  if (!pages) return;
+  pagesOf.delete(doc);
+  for (const page of pages) if (page.pointer !== 0) page.destroy();
+}
+
+/** Pages loaded through `loadPage` whose document has not been closed yet, and pages loaded at all. */
+export function pageCounts(): { live: number; loaded: number } {
+  prune();
+  return { live: tracked.size, loaded };
+}
+
 /** True when two boxes differ by half a point or more on any side. */
 function differ(a: mupdf.Rect, b: mupdf.Rect): boolean {
   return a.some((v, i) => Math.abs(v - b[i]!) >= 0.5);
 }
 
-/** Loads a page in docfix's frame: the whole MediaBox. */
+/** Loads a page in docfix's frame: the whole MediaBox. Freed with its document (`closeDocument`). */
 export function loadPage(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
   const page = doc.loadPage(index) as mupdf.PDFPage;
+  const pages = pagesOf.get(doc) ?? [];
+  pagesOf.set(doc, pages);
+  pages.push(page);
+  if (tracked.size >= 256) prune();
+  tracked.add(new WeakRef(page));
+  loaded += 1;
   const crop = page.getBounds('CropBox');
   const media = page.getBounds('MediaBox');
   if (!differ(crop, media)) return page;

@@ -5,8 +5,8 @@
 // contents, resources, annotations and all they reference, back-links (/Parent, /P, …) and
 // navigation arrays left out (refsOf). The pages that reach a rewritten object are found by walking
 // up from it through the objects that refer to it.
-import type { mupdf } from '../../pdf/mupdf-adapter.ts';
-import { sha256 } from '../locate/pdf-bytes.ts';
+import { closeDocument, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { sha256, sha256Extending } from '../locate/pdf-bytes.ts';
 
 const BACK_LINK =
   /\/(?:Parent|P|Pg|IRT|Popup|StructParent|StructParents|Next|Prev|First|Last|Thumb|Metadata|PieceInfo|B)\s*\d+\s+\d+\s+R/g;
@@ -249,21 +249,24 @@ export function pageReachOf(
     remember(read, key, reach, KEPT_READ);
     return { reach, kept: false };
   } finally {
-    doc.destroy();
+    closeDocument(doc);
   }
 }
 
 /**
  * Keeps the graph of `output`, an update of a document whose graph is `reach` that wrote the objects
  * `written`, so that the next correction on it (the next revision) does not read every page again.
+ * `extended`: the bytes `output` appends to, whose hash state the output's hash goes on from (a long
+ * file's bytes are not read again to name its next revision).
  */
 export function keepUpdatedReach(
   reach: PageReach,
   output: Uint8Array,
   doc: mupdf.PDFDocument,
   written: Iterable<number>,
+  extended: Uint8Array,
 ): void {
-  const key = sha256(output);
+  const key = sha256Extending(output, extended);
   if (knownGraph(key)) return;
   const next = reach.updated(doc, written);
   if (next) remember(updated, key, next, KEPT_UPDATED);

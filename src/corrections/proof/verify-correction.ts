@@ -1,6 +1,6 @@
 // The proof stage for a text correction: the saved bytes verified by rendering and by objects
 // (verify.ts), with the old glyphs' ink read from the input, and the band PDFium must witness.
-import { loadPage, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, loadPage, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { glyphInkBoxes } from '../fit/ink.ts';
 import { worstSharedInk } from '../fit/ink-collision.ts';
@@ -11,7 +11,11 @@ import type { glyphBoxes } from './declared-boxes.ts';
 import type { Box } from './render-diff.ts';
 import { verifyOutput, type SavedCorrection, type VerifyOutput } from './verify.ts';
 
-/** Verifies the saved bytes by rendering and by objects (verify.ts). */
+/**
+ * Verifies the saved bytes by rendering and by objects (verify.ts). The input's page, read only when
+ * the proof needs the old glyphs' ink (a change outside the glyph boxes, the line band's check, a new
+ * glyph touching a neighbour), is opened once for all of them and closed with the verification.
+ */
 export function verifyCorrection(
   input: EditTaskInput,
   t: Located,
@@ -21,65 +25,73 @@ export function verifyCorrection(
   find: string,
   replacement: string,
 ): VerifyOutput {
-  return verifyOutput({
-    ...saved,
-    beforeRender: boxes.beforeRender,
-    beforeLines: t.lines,
-    oldBoxes: boxes.oldBoxes,
-    // The edited document already draws the new text: read the old glyphs from the input bytes.
-    oldInk: () => oldInkBoxes(input, t.pageIndex, boxes.oldOrigins, boxes.tol),
-    newOrigins: boxes.newOrigins,
-    movedOrigins: boxes.movedOrigins,
-    newChars: t.newChars,
-    tolerance: boxes.tol,
-    line: t.match.line,
-    reading: t.reading,
-    matchStart: t.match.start,
-    matchLength: t.findCps.length,
-    replacement,
-    find,
-    textPlaceOk: checks.textPlace,
-    widthsReadAlike: checks.widthsAlike,
-    newGlyphBoxes: boxes.newGlyphBoxes,
-    emPts: boxes.emPts,
-    lineInk: () => lineInk(input, t.pageIndex, t.match.line, boxes.tol, boxes.emPts),
-  });
-}
-
-/** The most ink two glyphs of the old line share in the input (ink-collision.ts). */
-export function lineInk(
-  input: EditTaskInput,
-  pageIndex: number,
-  line: TextLine,
-  tol: number,
-  emPts: number,
-): number {
-  const original = openPdf(input.pdf, input.password).doc;
-  const page = loadPage(original, pageIndex);
+  const original = new InputPage(input, t.pageIndex);
+  let oldInk: Box[] | undefined;
   try {
-    const near = line.chars.map((c) => c.origin);
-    return worstSharedInk(page, near, [], tol, emPts).worst;
+    return verifyOutput({
+      ...saved,
+      beforeRender: boxes.beforeRender,
+      beforeLines: t.lines,
+      oldBoxes: boxes.oldBoxes,
+      // The edited document already draws the new text: read the old glyphs from the input bytes.
+      oldInk: () => (oldInk ??= oldInkBoxes(original.page(), boxes.oldOrigins, boxes.tol)),
+      newOrigins: boxes.newOrigins,
+      movedOrigins: boxes.movedOrigins,
+      newChars: t.newChars,
+      tolerance: boxes.tol,
+      line: t.match.line,
+      reading: t.reading,
+      matchStart: t.match.start,
+      matchLength: t.findCps.length,
+      replacement,
+      find,
+      textPlaceOk: checks.textPlace,
+      widthsReadAlike: checks.widthsAlike,
+      newGlyphBoxes: boxes.newGlyphBoxes,
+      emPts: boxes.emPts,
+      lineInk: () => lineInk(original.page(), t.match.line, boxes.tol, boxes.emPts),
+    });
   } finally {
-    page.destroy();
-    original.destroy();
+    original.close();
   }
 }
 
-/** Ink boxes (render pixels) of the old glyphs, read from the input's bytes. */
-export function oldInkBoxes(
-  input: EditTaskInput,
-  pageIndex: number,
-  origins: [number, number][],
-  tol: number,
-): Box[] {
-  const original = openPdf(input.pdf, input.password).doc;
-  const page = loadPage(original, pageIndex);
-  try {
-    return glyphInkBoxes(page, origins, tol).map((b) => toRender(b));
-  } finally {
-    page.destroy();
-    original.destroy();
+/** The input's page, opened on first use (one open and one page lookup however many checks read it). */
+export class InputPage {
+  readonly #input: EditTaskInput;
+  readonly #pageIndex: number;
+  #doc: mupdf.PDFDocument | null = null;
+  #page: mupdf.PDFPage | null = null;
+
+  constructor(input: EditTaskInput, pageIndex: number) {
+    this.#input = input;
+    this.#pageIndex = pageIndex;
   }
+
+  page(): mupdf.PDFPage {
+    if (!this.#page) {
+      this.#doc ??= openPdf(this.#input.pdf, this.#input.password).doc;
+      this.#page = loadPage(this.#doc, this.#pageIndex);
+    }
+    return this.#page;
+  }
+
+  close(): void {
+    closeDocument(this.#doc);
+    this.#doc = null;
+    this.#page = null;
+  }
+}
+
+/** The most ink two glyphs of the old line share in the input's page (ink-collision.ts). */
+export function lineInk(page: mupdf.PDFPage, line: TextLine, tol: number, emPts: number): number {
+  const near = line.chars.map((c) => c.origin);
+  return worstSharedInk(page, near, [], tol, emPts).worst;
+}
+
+/** Ink boxes (render pixels) of the old glyphs, read from the input's page. */
+export function oldInkBoxes(page: mupdf.PDFPage, origins: [number, number][], tol: number): Box[] {
+  return glyphInkBoxes(page, origins, tol).map((b) => toRender(b));
 }
 
 /**

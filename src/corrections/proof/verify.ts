@@ -2,6 +2,7 @@
 // changed page before and after at the working resolution and compare every pixel, prove the other
 // pages identical by their objects, and check the guards (docs/engine.md, "Verifying").
 import {
+  closeDocument,
   loadPage,
   openPdf,
   renderPageRgb as renderPage,
@@ -190,9 +191,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   guards.push({ name: 'text_at_measured_place', ...v.textPlaceOk });
   if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
   const { doc, reopen } = reopenOutput(v);
-  let page: mupdf.PDFPage | null = null;
   try {
-    page = loadPage(doc, v.pageIndex);
+    const page = loadPage(doc, v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
@@ -239,9 +239,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
       afterRender,
     };
   } finally {
-    // A page holds its document (engine.ts, attemptSpan): both are freed now, not by the collector.
-    page?.destroy();
-    doc.destroy();
+    // The page with its document, now, not by the collector (mupdf-adapter.ts, closeDocument).
+    closeDocument(doc);
   }
 }
 
@@ -425,12 +424,7 @@ class PageWitness {
   compare(index: number): VerifyPage {
     this.#input ??= openPdf(this.#v.input, this.#v.password).doc;
     const render = (doc: mupdf.PDFDocument) => {
-      const page = loadPage(doc, index);
-      try {
-        return renderPage(page, WITNESS_DPI);
-      } finally {
-        page.destroy();
-      }
+      return renderPage(loadPage(doc, index), WITNESS_DPI);
     };
     const before = render(this.#input);
     const after = render(this.#doc);
@@ -449,7 +443,7 @@ class PageWitness {
   }
 
   close(): void {
-    this.#input?.destroy();
+    closeDocument(this.#input);
   }
 }
 
@@ -548,7 +542,7 @@ export function proveStructure(
     otherPagesGuard(v, { prefixKept, rewrittenProven, strangers, structure, hit, touchedPages, differing }),
   );
   // The next revision is this output: its graph is this one with the written objects read again.
-  if (prefixKept && structure.passed) keepUpdatedReach(reach, v.output, doc, written);
+  if (prefixKept && structure.passed) keepUpdatedReach(reach, v.output, doc, written, v.input);
 
   const stream_changes = {
     incremental: prefixKept,

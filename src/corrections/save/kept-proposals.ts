@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from '../../canonical-json.ts';
 import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
-import { openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ObjectIndex } from '../../pdf/xref-index.ts';
 import type { EditTaskInput, EngineProposal, EngineVerification, ManifestFacts } from '../correction.ts';
 import { sha256, sha256Extending } from '../locate/pdf-bytes.ts';
@@ -106,7 +106,8 @@ export function applyOnProposal(
     if (!whole.passed) return null;
     // The applied bytes are the next revision: their page graph is the proposal's, updated.
     const reach = keptReach(kept.output);
-    if (reach) keepUpdatedReach(reach, final, reopened, writtenByUpdate(proposalIndex, finalIndex));
+    if (reach)
+      keepUpdatedReach(reach, final, reopened, writtenByUpdate(proposalIndex, finalIndex), kept.output);
     const guards = kept.verify.guards.map((g) =>
       g.name === 'objects_untouched' ? { name: g.name, passed: whole.passed, detail: whole.detail } : g,
     );
@@ -143,8 +144,8 @@ export function applyOnProposal(
     };
     return { proposal: kept.proposal, output: final, verification };
   } finally {
-    reopened?.destroy();
-    doc.destroy();
-    (inputDoc as mupdf.PDFDocument | null)?.destroy();
+    closeDocument(reopened);
+    closeDocument(doc);
+    closeDocument(inputDoc as mupdf.PDFDocument | null);
   }
 }

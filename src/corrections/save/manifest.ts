@@ -11,7 +11,7 @@
 // save keeps it.
 import { readFileSync } from 'node:fs';
 import { DocfixError } from '../../errors.ts';
-import { mupdf, messageOf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, mupdf, messageOf } from '../../pdf/mupdf-adapter.ts';
 
 export const MANIFEST_SCHEMA = 'docfix.manifest/1';
 export const MANIFEST_FILENAME = 'docfix-manifest.json';
@@ -277,7 +277,7 @@ export function readManifest(pdfBytes: Uint8Array, password: string): Uint8Array
     }
     return readManifestFrom(doc);
   } finally {
-    doc?.destroy();
+    closeDocument(doc);
   }
 }
 

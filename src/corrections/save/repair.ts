@@ -8,7 +8,7 @@
 // it only where the correction itself declared a change. The proposal costs `low` and says so.
 import { keepOriginalNumbers, keepsPrefix } from '../../pdf/exact-save.ts';
 import { dictGet, intOf, type PdfValue } from '../../pdf/object-syntax.ts';
-import { openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ObjectIndex, type ObjectSource } from '../../pdf/xref-index.ts';
 import type { EditTaskInput } from '../correction.ts';
 import {
@@ -74,7 +74,7 @@ export function repairOf(pdf: Uint8Array, password: string): Repair | null {
       undeclarable: guard.undeclared.filter((u) => u.num === 0).flatMap((u) => u.paths),
     };
   } finally {
-    doc.destroy();
+    closeDocument(doc);
   }
 }
 
