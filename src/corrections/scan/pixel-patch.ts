@@ -745,7 +745,7 @@ function spacedLetters(
         ? Math.round(modelled)
         : (byFacing ?? Math.round(gaps[i] ?? meanGap));
     const widest =
-      ownFacing !== null && inset[i] !== null ? Math.floor(ownFacing.widest - inset[i]!) : Infinity;
+      ownFacing !== null && inset[i] !== null ? Math.ceil(ownFacing.widest - inset[i]!) : Infinity;
     return { gap: Math.max(least[i], Math.min(widest, gap)), own: false };
   });
   return { srcs, gaps: newGaps, least, inset, ends, usual };
@@ -798,31 +798,27 @@ function ownFacingGap(
 }
 
 /**
- * Fits the new word's changed gaps to the old word's extent where they can take the difference, each
- * by at most half the word's usual gap and none under its least: a permutation of the same letters
- * then leaves the spaces around the word and its unchanged letters where they were. How much is left.
+ * A new word narrower than the old one widens its changed gaps to the old word's extent, each by at
+ * most half the word's usual gap: a permutation of the same letters then leaves the spaces around the
+ * word and its unchanged letters where they were. (A wider one is placed by `placeGrowth`: its
+ * changed gaps set closer to fit read as one letter, "woudl" read "woud]".) How much is left (negative:
+ * the word is wider).
  */
 function fitExtent(spaced: Spaced, extent: number): number {
   const free = spaced.gaps.map((g, i) => (g.own ? -1 : i)).filter((i) => i >= 0);
   const cap = Math.max(1, Math.round(spaced.usual / 2));
   const moved = new Map<number, number>(free.map((i) => [i, 0]));
-  let diff = extent - spanOf(spaced);
-  for (let changed = true; diff !== 0 && changed;) {
-    changed = false;
-    // Widen the narrowest (or narrow the widest) changed gap, one pixel at a time.
-    const order = [...free].sort((a, b) => (diff > 0 ? 1 : -1) * (spaced.gaps[a].gap - spaced.gaps[b].gap));
-    for (const i of order) {
-      const m = moved.get(i)!;
-      if (diff > 0 ? m >= cap : m <= -cap || spaced.gaps[i].gap <= spaced.least[i]) continue;
-      const step = diff > 0 ? 1 : -1;
-      spaced.gaps[i].gap += step;
-      moved.set(i, m + step);
-      diff -= step;
-      changed = true;
-      break;
-    }
+  let room = extent - spanOf(spaced);
+  while (room > 0) {
+    // Widen the narrowest changed gap that can still give, one pixel at a time.
+    const open = free.filter((i) => moved.get(i)! < cap);
+    if (!open.length) break;
+    const i = open.reduce((a, b) => (spaced.gaps[b].gap < spaced.gaps[a].gap ? b : a));
+    spaced.gaps[i].gap++;
+    moved.set(i, moved.get(i)! + 1);
+    room--;
   }
-  return diff;
+  return room;
 }
 
 /**
@@ -1008,7 +1004,8 @@ function layNewLetters(
   const inkColour = drawing ? inkColourOf(r, own, lv) : [];
   const keptCells = new Set(layout.kept.map((i) => own.letters[i]));
   for (const p of placed) {
-    if (keptCells.has(p.src.cell)) continue;
+    // A kept letter where it stood (its cell may also be the source of the same letter elsewhere).
+    if (keptCells.has(p.src.cell) && p.x === p.src.cell.x0) continue;
     const dy = own.baseline - p.src.baseline;
     const d = p.src.drawn;
     if (d) {

@@ -317,7 +317,7 @@ test('letters reordered inside a word: its unchanged letters stay as scanned, no
   // Now "intern" and "ly" stay as scanned (their pixels untouched), and only "la" is laid between them,
   // spaced as the word spaces its letters.
   const gaps = [2, 1, -2, 1, 1, 1, 0, 1, 1];
-  const line = lineOf(['used', 'internally', 'by'], [24, 24], [[], gaps, []]);
+  const line = lineOf(['used', 'internally', 'by'], [24, 30], [[], gaps, []]);
   const target = line.words[1];
   const result = patchOnLine(line, 1, 'internlaly');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
