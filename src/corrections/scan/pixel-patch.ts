@@ -467,26 +467,24 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
   const { own } = letters;
   const lineLetterList = lineLetters(req, word, letterWidths(req.letterFaces ?? []));
   const pairs = pairFloorOf(r, word, own, lineLetterList);
-  const spaced = spacedLetters(r, word, letters, pairs.floor);
   const oldLeft = own.letters[0].x0;
   const oldRight = own.letters[own.letters.length - 1].x1;
   const edges = neighbourEdges(req);
   const words = wordGapRange(req);
-  const left = fitExtent(spaced, oldRight - oldLeft);
-  // Placing a wider word may give back its letter gaps: the letters are laid out after. A word whose
-  // first letters stay as scanned keeps its left edge while the space after it stays in the line's range
-  // (a pixel under its narrowest, a little over its widest).
-  const after = edges.after === null ? null : edges.after - (oldRight - left);
-  const slack = (g: number) => Math.max(1, WORD_GAP_SLACK * g);
-  const keepLeft =
-    spaced.ends[0] === 0 &&
-    (after === null || words === null || (after >= words[0] - 1 && after <= words[1] + slack(words[1])));
-  const shift = keepLeft ? 0 : placeGrowth(spaced, edges, oldLeft, oldRight, words);
-  const placed = lettersFrom(spaced, oldLeft + shift);
-  // An unchanged letter at either end that lands where it stood stays as scanned (not erased, not laid).
-  const kept = placed.flatMap((p, i) =>
-    spaced.ends[i] >= 0 && p.x === p.src.cell.x0 ? [spaced.ends[i]] : [],
+  const arrange = (asScanned: boolean) => {
+    const spaced = spacedLetters(r, word, letters, pairs.floor, asScanned);
+    return { spaced, ...arranged(spaced, edges, oldLeft, oldRight, words) };
+  };
+  let { spaced, placed, kept } = arrange(true);
+  // Touching letters of an unchanged end that do not stay where they stood are spaced as moved ones.
+  const touchingMoved = spaced.gaps.some(
+    (g, i) =>
+      g.own &&
+      g.gap <= 0 &&
+      spaced.ends[i] >= 0 &&
+      !(kept.includes(spaced.ends[i]) && kept.includes(spaced.ends[i + 1])),
   );
+  if (touchingMoved) ({ spaced, placed, kept } = arrange(false));
   const span = spanOf(spaced);
   const newLeft = placed.length ? placed[0].x : oldLeft;
   const newRight = newLeft + span;
@@ -526,6 +524,34 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
     lineLetters: lineLetterList,
     spacing: { ...spacing, letters_kept: kept.length },
   };
+}
+
+/**
+ * The new word's letters placed: a narrower word widens its changed gaps to the old extent; a word
+ * whose first letters stay as scanned keeps its left edge while the space after it stays in the
+ * line's range (a pixel under its narrowest, a little over its widest); else placed by `placeGrowth`
+ * (which may give back letter gaps: the letters are laid out after). With the old letters that stay
+ * as scanned: unchanged ones at either end that land where they stood (not erased, not laid again).
+ */
+function arranged(
+  spaced: Spaced,
+  edges: { before: number | null; after: number | null },
+  oldLeft: number,
+  oldRight: number,
+  words: [number, number] | null,
+): { placed: { src: Source; x: number }[]; kept: number[] } {
+  const left = fitExtent(spaced, oldRight - oldLeft);
+  const after = edges.after === null ? null : edges.after - (oldRight - left);
+  const slack = (g: number) => Math.max(1, WORD_GAP_SLACK * g);
+  const keepLeft =
+    spaced.ends[0] === 0 &&
+    (after === null || words === null || (after >= words[0] - 1 && after <= words[1] + slack(words[1])));
+  const shift = keepLeft ? 0 : placeGrowth(spaced, edges, oldLeft, oldRight, words);
+  const placed = lettersFrom(spaced, oldLeft + shift);
+  const kept = placed.flatMap((p, i) =>
+    spaced.ends[i] >= 0 && p.x === p.src.cell.x0 ? [spaced.ends[i]] : [],
+  );
+  return { placed, kept };
 }
 
 /**
@@ -701,6 +727,7 @@ function spacedLetters(
   word: WordInk,
   letters: LetterSources,
   floor: PairFloor | null,
+  asScanned: boolean,
 ): Spaced {
   const { oldChars, newChars, h } = word;
   const { own, sources, fit } = letters;
@@ -729,8 +756,10 @@ function spacedLetters(
   );
   const ownFacing = ownFacingGap(r, word, own, measured);
   const newGaps = newChars.slice(1).map((_, i) => {
-    // A pair of unchanged letters at either end keeps its gap as scanned (touching ones touch).
-    if (ends[i] >= 0 && ends[i + 1] === ends[i] + 1) return { gap: measured[ends[i]], own: true };
+    // A pair of unchanged letters at either end keeps its gap as scanned (touching ones touch, unless
+    // they are to be moved: `asScanned` false).
+    if (ends[i] >= 0 && ends[i + 1] === ends[i] + 1 && (asScanned || measured[ends[i]] > 0))
+      return { gap: measured[ends[i]], own: true };
     const pair = newChars[i] + newChars[i + 1];
     const kept = ownPair.get(pair);
     if (kept !== undefined) return { gap: kept, own: true };
