@@ -108,6 +108,18 @@ export function structuralAdvice(
   };
 }
 
+/**
+ * What a refused pixel patch says: the guard that refused and what it saw (the line's reading before
+ * and after), so the user is not left with the generic sentence.
+ */
+function scanRefusalWhat(guards: Candidate['verify']['guards']): string {
+  const failed = guards.filter((g) => !g.passed);
+  const first = failed.find((g) => g.name === 'line_reads_as_before') ?? failed[0];
+  if (!first) return 'The patched word would not verify.';
+  const detail = first.detail.length > 400 ? `${first.detail.slice(0, 400)}…` : first.detail;
+  return `The patched word would not verify (${failed.map((g) => g.name).join(', ')}): ${detail}.`;
+}
+
 /** A candidate that failed its verification, as the refusal it becomes (the evidence kept). */
 export function wouldNotVerify(candidate: Candidate, request: EditRequest): Refusal {
   const v = candidate.verify;
@@ -123,7 +135,10 @@ export function wouldNotVerify(candidate: Candidate, request: EditRequest): Refu
   return new Refusal(
     structural ?? {
       code: 'would_not_verify',
-      what: 'The rewritten text would change the page in a way the verification does not accept.',
+      what:
+        candidate.tier === 5
+          ? scanRefusalWhat(v.guards)
+          : 'The rewritten text would change the page in a way the verification does not accept.',
       why: v.failure_reason ?? 'verification failed',
       do: [
         ...(candidate.tier === 4 && candidate.fontAlternatives > (request.font_attempt ?? 0) + 1

@@ -205,7 +205,7 @@ export function patchWord(req: PatchRequest): PatchResult {
   if ('refused' in layout) return layout;
   const paperColour = paperAround(req.raster, layout.box, word);
   const paper = paperOf(req.raster, layout.box, word, paperColour);
-  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, paper);
+  const pixels = erasedOldLetters(req.raster, layout.box, letters.own, layout.kept, paper);
   layNewLetters(pixels, req.raster, layout, word, letters);
   const seen = visibilityOf(req, word, letters, layout, pixels);
   if (letters.drawing && seen.refusal) return seen.refusal;
@@ -454,6 +454,8 @@ export const rasterImage = (r: ScanRaster): GreyImage => ({
 /** The new letters placed along the word's baseline, the box the patch covers, and how they are spaced. */
 interface Layout {
   placed: { src: Source; x: number }[];
+  /** The old letters (indices) left on the page as scanned: the new word's unchanged ends, in place. */
+  kept: number[];
   box: Box;
   /** The line's other words' letters (measured once: the spacing and the visibility figures use them). */
   lineLetters: MeasuredLetter[];
@@ -465,14 +467,24 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
   const { own } = letters;
   const lineLetterList = lineLetters(req, word, letterWidths(req.letterFaces ?? []));
   const pairs = pairFloorOf(r, word, own, lineLetterList);
-  const spaced = spacedLetters(r, word, letters, pairs.floor);
   const oldLeft = own.letters[0].x0;
   const oldRight = own.letters[own.letters.length - 1].x1;
   const edges = neighbourEdges(req);
   const words = wordGapRange(req);
-  // Placing a wider word may give back its letter gaps: the letters are laid out after.
-  const shift = placeGrowth(spaced, edges, oldLeft, oldRight, words);
-  const placed = lettersFrom(spaced, oldLeft + shift);
+  const arrange = (asScanned: boolean) => {
+    const spaced = spacedLetters(r, word, letters, pairs.floor, asScanned);
+    return { spaced, ...arranged(spaced, edges, oldLeft, oldRight, words) };
+  };
+  let { spaced, placed, kept } = arrange(true);
+  // Touching letters of an unchanged end that do not stay where they stood are spaced as moved ones.
+  const touchingMoved = spaced.gaps.some(
+    (g, i) =>
+      g.own &&
+      g.gap <= 0 &&
+      spaced.ends[i] >= 0 &&
+      !(kept.includes(spaced.ends[i]) && kept.includes(spaced.ends[i + 1])),
+  );
+  if (touchingMoved) ({ spaced, placed, kept } = arrange(false));
   const span = spanOf(spaced);
   const newLeft = placed.length ? placed[0].x : oldLeft;
   const newRight = newLeft + span;
@@ -505,7 +517,41 @@ function placeLetters(req: PatchRequest, word: WordInk, letters: LetterSources):
     spacing.space_after_px[1],
   ]);
   if (tooWide) return { ...tooWide, evidence: { ...tooWide.evidence, spacing } };
-  return { placed, box, lineLetters: lineLetterList, spacing };
+  return {
+    placed,
+    kept,
+    box,
+    lineLetters: lineLetterList,
+    spacing: { ...spacing, letters_kept: kept.length },
+  };
+}
+
+/**
+ * The new word's letters placed: a narrower word widens its changed gaps to the old extent; a word
+ * whose first letters stay as scanned keeps its left edge while the space after it stays in the
+ * line's range (a pixel under its narrowest, a little over its widest); else placed by `placeGrowth`
+ * (which may give back letter gaps: the letters are laid out after). With the old letters that stay
+ * as scanned: unchanged ones at either end that land where they stood (not erased, not laid again).
+ */
+function arranged(
+  spaced: Spaced,
+  edges: { before: number | null; after: number | null },
+  oldLeft: number,
+  oldRight: number,
+  words: [number, number] | null,
+): { placed: { src: Source; x: number }[]; kept: number[] } {
+  const left = fitExtent(spaced, oldRight - oldLeft);
+  const after = edges.after === null ? null : edges.after - (oldRight - left);
+  const slack = (g: number) => Math.max(1, WORD_GAP_SLACK * g);
+  const keepLeft =
+    spaced.ends[0] === 0 &&
+    (after === null || words === null || (after >= words[0] - 1 && after <= words[1] + slack(words[1])));
+  const shift = keepLeft ? 0 : placeGrowth(spaced, edges, oldLeft, oldRight, words);
+  const placed = lettersFrom(spaced, oldLeft + shift);
+  const kept = placed.flatMap((p, i) =>
+    spaced.ends[i] >= 0 && p.x === p.src.cell.x0 ? [spaced.ends[i]] : [],
+  );
+  return { placed, kept };
 }
 
 /**
@@ -644,6 +690,10 @@ function pairFloorOf(
 interface Spaced {
   srcs: Source[];
   gaps: { gap: number; own: boolean }[];
+  /** Per new letter, the old letter it is (an unchanged first or last letter of the word), else -1. */
+  ends: number[];
+  /** The word's usual gap between its letters' cells (a change of a gap is bounded by half of it). */
+  usual: number;
   least: number[];
   /** Each pair's facing gap at a column gap of 0 (null: no row holds ink of both). */
   inset: (number | null)[];
@@ -677,6 +727,7 @@ function spacedLetters(
   word: WordInk,
   letters: LetterSources,
   floor: PairFloor | null,
+  asScanned: boolean,
 ): Spaced {
   const { oldChars, newChars, h } = word;
   const { own, sources, fit } = letters;
@@ -691,7 +742,10 @@ function spacedLetters(
     if (g > 0 && !ownPair.has(oldChars[i] + oldChars[i + 1])) ownPair.set(oldChars[i] + oldChars[i + 1], g);
   });
   const spacing = fit ? pairSpacing(fit, oldChars, measured) : null;
-  const srcs = newChars.map((c) => sources.get(c)!);
+  const ends = keptEnds(oldChars, newChars, measured);
+  const srcs = newChars.map((c, i) =>
+    ends[i] >= 0 ? { cell: own.letters[ends[i]], baseline: own.baseline } : sources.get(c)!,
+  );
   const rows = srcs.map((s) => sourceInkRows(r, s, word.lv.threshold));
   const widthOf = (i: number) => srcs[i].cell.x1 - srcs[i].cell.x0;
   // The facing gap of new pair i with a column gap of 0; the least column gap the floor allows.
@@ -700,16 +754,100 @@ function spacedLetters(
   const least = facing.map((f) =>
     Math.max(minGap, floor === null || f === null ? 0 : Math.ceil((f.flat ? floor.flat : floor.any) - f.gap)),
   );
+  const ownFacing = ownFacingGap(r, word, own, measured);
   const newGaps = newChars.slice(1).map((_, i) => {
+    // A pair of unchanged letters at either end keeps its gap as scanned (touching ones touch, unless
+    // they are to be moved: `asScanned` false).
+    if (ends[i] >= 0 && ends[i + 1] === ends[i] + 1 && (asScanned || measured[ends[i]] > 0))
+      return { gap: measured[ends[i]], own: true };
     const pair = newChars[i] + newChars[i + 1];
     const kept = ownPair.get(pair);
     if (kept !== undefined) return { gap: kept, own: true };
+    // Elsewhere the face's spacing for the pair (fitted to the word's own pairs), else the word's own
+    // median along facing sides; never wider along its facing sides than the word's widest own pair:
+    // a narrow letter moved beside a wide one keeps the word's look ("internlaly" read "int ernialy").
+    const byFacing =
+      ownFacing !== null && inset[i] !== null ? Math.round(ownFacing.median - inset[i]!) : null;
     const modelled = spacing?.(newChars[i], newChars[i + 1]);
     const gap =
-      modelled !== undefined && modelled !== null ? Math.round(modelled) : Math.round(gaps[i] ?? meanGap);
-    return { gap: Math.max(least[i], gap), own: false };
+      modelled !== undefined && modelled !== null
+        ? Math.round(modelled)
+        : (byFacing ?? Math.round(gaps[i] ?? meanGap));
+    const widest =
+      ownFacing !== null && inset[i] !== null ? Math.ceil(ownFacing.widest - inset[i]!) : Infinity;
+    return { gap: Math.max(least[i], Math.min(widest, gap)), own: false };
   });
-  return { srcs, gaps: newGaps, least, inset };
+  return { srcs, gaps: newGaps, least, inset, ends, usual };
+}
+
+/**
+ * Which new letters are the old word's own, unchanged at its start or end (the old letter's index;
+ * -1 for the changed middle): those stay on the page as scanned where the new word keeps its extent.
+ * Only letters standing apart from the changed letters beside them (a column of paper between): a
+ * kept letter cut from its neighbour would keep the neighbour's ink in its cell.
+ */
+function keptEnds(oldChars: string[], newChars: string[], measured: number[]): number[] {
+  const most = Math.min(oldChars.length, newChars.length);
+  let prefix = 0;
+  while (prefix < most && oldChars[prefix] === newChars[prefix]) prefix++;
+  let suffix = 0;
+  while (
+    suffix < most - prefix &&
+    oldChars[oldChars.length - 1 - suffix] === newChars[newChars.length - 1 - suffix]
+  )
+    suffix++;
+  // measured[i] is the gap after old letter i.
+  while (prefix > 0 && prefix < oldChars.length && !(measured[prefix - 1] > 0)) prefix--;
+  while (suffix > 0 && suffix < oldChars.length && !(measured[oldChars.length - 1 - suffix] > 0)) suffix--;
+  return newChars.map((_, i) =>
+    i < prefix ? i : i >= newChars.length - suffix ? i - newChars.length + oldChars.length : -1,
+  );
+}
+
+/**
+ * The median and widest facing gaps of the old word's letter pairs that stand apart (null: fewer than
+ * two): how far apart along their facing sides the word sets its letters, whatever their shapes.
+ */
+function ownFacingGap(
+  r: ScanRaster,
+  word: WordInk,
+  own: Segmented,
+  measured: number[],
+): { median: number; widest: number } | null {
+  const rows = own.letters.map((l) =>
+    sourceInkRows(r, { cell: l, baseline: own.baseline }, word.lv.threshold),
+  );
+  const facings = measured
+    .map((g, i) =>
+      g > 0 ? facingGap(rows[i], rows[i + 1], own.letters[i + 1].x0 - own.letters[i].x0) : null,
+    )
+    .filter((f): f is Facing => f !== null && f.gap > 0)
+    .map((f) => f.gap);
+  return facings.length >= 2 ? { median: median(facings), widest: Math.max(...facings) } : null;
+}
+
+/**
+ * A new word narrower than the old one widens its changed gaps to the old word's extent, each by at
+ * most half the word's usual gap: a permutation of the same letters then leaves the spaces around the
+ * word and its unchanged letters where they were. (A wider one is placed by `placeGrowth`: its
+ * changed gaps set closer to fit read as one letter, "woudl" read "woud]".) How much is left (negative:
+ * the word is wider).
+ */
+function fitExtent(spaced: Spaced, extent: number): number {
+  const free = spaced.gaps.map((g, i) => (g.own ? -1 : i)).filter((i) => i >= 0);
+  const cap = Math.max(1, Math.round(spaced.usual / 2));
+  const moved = new Map<number, number>(free.map((i) => [i, 0]));
+  let room = extent - spanOf(spaced);
+  while (room > 0) {
+    // Widen the narrowest changed gap that can still give, one pixel at a time.
+    const open = free.filter((i) => moved.get(i)! < cap);
+    if (!open.length) break;
+    const i = open.reduce((a, b) => (spaced.gaps[b].gap < spaced.gaps[a].gap ? b : a));
+    spaced.gaps[i].gap++;
+    moved.set(i, moved.get(i)! + 1);
+    room--;
+  }
+  return room;
 }
 
 /**
@@ -832,7 +970,13 @@ function paperAround(r: ScanRaster, box: Box, word: WordInk): number[] {
  * to the paper, then lay the new letters over it: whatever else the box holds (a descender of the
  * line above, a speck) stays as it was.
  */
-function erasedOldLetters(r: ScanRaster, box: Box, own: LetterSources['own'], paper: PaperAt): Uint8Array {
+function erasedOldLetters(
+  r: ScanRaster,
+  box: Box,
+  own: LetterSources['own'],
+  kept: number[],
+  paper: PaperAt,
+): Uint8Array {
   const n = r.channels;
   const bw = box[2] - box[0];
   const bh = box[3] - box[1];
@@ -846,15 +990,28 @@ function erasedOldLetters(r: ScanRaster, box: Box, own: LetterSources['own'], pa
     const o = ((y - box[1]) * bw + x - box[0]) * n;
     for (let k = 0; k < n; k++) pixels[o + k] = r.bilevel ? 255 : paper(x, y, k);
   };
-  for (const l of own.letters)
+  // Letters kept as scanned are left alone: erasing stops at their cells.
+  const isKept = (i: number) => kept.includes(i);
+  let lead = 0;
+  while (isKept(lead)) lead++;
+  let tail = own.letters.length;
+  while (tail > lead && isKept(tail - 1)) tail--;
+  const from = lead > 0 ? own.letters[lead - 1].x1 : -Infinity;
+  const upTo = tail < own.letters.length ? own.letters[tail].x0 : Infinity;
+  const x0Of = (x: number) => Math.max(box[0], from, x);
+  const x1Of = (x: number) => Math.min(box[2], upTo, x);
+  own.letters.forEach((l, i) => {
+    if (isKept(i)) return;
     for (let y = Math.max(box[1], l.y0 - 2); y < Math.min(box[3], l.y1 + 2); y++)
-      for (let x = Math.max(box[0], l.x0 - 2); x < Math.min(box[2], l.x1 + 2); x++) paperAt(x, y);
+      for (let x = x0Of(l.x0 - 2); x < x1Of(l.x1 + 2); x++) paperAt(x, y);
+  });
   for (let i = 1; i < own.letters.length; i++) {
     // The gaps between the old letters too (a kerned pair leaves edge pixels there).
     const a = own.letters[i - 1];
     const b = own.letters[i];
+    if (isKept(i - 1) && isKept(i)) continue;
     for (let y = Math.max(box[1], Math.min(a.y0, b.y0)); y < Math.min(box[3], Math.max(a.y1, b.y1)); y++)
-      for (let x = a.x1; x < b.x0; x++) paperAt(x, y);
+      for (let x = x0Of(a.x1); x < x1Of(b.x0); x++) paperAt(x, y);
   }
   return pixels;
 }
@@ -874,7 +1031,10 @@ function layNewLetters(
   const bw = box[2] - box[0];
   const bh = box[3] - box[1];
   const inkColour = drawing ? inkColourOf(r, own, lv) : [];
+  const keptCells = new Set(layout.kept.map((i) => own.letters[i]));
   for (const p of placed) {
+    // A kept letter where it stood (its cell may also be the source of the same letter elsewhere).
+    if (keptCells.has(p.src.cell) && p.x === p.src.cell.x0) continue;
     const dy = own.baseline - p.src.baseline;
     const d = p.src.drawn;
     if (d) {

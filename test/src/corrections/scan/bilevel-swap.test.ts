@@ -197,6 +197,10 @@ test('a replacement whose letters a reader reads as another word is refused', as
   assert.ok(proposal.refusal, 'refused');
   assert.is(proposal.advice?.code, 'would_not_verify', `${proposal.advice?.code}: ${proposal.advice?.why}`);
   assert.match(proposal.advice?.why ?? '', /recognition_reads_replacement: .*not “rnachines”/);
+  // The user is told which guard refused and what it saw, not only that the verification refused.
+  const what = proposal.advice?.what ?? '';
+  assert.match(what, /^The patched word would not verify \(recognition_reads_replacement/);
+  assert.match(what, /read .* before and .* after|reads “/);
 });
 
 test.after(async () => {

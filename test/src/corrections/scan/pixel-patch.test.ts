@@ -4,6 +4,10 @@
 // order; a letter nowhere on the raster is drawn.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { patchWord, type ScanRaster } from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
@@ -270,6 +274,81 @@ test('no new letter pair stands closer than the page sets its own: "would" → "
     );
   const spacing = result.measurements.spacing as Record<string, unknown>;
   assert.ok((spacing.letter_pair_floor_px as number) >= tightest - 0.5, JSON.stringify(spacing));
+});
+
+/** Gaps between runs of ink columns (darker than mid-grey) of `r` within `x0..x1`. */
+function columnGaps(r: ScanRaster, x0: number, x1: number): number[] {
+  const runs: [number, number][] = [];
+  for (let x = x0; x < x1; x++) {
+    let ink = false;
+    for (let y = 0; y < r.height && !ink; y++) ink = r.data[y * r.width + x] < 135;
+    if (!ink) continue;
+    if (runs.length && runs[runs.length - 1][1] === x) runs[runs.length - 1][1] = x + 1;
+    else runs.push([x, x + 1]);
+  }
+  return runs.slice(1).map(([a], i) => a - runs[i][1]);
+}
+
+/** Native tesseract's reading of a raster as one line (the fidelity harness's reader). */
+function nativeLine(r: ScanRaster): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-patch-read-'));
+  try {
+    const pgm = join(dir, 'line.pgm');
+    writeFileSync(pgm, Buffer.concat([Buffer.from(`P5 ${r.width} ${r.height} 255\n`), Buffer.from(r.data)]));
+    let text: string;
+    try {
+      text = execFileSync('tesseract', [pgm, '-', '--psm', '7', '-l', 'eng'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+    } catch (e) {
+      throw new Error(`native tesseract is needed by this test (Debian: tesseract-ocr): ${String(e)}`);
+    }
+    return text.split(/\s+/).filter(Boolean);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('letters reordered inside a word: its unchanged letters stay as scanned, no gap opens: "internally" → "internlaly"', () => {
+  // "internally" set tight, t–e overlapping by 2 px and a–l touching, as a 150 dpi scan of Computer
+  // Modern sets them. Re-laid whole, t and e were cut apart and set at the word's usual gap: a 4 px
+  // hole where the word's column gaps are 2 px ("internlaly" read "int ernialy" on a real page).
+  // Now "intern" and "ly" stay as scanned (their pixels untouched), and only "la" is laid between them,
+  // spaced as the word spaces its letters.
+  const gaps = [2, 1, -2, 1, 1, 1, 0, 1, 1];
+  const line = lineOf(['used', 'internally', 'by'], [24, 30], [[], gaps, []]);
+  const target = line.words[1];
+  const result = patchOnLine(line, 1, 'internlaly');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  const spacing = result.measurements.spacing as Record<string, unknown>;
+  assert.ok((spacing.letters_kept as number) >= 6, JSON.stringify(spacing));
+  // The columns of "intern" (its cells as set) are the scan's own pixels.
+  const widths = [...'intern'].map((c) => rasteriseLetter(FACE, c, EM)!.width);
+  const internEnd =
+    target.box[0] + widths.reduce((a, b) => a + b, 0) + gaps.slice(0, 5).reduce((a, b) => a + b, 0);
+  const w = result.box[2] - result.box[0];
+  let changed = 0;
+  for (let y = result.box[1]; y < result.box[3]; y++)
+    for (let x = result.box[0]; x < internEnd - 2; x++)
+      if (
+        result.pixels[(y - result.box[1]) * w + x - result.box[0]] !==
+        line.raster.data[y * line.raster.width + x]
+      )
+        changed++;
+  assert.is(changed, 0, 'pixels of the unchanged letters changed');
+  // No gap inside the new word twice the word's own usual column gap.
+  const after = patchedRaster(line.raster, result.box, result.pixels);
+  const before = columnGaps(line.raster, target.box[0], target.box[2]).sort((a, b) => a - b);
+  const usual = before[before.length >> 1];
+  const now = columnGaps(after, target.box[0] - 2, target.box[2] + 2);
+  assert.ok(
+    Math.max(...now) < 2 * usual,
+    `gaps inside the new word ${JSON.stringify(now)}; the word's own ${JSON.stringify(before)}`,
+  );
+  // Native tesseract reads the line with the new word as one token.
+  assert.equal(nativeLine(after), ['used', 'internlaly', 'by']);
 });
 
 test.run();
