@@ -313,6 +313,12 @@ const NAME_FAMILIES: NameFamily[] = (
       onlyStyles: ['', 'regular', 'bold', 'italic', 'bolditalic'],
     },
     { prefix: 'iwona', family: 'Iwona', class: 'sans' },
+    // Bitstream Charter: its Type 1 names (CharterBT-Roman; vntex's VnCharterBT-Bold and
+    // VnBitstreamCharter), XCharter (its extension with the same widths), Charter of other vendors;
+    // the widths decide. Charis SIL is its extension with other widths: not named.
+    ...['charterbt', 'bitstreamcharter', 'vncharterbt', 'vnbitstreamcharter', 'xcharter', 'charter'].map(
+      (prefix): NameFamily => ({ prefix, family: 'Bitstream Charter', class: 'serif' }),
+    ),
     {
       prefix: 'crimsonproextrabold',
       family: 'Crimson Pro ExtraBold',
@@ -418,13 +424,23 @@ function cjkSubfontFamily(flat: string): string {
   return `nanum${m[1] === 'mj' ? 'myeongjo' : 'gothic'}${{ m: '', b: 'bold', e: 'extrabold' }[m[2]]}`;
 }
 
+/**
+ * The TeX names of Bitstream Charter's Type 1 fonts (psnfss bchr8t, bchri8t, bchb8a, bchro8t
+ * slanted, bchrc8t small caps; csfonts' rbchr) as the PostScript name they stand for.
+ */
+function texCharterFamily(flat: string): string {
+  const m = /^r?bch([rb])([ioc]?)(?:\d[a-z])?$/.exec(flat);
+  if (!m) return flat;
+  return `charterbt${m[1] === 'b' ? 'bold' : ''}${{ i: 'italic', o: 'slanted', c: 'sc', '': '' }[m[2]]}`;
+}
+
 /** Reads family, class and style from a BaseFont name. */
 export function parseFontName(baseFont: string): ParsedFontName {
   const { name, subset } = cleanFontName(baseFont);
   const normalised = normalise(name);
   const tex = parseTexName(name, subset, normalised);
   if (tex) return tex;
-  const flat = cjkSubfontFamily(normalised);
+  const flat = texCharterFamily(cjkSubfontFamily(normalised));
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").
