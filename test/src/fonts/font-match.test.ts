@@ -319,6 +319,26 @@ test('Bitstream Charter: its Type 1, XCharter, vntex and TeX names; a pdfTeX sub
   }
 });
 
+test('OpenType math faces name their text companion; only their letters and figures are compared', () => {
+  const lm = parseFontName('KMFCQA+LatinModernMath-Regular');
+  assert.equal(
+    [lm.families, lm.bold, lm.italic, lm.math, lm.symbolic],
+    [['LM Roman 10', 'CMU Serif'], false, false, true, false],
+  );
+  assert.is(parseFontName('STIXTwoMath-Regular').family, 'STIX Two Text');
+  assert.is(parseFontName('TeXGyrePagellaMath-Regular').family, 'TeX Gyre Pagella');
+  assert.is(parseFontName('CMSY10').symbolic, true);
+  // LM Math's own widths: upright letters LM Roman 10's; its √ and stretchy circumflex, and the
+  // math italic 𝑎 (cmmi's 529), are its own and not compared.
+  const widths = { a: 500, e: 444, m: 833, p: 556, '√': 833, '\u0302': 1320, '𝑎': 529, '𝑏': 429 };
+  const m = matchFont({ baseFont: 'ABCDEF+LatinModernMath-Regular', flags: 4, widths });
+  assert.is(top(m), 'lm-roman-10-regular');
+  assert.is(m.candidates[0].width_diff, 0);
+  assert.is(m.candidates[0].width_chars, 4);
+  // The same widths under an unknown name: √ and the accent count, and nothing stands in.
+  assert.is(matchFont({ baseFont: 'ABCDEF+F1', flags: 4, widths }).candidates.length, 0);
+});
+
 test('arabic-cid.pdf: the DejaVuSerif subset matches DejaVu Serif by name and widths', () => {
   const facts = corpusFonts('arabic-cid.pdf').get('XGBNKK+DejaVuSerif')!;
   const m = matchFont(facts);
