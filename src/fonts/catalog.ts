@@ -15,7 +15,8 @@
 // Century Schoolbook. STIX Two Text, Fira Sans (Regular, Light, Book), Old Standard, Accanthis and
 // CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in; so do
 // Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them);
-// Amiri (Arabic with Latin), Noto Serif, Charis SIL, Iwona, Crimson Pro and Open Sans.
+// Amiri (Arabic with Latin), Noto Serif, Charis SIL, Iwona, Crimson Pro and Open Sans. Bitstream
+// Charter stands in for itself, XCharter and the TeX names of its Type 1 fonts (bchr8t …).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -42,7 +43,13 @@ export interface BundledFace {
    */
   file: string;
   /** SPDX-style licence id and the licence file beside the font. */
-  licence: 'OFL-1.1' | 'Bitstream-Vera' | 'GFL' | 'Apache-2.0' | 'GPL-2.0-or-later WITH Font-exception-2.0';
+  licence:
+    | 'OFL-1.1'
+    | 'Bitstream-Vera'
+    | 'Bitstream-Charter'
+    | 'GFL'
+    | 'Apache-2.0'
+    | 'GPL-2.0-or-later WITH Font-exception-2.0';
   licenceFile: string;
   /** Families whose advance widths this face reproduces (empty: none but its own). */
   metricCompatibleWith: string[];
@@ -438,6 +445,23 @@ const FAMILIES: FamilyDef[] = [
     styles: ALL_STYLES,
     fileOf: (s) => `CharisSIL-${PS_STYLE[s]}.ttf`,
     psNameOf: (s) => (s === 'regular' ? 'CharisSIL' : `CharisSIL-${PS_STYLE[s]}`),
+  },
+  {
+    // Bitstream Charter, the Type 1 faces of TeX's charter package (CharterBT-Roman …: KOMA-Script,
+    // vntex and many LaTeX classes), converted to CFF (scripts/type1-to-otf.py). XCharter keeps its
+    // widths; Charis SIL, its extension, does not (17/1000 em apart).
+    dir: 'charter',
+    family: 'Bitstream Charter',
+    psFamily: 'CharterBT',
+    class: 'serif',
+    licence: 'Bitstream-Charter',
+    metricCompatibleWith: ['Bitstream Charter', 'XCharter'],
+    source:
+      'Debian texlive-fonts-recommended 2022.20230122-3 (CTAN fonts/charter), texmf-dist/fonts/type1/bitstrea/charter/, converted to OpenType CFF',
+    styles: ALL_STYLES,
+    fileOf: (s) =>
+      `${{ regular: 'bchr8a', bold: 'bchb8a', italic: 'bchri8a', 'bold-italic': 'bchbi8a' }[s]}.otf`,
+    psNameOf: (s) => `CharterBT-${s === 'regular' ? 'Roman' : PS_STYLE[s]}`,
   },
   {
     // Iwona, a sans of Polish design TeX documents use (the iwona package).

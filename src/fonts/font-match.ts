@@ -193,6 +193,10 @@ interface NameFamily {
    * of the same prefix (NotoSerifKR, NotoSerifDevanagari, NotoSerifDisplay).
    */
   onlyStyles?: string[];
+  /** Families accepted after `family`, for the letters it lacks (CMU Serif's Greek after LM Roman 10). */
+  alsoFamilies?: string[];
+  /** An OpenType math face: `family` is its text companion (see MATH_ALPHANUMERIC). */
+  math?: boolean;
 }
 
 /** Names of designs known not to be bundled (another weight or width of a bundled family). */
@@ -273,7 +277,22 @@ const NAME_FAMILIES: NameFamily[] = (
     { prefix: 'linlibertine', family: 'Linux Libertine O', class: 'serif', styleLetters: true },
     { prefix: 'cmutypewriterlight', family: 'CMU Typewriter Text Light', class: 'mono' },
     { prefix: 'stixtwotext', family: 'STIX Two Text', class: 'serif' },
-    { prefix: 'stixtwomath', family: null, class: null, symbolic: true },
+    // OpenType math faces: their upright Latin (and Greek, figures) are their text companion's
+    // letters with its widths (Latin Modern Math's are LM Roman 10's, 0/1000 em apart over 67
+    // characters), so a plain letter the subset lacks is drawn with the companion. Their math
+    // alphanumerics (𝑎 U+1D44E …: cmmi's widths) say nothing about it and are not compared
+    // (MATH_ALPHANUMERIC); a symbol is in no companion, so it still finds no glyph.
+    {
+      prefix: 'latinmodernmath',
+      family: 'LM Roman 10',
+      class: 'serif',
+      alsoFamilies: ['CMU Serif'],
+      math: true,
+    },
+    { prefix: 'stixtwomath', family: 'STIX Two Text', class: 'serif', math: true },
+    { prefix: 'texgyrepagellamath', family: 'TeX Gyre Pagella', class: 'serif', math: true },
+    { prefix: 'texgyretermesmath', family: 'Liberation Serif', class: 'serif', math: true },
+    { prefix: 'texgyrescholamath', family: 'TeX Gyre Schola', class: 'serif', math: true },
     // Fira Sans: the light and book weights are families of their own; other weights not bundled.
     { prefix: 'firasanslight', family: 'Fira Sans Light', class: 'sans' },
     { prefix: 'firasansbook', family: 'Fira Sans Book', class: 'sans' },
@@ -313,6 +332,12 @@ const NAME_FAMILIES: NameFamily[] = (
       onlyStyles: ['', 'regular', 'bold', 'italic', 'bolditalic'],
     },
     { prefix: 'iwona', family: 'Iwona', class: 'sans' },
+    // Bitstream Charter: its Type 1 names (CharterBT-Roman; vntex's VnCharterBT-Bold and
+    // VnBitstreamCharter), XCharter (its extension with the same widths), Charter of other vendors;
+    // the widths decide. Charis SIL is its extension with other widths: not named.
+    ...['charterbt', 'bitstreamcharter', 'vncharterbt', 'vnbitstreamcharter', 'xcharter', 'charter'].map(
+      (prefix): NameFamily => ({ prefix, family: 'Bitstream Charter', class: 'serif' }),
+    ),
     {
       prefix: 'crimsonproextrabold',
       family: 'Crimson Pro ExtraBold',
@@ -385,6 +410,8 @@ export interface ParsedFontName {
   italic: boolean | null;
   /** A known family in a variant that is not bundled (narrow, light, black, …). */
   variant: string | null;
+  /** An OpenType math face (LatinModernMath-Regular): only its letters and figures are its companion's. */
+  math?: boolean;
   note: string | null;
   /**
    * TeX fonts at a design size no bundled face has within 1 pt (cm-super 14.40–35.83 pt): the
@@ -418,13 +445,23 @@ function cjkSubfontFamily(flat: string): string {
   return `nanum${m[1] === 'mj' ? 'myeongjo' : 'gothic'}${{ m: '', b: 'bold', e: 'extrabold' }[m[2]]}`;
 }
 
+/**
+ * The TeX names of Bitstream Charter's Type 1 fonts (psnfss bchr8t, bchri8t, bchb8a, bchro8t
+ * slanted, bchrc8t small caps; csfonts' rbchr) as the PostScript name they stand for.
+ */
+function texCharterFamily(flat: string): string {
+  const m = /^r?bch([rb])([ioc]?)(?:\d[a-z])?$/.exec(flat);
+  if (!m) return flat;
+  return `charterbt${m[1] === 'b' ? 'bold' : ''}${{ i: 'italic', o: 'slanted', c: 'sc', '': '' }[m[2]]}`;
+}
+
 /** Reads family, class and style from a BaseFont name. */
 export function parseFontName(baseFont: string): ParsedFontName {
   const { name, subset } = cleanFontName(baseFont);
   const normalised = normalise(name);
   const tex = parseTexName(name, subset, normalised);
   if (tex) return tex;
-  const flat = cjkSubfontFamily(normalised);
+  const flat = texCharterFamily(cjkSubfontFamily(normalised));
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").
@@ -456,10 +493,11 @@ export function parseFontName(baseFont: string): ParsedFontName {
     name,
     subset,
     family,
-    families: family ? [family] : [],
+    families: family ? [family, ...(known?.alsoFamilies ?? [])] : [],
     design_size: null,
     class: known?.class ?? null,
     symbolic: known?.symbolic === true,
+    ...(known?.math ? { math: true } : {}),
     // A bundled family's name without a style word is its regular face; elsewhere silence is unknown.
     bold: boldWord || style === 'bi' ? true : known ? false : null,
     italic: italicWord ? true : known ? false : null,
@@ -735,9 +773,19 @@ function widthEntries(widths: PdfFontFacts['widths'], all = false): [string, num
   const entries = widths instanceof Map ? [...widths.entries()] : Object.entries(widths);
   return entries.filter(
     ([ch, w]) =>
-      [...ch].length === 1 && Number.isFinite(w) && (all || !(SHAPED.test(ch) || FULL_WIDTH.test(ch))),
+      [...ch].length === 1 &&
+      Number.isFinite(w) &&
+      (all || !(SHAPED.test(ch) || FULL_WIDTH.test(ch) || MATH_ALPHANUMERIC.test(ch))),
   );
 }
+
+/**
+ * Mathematical alphanumerics (𝑎 U+1D44E, 𝐀, 𝔄 …, and the letterlike ones they skip, ℎ ℬ ℭ …): a
+ * math face's italic, bold, script and fraktur designs, whose widths are their own (cmmi's for
+ * Latin Modern Math's italic, 44/1000 em from LM Roman 10 Italic), not those of any text face.
+ */
+const MATH_ALPHANUMERIC =
+  /[\u{1D400}-\u{1D7FF}\u210A-\u2113\u2115\u2119-\u211D\u2124\u2128\u212C\u212D\u212F-\u2131\u2133\u2134]/u;
 
 /**
  * Scripts drawn in contextual forms (Arabic, Syriac, Thaana, N'Ko, Indic, Mongolian): a document's
@@ -834,7 +882,10 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
   const threshold = options.maxMeanWidthDiff ?? DEFAULT_MAX_MEAN_WIDTH_DIFF;
   const faces = options.faces ?? BUNDLED_FACES;
   const { parsed, class: fontClass, bold, italic } = readFontStyle(facts);
-  const measured = widthEntries(facts.widths);
+  // A math face's operators, delimiters and accents are its own (stretchy, display) designs: only
+  // its letters and figures are compared with the companion's (Latin Modern Math's combining
+  // circumflex is 1320/1000 em wide, its √ 833: LM Roman 10's are 0 and 472).
+  const measured = widthEntries(facts.widths).filter(([ch]) => !parsed.math || /[\p{L}\p{N}]/u.test(ch));
   const evidence: Evidence = {
     facts,
     parsed,

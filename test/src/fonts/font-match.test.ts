@@ -30,8 +30,8 @@ const face = (id: string): BundledFace => {
 const top = (m: FontMatch) => m.candidates[0]?.face.id ?? null;
 
 /** Facts of every font on the first pages of a corpus file, by BaseFont. */
-function corpusFonts(file: string, pages = 3): Map<string, FontDictFacts> {
-  const doc = mupdf.Document.openDocument(readFileSync(`${PDF_DIR}${file}`), 'application/pdf');
+function corpusFonts(file: string, pages = 3, dir = PDF_DIR): Map<string, FontDictFacts> {
+  const doc = mupdf.Document.openDocument(readFileSync(`${dir}${file}`), 'application/pdf');
   const out = new Map<string, FontDictFacts>();
   try {
     const pdf = doc.asPDF();
@@ -285,6 +285,58 @@ test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Libera
   assert.is(tt.candidates[0].width_diff, 0);
   assert.ok(tt.candidates[0].width_chars >= 60);
   assert.is(byName('CMSY9').symbolic, true);
+});
+
+test('Bitstream Charter: its Type 1, XCharter, vntex and TeX names; a pdfTeX subset matches it within 0/1000 em, Charis SIL not', () => {
+  const cases: [string, string | null, boolean, boolean][] = [
+    ['XYEDOT+CharterBT-Roman', 'Bitstream Charter', false, false],
+    ['CharterBT-BoldItalic', 'Bitstream Charter', true, true],
+    ['XCharter-Italic', 'Bitstream Charter', false, true],
+    ['VnCharterBT-Bold', 'Bitstream Charter', true, false],
+    ['VnBitstreamCharter', 'Bitstream Charter', false, false],
+    ['bchri8t', 'Bitstream Charter', false, true],
+    ['bchb8a', 'Bitstream Charter', true, false],
+    ['bchrc8t', null, false, false],
+    ['Charter-Black', null, false, false],
+  ];
+  for (const [name, family, bold, italic] of cases) {
+    const p = parseFontName(name);
+    assert.equal([p.family, p.bold, p.italic], [family, bold, italic], name);
+  }
+  const texFonts = fileURLToPath(new URL('../../../fixtures/tex-fonts/', import.meta.url));
+  const fonts = corpusFonts('charter-line.pdf', 1, texFonts);
+  for (const [baseFont, face] of [
+    ['XYEDOT+CharterBT-Roman', 'charter-regular'],
+    ['AFPBUC+CharterBT-Italic', 'charter-italic'],
+  ]) {
+    const m = matchFont(fonts.get(baseFont)!);
+    assert.is(top(m), face);
+    assert.ok(m.candidates[0].width_diff! < 0.5, `${m.candidates[0].width_diff}`);
+    assert.not.ok(
+      m.candidates.some((c) => c.face.family === 'Charis SIL'),
+      'Charis SIL has other widths',
+    );
+  }
+});
+
+test('OpenType math faces name their text companion; only their letters and figures are compared', () => {
+  const lm = parseFontName('KMFCQA+LatinModernMath-Regular');
+  assert.equal(
+    [lm.families, lm.bold, lm.italic, lm.math, lm.symbolic],
+    [['LM Roman 10', 'CMU Serif'], false, false, true, false],
+  );
+  assert.is(parseFontName('STIXTwoMath-Regular').family, 'STIX Two Text');
+  assert.is(parseFontName('TeXGyrePagellaMath-Regular').family, 'TeX Gyre Pagella');
+  assert.is(parseFontName('CMSY10').symbolic, true);
+  // LM Math's own widths: upright letters LM Roman 10's; its √ and stretchy circumflex, and the
+  // math italic 𝑎 (cmmi's 529), are its own and not compared.
+  const widths = { a: 500, e: 444, m: 833, p: 556, '√': 833, '\u0302': 1320, '𝑎': 529, '𝑏': 429 };
+  const m = matchFont({ baseFont: 'ABCDEF+LatinModernMath-Regular', flags: 4, widths });
+  assert.is(top(m), 'lm-roman-10-regular');
+  assert.is(m.candidates[0].width_diff, 0);
+  assert.is(m.candidates[0].width_chars, 4);
+  // The same widths under an unknown name: √ and the accent count, and nothing stands in.
+  assert.is(matchFont({ baseFont: 'ABCDEF+F1', flags: 4, widths }).candidates.length, 0);
 });
 
 test('arabic-cid.pdf: the DejaVuSerif subset matches DejaVu Serif by name and widths', () => {
