@@ -57,6 +57,9 @@ function keepState(bytes: Uint8Array, hash: Hash): void {
 export function sha256Extending(bytes: Uint8Array, prefix: Uint8Array): string {
   const known = hashed.get(bytes);
   if (known !== undefined) return known;
+  // An empty prefix (or one whose buffer was handed to another thread: detached, 0 bytes) gives
+  // nothing to go on from; its kept state would be that of the bytes it held before.
+  if (prefix.byteLength === 0) return sha256(bytes);
   const view = (b: Uint8Array, n: number) => Buffer.from(b.buffer, b.byteOffset, n);
   const extends_ =
     bytes.byteLength >= prefix.byteLength &&
@@ -64,7 +67,9 @@ export function sha256Extending(bytes: Uint8Array, prefix: Uint8Array): string {
   if (!extends_) return sha256(bytes);
   let at = states.find((s) => s.bytes === prefix);
   if (!at) {
-    sha256(prefix);
+    // The prefix's state was let go (only the last few are kept) even if its digest is still known:
+    // hash it again here, never take another file's state.
+    keepState(prefix, createHash('sha256').update(prefix));
     at = states[0];
   }
   const hash = at.state.copy().update(bytes.subarray(prefix.byteLength));
