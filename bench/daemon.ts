@@ -58,7 +58,7 @@ export interface Daemon {
   url: string;
   key: string;
   dir: string;
-  /** Lines the daemon wrote to stderr (read so the pipe never fills; the last 200 kept). */
+  /** Lines the daemon wrote to stderr and its logged errors (read so the pipes never fill; the last 200 kept). */
   log: string[];
 }
 
@@ -87,6 +87,17 @@ export async function startDaemon(slots: number): Promise<Daemon> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
+      // The daemon's error log (pino JSON lines, level 50) comes on stdout after the first line.
+      if (out.includes('listening on')) {
+        log.push(
+          ...c
+            .toString()
+            .split('\n')
+            .filter((l) => l.includes('"level":50')),
+        );
+        if (log.length > 200) log.splice(0, log.length - 200);
+        return;
+      }
       out += c.toString();
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve(m[1]);

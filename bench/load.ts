@@ -186,6 +186,20 @@ async function client(d: Daemon, key: string, c: number, deadline: number, sampl
   }
 }
 
+/** The daemon's logged errors (pino level 50) by message, with their counts: what a 5xx was. */
+function errorMessages(log: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of log) {
+    try {
+      const msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? '');
+      counts[msg] = (counts[msg] ?? 0) + 1;
+    } catch {
+      // a line cut in two by the pipe: not counted
+    }
+  }
+  return counts;
+}
+
 export async function benchLoad(): Promise<Record<string, unknown>> {
   const clients = Number(process.env.DOCFIX_BENCH_LOAD_CLIENTS ?? 16);
   const seconds = Number(process.env.DOCFIX_BENCH_LOAD_SECONDS ?? 60);
@@ -268,7 +282,10 @@ export async function benchLoad(): Promise<Record<string, unknown>> {
       /** Daemon RSS every 2 s through the run (MiB). */
       rss_timeline_mb: timeline,
       workers_recycled: recycled,
-      daemon_log_tail: d.log.filter((l) => !l.includes('engine worker recycled')).slice(-5),
+      daemon_log_tail: d.log
+        .filter((l) => !l.includes('engine worker recycled') && !l.includes('"level":50'))
+        .slice(-5),
+      server_error_messages: errorMessages(d.log),
     };
   } finally {
     clearInterval(sampler);
