@@ -968,7 +968,7 @@ function judgeFace(face: Face, ev: Evidence): Judged {
         `${ev.parsed.name} is ${face.family}'s design drawn ${Math.round(scale * 1000) / 10} % wide (no bundled face has the widths of ${ev.parsed.design_size} pt)`,
       );
     reasons.push(
-      `widths within ${widths.diff}/1000 em on average over ${widths.n} characters (max ${widths.max})`,
+      `widths within ${widths.diff}/1000 em on average over ${widths.n} ${widths.lettersOnly ? 'letters and figures (its symbols are drawn otherwise)' : 'characters'} (max ${widths.max})`,
     );
     if (widths.missing.length) reasons.push(`no glyph for ${widths.missing.length} measured character(s)`);
   } else if (!familyMatch) {
@@ -997,7 +997,7 @@ function judgeFace(face: Face, ev: Evidence): Judged {
     class_match: classMatch,
     width_diff: widths.diff,
     width_max_diff: widths.max,
-    width_chars: ev.measured.length - widths.missing.length,
+    width_chars: widths.n,
     width_missing: widths.missing,
     ...(scale !== null ? { scale } : {}),
     ...(refusal ? { embedding_refused: refusal } : {}),
@@ -1048,6 +1048,8 @@ interface WidthFit {
   scale: number | null;
   /** 0–10, higher for closer widths. */
   score: number;
+  /** Only letters and figures were compared (a named family whose symbols are drawn otherwise). */
+  lettersOnly?: boolean;
 }
 
 /** The measured widths against the face's advances (drawn at `scale`), within the threshold or not. */
@@ -1073,11 +1075,26 @@ function widthFit(
       cmp = again;
     }
   }
+  // A clone the name points to may have redrawn its symbols (TeX Gyre Pagella's parentheses, +, =,
+  // brackets and bar are 100–400/1000 em off URW Palladio's, its letters within 4): the design is
+  // its letters and figures, so a named family is judged on them when enough were measured.
+  let lettersOnly = false;
+  if (cmp.mean > threshold && familyRank >= 0) {
+    const letters = measured.filter(([ch]) => LETTER_OR_FIGURE.test(ch));
+    if (letters.length >= MIN_LETTERS_JUDGED && letters.length < measured.length) {
+      const again = compareWidths(face, letters, scale ?? 1);
+      if (again.mean <= threshold) {
+        cmp = again;
+        lettersOnly = true;
+      }
+    }
+  }
   if (cmp.mean > threshold)
     return {
       reject: `widths differ by ${cmp.mean}/1000 em on average over ${cmp.n} characters (limit ${threshold})`,
     };
   return {
+    lettersOnly,
     diff: cmp.mean,
     max: cmp.max,
     n: cmp.n,
@@ -1086,6 +1103,10 @@ function widthFit(
     score: 10 * (1 - cmp.mean / (threshold + 1e-9)),
   };
 }
+
+const LETTER_OR_FIGURE = /[\p{L}\p{N}]/u;
+/** Letters and figures a named family is judged on when its symbols differ (fewer: all characters). */
+const MIN_LETTERS_JUDGED = 20;
 
 /** Mean and largest absolute difference between the measured widths and the face's advances × k. */
 function compareWidths(face: Face, measured: [string, number][], k: number) {

@@ -262,6 +262,50 @@ test('TeX Gyre names: Pagella bundled (with Palatino, URW Palladio), Termes, Her
   );
 });
 
+test('a named clone whose symbols are drawn otherwise is judged on its letters and figures; an unnamed face on everything', () => {
+  const pagella = faceById('texgyre-pagella-regular')!;
+  const letters = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123'];
+  // URW Palladio's own letter widths are Pagella's; its parentheses, brackets and signs are not
+  // (pdfLaTeX's mathpazo: "(" 333 where Pagella's is 456, "+" 606 where Pagella's is 760).
+  const symbols: Record<string, number> = {
+    '(': 333,
+    ')': 333,
+    '[': 333,
+    ']': 333,
+    '+': 606,
+    '=': 606,
+    '<': 606,
+    '>': 606,
+    '|': 606,
+    '{': 333,
+    '}': 333,
+  };
+  const own = (k: number) =>
+    Object.fromEntries(letters.map((c) => [c, Math.round(faceAdvance(pagella, c)! * k)]));
+  const named = matchFont({
+    baseFont: 'ZQWRRU+URWPalladioL-Roma',
+    flags: 4,
+    widths: { ...own(1), ...symbols },
+  });
+  assert.is(top(named), 'texgyre-pagella-regular');
+  assert.match(named.candidates[0].reasons.join('; '), /letters and figures/);
+  assert.is(named.candidates[0].width_chars, letters.length);
+  // The letters decide: 4 % wider letters are another design, named or not.
+  const wider = matchFont({
+    baseFont: 'ZQWRRU+URWPalladioL-Roma',
+    flags: 4,
+    widths: { ...own(1.04), ...symbols },
+  });
+  assert.not.ok(wider.candidates.some((c) => c.face.id === 'texgyre-pagella-regular'));
+  // A face the name does not point to is judged on every character it draws.
+  const unnamed = matchFont({
+    baseFont: 'ZQWRRU+SomeSerif-Regular',
+    flags: 34,
+    widths: { ...own(1), ...symbols },
+  });
+  assert.not.ok(unnamed.candidates.some((c) => c.face.id === 'texgyre-pagella-regular'));
+});
+
 test('tracemonkey-two-column.pdf: the NimbusRomNo9L (Times) subsets go to Liberation Serif, CM to Latin Modern', () => {
   const fonts = corpusFonts('tracemonkey-two-column.pdf');
   const byName = (suffix: string) => {
