@@ -155,37 +155,43 @@ export function wordsOfTsv(tsv: string): RecognisedWord[] {
   return words;
 }
 
-/** Side of the squares hasDarkGround looks at, in pixels. */
-const GROUND_TILE = 24;
+/** Side of the cells hasDarkGround counts dark pixels in; it looks at squares of 2 × 2 cells. */
+const GROUND_CELL = 12;
 
 /**
- * Whether a binary PGM or PPM image has a dark ground anywhere: a square of GROUND_TILE pixels at
- * least three quarters dark (below mid grey), which text on paper never fills — a stroke of
- * ordinary print is a few pixels wide — but a dark band, a negative heading or a very bold display
- * letter does. Other images (PNG) are taken to have one: the inverted reading then stays on.
+ * Whether a binary PGM or PPM image has a dark ground anywhere: a square of 2 × 2 cells (24 pixels),
+ * at any cell offset, at least three quarters dark (below mid grey), which text on paper never fills
+ * — a stroke of ordinary print is a few pixels wide — but a dark band, a negative heading or a very
+ * bold display letter does (a band 36 pixels high fills one wherever it lies). Other images (PNG)
+ * are taken to have one: the inverted reading then stays on.
  */
 export function hasDarkGround(image: Uint8Array): boolean {
   const pnm = pnmLayout(image);
   if (!pnm) return true;
   const { width, height, channels, offset } = pnm;
   const rowBytes = width * channels;
-  const tilesAcross = Math.floor(width / GROUND_TILE);
-  const dark = new Uint32Array(tilesAcross);
+  const across = Math.floor(width / GROUND_CELL);
+  // Dark pixels per cell of the cell row being summed, and of the one above it.
+  let above = new Uint32Array(across);
+  let current = new Uint32Array(across);
+  const full = GROUND_CELL * GROUND_CELL * 4;
   for (let y = 0; y < height; y++) {
     const row = offset + y * rowBytes;
-    for (let t = 0; t < tilesAcross; t++) {
+    for (let c = 0; c < across; c++) {
       let n = 0;
-      for (let x = t * GROUND_TILE, end = x + GROUND_TILE; x < end; x++) {
+      for (let x = c * GROUND_CELL, end = x + GROUND_CELL; x < end; x++) {
         if (image[row + x * channels] < 128) n++;
       }
-      dark[t] += n;
+      current[c] += n;
     }
-    if ((y + 1) % GROUND_TILE === 0) {
-      for (let t = 0; t < tilesAcross; t++) {
-        if (dark[t] * 4 >= GROUND_TILE * GROUND_TILE * 3) return true;
+    if ((y + 1) % GROUND_CELL !== 0) continue;
+    if (y + 1 > GROUND_CELL) {
+      for (let c = 0; c + 1 < across; c++) {
+        if ((above[c] + above[c + 1] + current[c] + current[c + 1]) * 4 >= full * 3) return true;
       }
-      dark.fill(0);
     }
+    [above, current] = [current, above];
+    current.fill(0);
   }
   return false;
 }

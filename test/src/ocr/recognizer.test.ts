@@ -132,6 +132,21 @@ test('light text on a dark ground is still read: the inverted reading is kept wh
   assert.ok(words.includes('remarks'), words);
 });
 
+test('a dark band 30 pixels high is a dark ground wherever it lies; a page of print is not', () => {
+  const pgm = (w: number, h: number, dark: (x: number, y: number) => boolean) => {
+    const head = new TextEncoder().encode(`P5\n${w} ${h}\n255\n`);
+    const out = new Uint8Array(head.length + w * h).fill(255);
+    out.set(head);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (dark(x, y)) out[head.length + y * w + x] = 20;
+    return out;
+  };
+  for (const top of [0, 5, 9, 13, 20, 31]) {
+    assert.is(hasDarkGround(pgm(240, 100, (_x, y) => y >= top && y < top + 30)), true, `band at ${top}`);
+  }
+  // Strokes 4 px wide every 8 px (a bold line of print, half dark): no dark ground.
+  assert.is(hasDarkGround(pgm(240, 100, (x) => x % 8 < 4)), false);
+});
+
 test("words come from tesseract's TSV: lines numbered in order, empty words and other levels skipped", () => {
   const row = (...cells: (string | number)[]) => cells.join('\t');
   const tsv = [
