@@ -767,6 +767,9 @@ const FLAG_NONSYMBOLIC = 1 << 5;
 const FLAG_ITALIC = 1 << 6;
 const FLAG_FORCE_BOLD = 1 << 18;
 
+/** Letters and figures: a design's evidence (a math face's, or a clone's whose symbols are redrawn). */
+const LETTER_OR_FIGURE = /[\p{L}\p{N}]/u;
+
 /** The font's measured widths, one character each; `all` keeps the uninformative ones too. */
 function widthEntries(widths: PdfFontFacts['widths'], all = false): [string, number][] {
   if (!widths) return [];
@@ -885,7 +888,7 @@ export function matchFont(facts: PdfFontFacts, options: MatchOptions = {}): Font
   // A math face's operators, delimiters and accents are its own (stretchy, display) designs: only
   // its letters and figures are compared with the companion's (Latin Modern Math's combining
   // circumflex is 1320/1000 em wide, its √ 833: LM Roman 10's are 0 and 472).
-  const measured = widthEntries(facts.widths).filter(([ch]) => !parsed.math || /[\p{L}\p{N}]/u.test(ch));
+  const measured = widthEntries(facts.widths).filter(([ch]) => !parsed.math || LETTER_OR_FIGURE.test(ch));
   const evidence: Evidence = {
     facts,
     parsed,
@@ -1104,7 +1107,6 @@ function widthFit(
   };
 }
 
-const LETTER_OR_FIGURE = /[\p{L}\p{N}]/u;
 /** Letters and figures a named family is judged on when its symbols differ (fewer: all characters). */
 const MIN_LETTERS_JUDGED = 20;
 
