@@ -2,7 +2,8 @@
 // so that a proposal and its apply, and several matches on one page, recognise and decode the page
 // once (issue 35, item 2). Entries are keyed by the SHA-256 of the document's bytes (its revision)
 // with the page, resolution and language, so a changed document never reads an earlier one's entry;
-// the store is bounded by bytes and forgets the least recently used entry first.
+// line readings (a proof's read-backs, ocr/recognizer.ts) by the exact pixels read. The store is
+// bounded by bytes and forgets the least recently used entry first.
 import { sha256 } from '../corrections/locate/pdf-bytes.ts';
 
 /** What the thread keeps at most (bytes): a 200 dpi A4 colour scan decodes to about 11 MiB. */

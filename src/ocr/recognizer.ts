@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { createWorker, OEM, PSM, type RecognizeOptions, type Worker, type WorkerOptions } from 'tesseract.js';
 import { availableLanguages, languageData, type LanguageData } from './languages.ts';
+import { keptWork, wordsBytes } from './kept-work.ts';
 
 const workers = new Map<string, Promise<Worker>>();
 
@@ -87,15 +88,34 @@ export function recogniseWords(
   wholePage: boolean | 'line',
   dpi?: number,
 ): Promise<RecognisedWord[]> {
-  const kept = shared.getStore();
-  if (!kept) return recognise(image, lang, wholePage, dpi);
+  const inWork = shared.getStore();
+  const line = wholePage === 'line';
+  if (!inWork && !line) return recognise(image, lang, wholePage, dpi);
   const key = `${createHash('sha1').update(image).digest('hex')}:${lang}:${String(wholePage)}:${dpi ?? 0}`;
-  let reading = kept.get(key);
+  const kept = line ? keptLine(key) : undefined;
+  if (kept) return Promise.resolve(kept);
+  let reading = inWork?.get(key);
   if (!reading) {
     reading = recognise(image, lang, wholePage, dpi);
-    kept.set(key, reading);
+    if (line) reading.then((words) => keepLine(key, words)).catch(() => undefined);
+    inWork?.set(key, reading);
   }
   return reading;
+}
+
+/**
+ * Line readings (a proof's read-backs: the band of a patched line before and after, the word with
+ * its context) kept for the thread in its bounded store (kept-work.ts), keyed by the exact pixels
+ * read, language, mode and resolution: a proposal's apply done again, or another proposal of the
+ * page reading the same band as it was, gets the reading the same pixels gave (recognition of the
+ * same pixels with the same settings gives the same words) instead of recognising them again.
+ */
+const keptLine = (key: string) => keptWork.get<RecognisedWord[]>(`line:${key}`);
+
+function keepLine(key: string, words: RecognisedWord[]): void {
+  // Copies: a caller may not change what a later task reads.
+  const copy = words.map((w) => ({ ...w, box: [...w.box] as RecognisedWord['box'] }));
+  keptWork.set(`line:${key}`, copy, wordsBytes(copy));
 }
 
 async function recognise(

@@ -96,10 +96,47 @@ export function patchLetterFaces(machine?: MachineFontSettings): LetterFace[] {
   return [...bundled, ...found].map((face) => {
     const drawn = new Map<string, DrawnLetter | null>();
     const draw = (ch: string, emPx: number) => {
+      if (emPx === REFERENCE_EM_PX) return referenceLetter(face, ch);
       const key = `${ch}@${emPx}`;
       if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
       return drawn.get(key)!;
     };
     return { id: face.id, draw };
   });
+}
+
+/**
+ * The size the patch measures faces at (a face's letter heights and widths against the scan's, in
+ * pixel-patch.ts and letter-matching.ts): the same for every scan, so its drawings are kept for the
+ * thread (referenceLetter) where a drawing at a scan's own size is kept for one patch only.
+ */
+export const REFERENCE_EM_PX = 100;
+
+/** Reference drawings the thread keeps at most (a letter at 100 px per em is a few kilobytes). */
+const MAX_REFERENCE_LETTERS = 4096;
+const referenceLetters = new Map<string, DrawnLetter | null>();
+let referenceDrawingCount = 0;
+
+/**
+ * A letter of `face` at REFERENCE_EM_PX, drawn once per thread: each patch compares every offered
+ * face on the word's letters at this size (16 faces on a machine with fonts: some 30–90 ms of
+ * drawing a patch, the same for every page). Faces are named by id, as loadFace keeps them.
+ */
+function referenceLetter(face: Face, ch: string): DrawnLetter | null {
+  const key = `${face.id}\u0000${ch}`;
+  if (referenceLetters.has(key)) return referenceLetters.get(key)!;
+  const letter = rasteriseLetter(face, ch, REFERENCE_EM_PX);
+  referenceDrawingCount++;
+  // Bounded: past the limit the oldest drawings go (Map keeps insertion order).
+  if (referenceLetters.size >= MAX_REFERENCE_LETTERS) {
+    const oldest = referenceLetters.keys().next().value;
+    if (oldest !== undefined) referenceLetters.delete(oldest);
+  }
+  referenceLetters.set(key, letter);
+  return letter;
+}
+
+/** How many reference drawings the thread has made (tests count them). */
+export function referenceDrawings(): number {
+  return referenceDrawingCount;
 }

@@ -578,11 +578,20 @@ function uprightPixels(
   const samples = pixmap.getPixels();
   const { o, w, h } = turned;
   const data = new Uint8Array(w * h * n);
+  // Along a row of the upright raster the source pixel moves by a fixed step (the orientation is a
+  // signed permutation): each row is walked from its first source pixel (sourcePixel's map), and
+  // an upright scan without alpha, its rows the image's own, is copied row by row.
+  const step = o.vi * stride + o.ui * pn;
+  const rowCopy = !stencil && o.ui === 1 && o.vi === 0 && pn === n;
   for (let j = 0; j < h; j++) {
-    for (let i = 0; i < w; i++) {
-      const [u, v] = sourcePixel(o, i, j);
-      const src = v * stride + u * pn;
-      const dst = (j * w + i) * n;
+    const [u, v] = sourcePixel(o, 0, j);
+    let src = v * stride + u * pn;
+    let dst = j * w * n;
+    if (rowCopy) {
+      data.set(samples.subarray(src, src + w * n), dst);
+      continue;
+    }
+    for (let i = 0; i < w; i++, src += step, dst += n) {
       if (stencil) data[dst] = samples[src] >= 128 ? 0 : 255;
       else for (let k = 0; k < n; k++) data[dst + k] = samples[src + k];
     }

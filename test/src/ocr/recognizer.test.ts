@@ -1,7 +1,7 @@
 // The recogniser (src/ocr/recognizer.ts) asked several things at once: each recognition runs with
 // its own mode and resolution (they are sent with the image, not set beforehand where another call
 // could overtake them), the same pixels asked twice within one piece of work are recognised once,
-// and every recognition's pixels are counted.
+// a line reading is kept for later tasks of the thread, and every recognition's pixels are counted.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cropPng, cropPpm } from '../../../src/corrections/proof/render-diff.ts';
@@ -15,6 +15,7 @@ import {
   sharingRecognitions,
   wordsOfTsv,
 } from '../../../src/ocr/recognizer.ts';
+import { keptWork } from '../../../src/ocr/kept-work.ts';
 import { scannedPage } from '../corrections/scan-fixtures.ts';
 
 const LINES = ['The periodic review of the contract is due', 'Please return the form with your remarks'];
@@ -77,7 +78,8 @@ test('recognitions asked at once each run with their own mode and resolution', a
   assert.ok(new Set(alone.page.map((w) => w.line)).size >= 2);
 });
 
-test('within one piece of work the same pixels are recognised once; outside it, each time', async () => {
+test('within one piece of work the same pixels are recognised once; a line reading is kept for later tasks', async () => {
+  keptWork.clear();
   const page = pageRender();
   const band = cropPpm(page, [0, 0, page.width, Math.round(page.height / 2)]);
   const other = cropPpm(page, [0, Math.round(page.height / 2), page.width, page.height]);
@@ -100,19 +102,28 @@ test('within one piece of work the same pixels are recognised once; outside it, 
   assert.equal(text(later), text(first));
   assert.ok(text(first).includes('periodic'), text(first));
   assert.ok(text(different).includes('remarks'), text(different));
-  // The same pixels in another mode or at another resolution are another recognition.
-  await sharingRecognitions(async () => {
-    await recogniseWords(band, 'eng', 'line', 300);
+  // A later piece of work gets the line reading the same pixels gave (kept for the thread); the
+  // same pixels in another mode or at another resolution are another recognition.
+  const kept = await sharingRecognitions(async () => {
+    const again = await recogniseWords(band, 'eng', 'line', 300);
     await recogniseWords(band, 'eng', false, 300);
     await recogniseWords(band, 'eng', 'line', 200);
+    return again;
   });
-  assert.is(recognitionCounts().line - shared.line, 2);
+  assert.equal(text(kept), text(first));
+  assert.is(recognitionCounts().line - shared.line, 1, 'only the band at 200 dpi is read');
   assert.is(recognitionCounts().region - shared.region, 1);
-  // Outside a piece of work nothing is shared: a later task reads its own pixels itself.
-  const outside = recognitionCounts().line;
-  await recogniseWords(band, 'eng', 'line', 300);
-  await recogniseWords(band, 'eng', 'line', 300);
-  assert.is(recognitionCounts().line - outside, 2);
+  // Outside a piece of work too: a line reading is kept, a region (or page) reading is not.
+  const outside = recognitionCounts();
+  assert.equal(text(await recogniseWords(band, 'eng', 'line', 300)), text(first));
+  await recogniseWords(band, 'eng', false, 300);
+  await recogniseWords(band, 'eng', false, 300);
+  assert.is(recognitionCounts().line - outside.line, 0);
+  assert.is(recognitionCounts().region - outside.region, 2);
+  // The store forgotten (its bound passed, or cleared), the pixels are recognised again.
+  keptWork.clear();
+  assert.equal(text(await recogniseWords(band, 'eng', 'line', 300)), text(first));
+  assert.is(recognitionCounts().line - outside.line, 1);
 });
 
 test('light text on a dark ground is still read: the inverted reading is kept where the image has one', async () => {

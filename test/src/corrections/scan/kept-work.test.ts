@@ -69,13 +69,20 @@ test('a proposal and its apply recognise the page once; the apply reads the kept
   assert.is(proposed.result.tier, 5);
   assert.is(proposed.page, 1, 'the proposal recognises the page once');
   // The apply does the whole work again (the kept proposal is set aside): the page's recognition
-  // and its decoded scan come from the kept work; only the patched line is read (its proof).
+  // and its decoded scan come from the kept work, and so do the patched line's readings — the
+  // applied bytes render to the pixels the proposal read (the readings are kept by their exact
+  // pixels, ocr/recognizer.ts), and the proof judges them again.
   keptProposals.length = 0;
   const applied = await counted(() => applyEdit(request));
   assert.ok(applied.result.verification.passed, applied.result.verification.failure_reason ?? '');
   assert.is(applied.page, 0, 'the apply does not recognise the page again');
   assert.is(applied.region, 0);
-  assert.ok(applied.line > 0, 'the patched line is read back on the applied bytes');
+  assert.is(applied.line, 0, 'the same pixels of the patched line are not recognised again');
+  for (const name of ['recognition_reads_replacement', 'line_reads_as_before', 'word_spacing_kept'])
+    assert.ok(
+      applied.result.verification.guards.some((g) => g.name === name && g.passed),
+      `${name} judged on the apply`,
+    );
 });
 
 test('two words on one page share one recognition; a changed revision is recognised again', async () => {
