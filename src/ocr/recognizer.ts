@@ -93,7 +93,7 @@ export function recogniseWords(
   if (!inWork && !line) return recognise(image, lang, wholePage, dpi);
   const key = `${createHash('sha1').update(image).digest('hex')}:${lang}:${String(wholePage)}:${dpi ?? 0}`;
   const kept = line ? keptLine(key) : undefined;
-  if (kept) return Promise.resolve(kept);
+  if (kept) return Promise.resolve(kept.map(copyWord));
   let reading = inWork?.get(key);
   if (!reading) {
     reading = recognise(image, lang, wholePage, dpi);
@@ -112,9 +112,11 @@ export function recogniseWords(
  */
 const keptLine = (key: string) => keptWork.get<RecognisedWord[]>(`line:${key}`);
 
+const copyWord = (w: RecognisedWord): RecognisedWord => ({ ...w, box: [...w.box] as RecognisedWord['box'] });
+
 function keepLine(key: string, words: RecognisedWord[]): void {
-  // Copies: a caller may not change what a later task reads.
-  const copy = words.map((w) => ({ ...w, box: [...w.box] as RecognisedWord['box'] }));
+  // Copies, kept and handed out: a caller may not change what a later task reads.
+  const copy = words.map(copyWord);
   keptWork.set(`line:${key}`, copy, wordsBytes(copy));
 }
 

@@ -115,7 +115,14 @@ test('within one piece of work the same pixels are recognised once; a line readi
   assert.is(recognitionCounts().region - shared.region, 1);
   // Outside a piece of work too: a line reading is kept, a region (or page) reading is not.
   const outside = recognitionCounts();
-  assert.equal(text(await recogniseWords(band, 'eng', 'line', 300)), text(first));
+  const handed = await recogniseWords(band, 'eng', 'line', 300);
+  assert.equal(text(handed), text(first));
+  // What a task is handed is its own: changing it does not change what the next task reads.
+  handed[0].text = 'changed';
+  handed[0].box[0] = -1;
+  const next = await recogniseWords(band, 'eng', 'line', 300);
+  assert.equal(text(next), text(first));
+  assert.ok(next[0].box[0] >= 0);
   await recogniseWords(band, 'eng', false, 300);
   await recogniseWords(band, 'eng', false, 300);
   assert.is(recognitionCounts().line - outside.line, 0);
