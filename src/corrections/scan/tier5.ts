@@ -812,7 +812,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     const [{ readings, tight }, lineBack] = await reading;
     const guards: GuardResult[] = [
       confined,
-      readsReplacement(readings, tight, v),
+      readsReplacement(readings, tight, v, lineBack.word),
       lineBack.reading,
       lineBack.spacing,
       ...(textLayer ? [textLayer] : []),
@@ -841,11 +841,33 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   }
 }
 
+/** Below this the band's reading of the old word is a guess, not a measure of how clear the page is. */
+const LEAST_PAGE_CONFIDENCE = 50;
+/** The patched word may read this much less surely than the page's own word did in the same band. */
+const BEFORE_MARGIN = 5;
+
+/**
+ * The confidence the patched word must reach: CONFIRM_THRESHOLD, or on a page its own recognition
+ * reads less surely, the old word's confidence in the same band before the patch less a margin (a
+ * heading read at 65 before the patch cannot be read at 85 after it), never under
+ * LEAST_PAGE_CONFIDENCE. The band after the patch must read the new word as surely.
+ */
+function confidenceBar(word: { before: number; after: number } | null): { bar: number; why: string } {
+  if (!word || word.before - BEFORE_MARGIN >= CONFIRM_THRESHOLD)
+    return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
+  const bar = Math.max(LEAST_PAGE_CONFIDENCE, word.before - BEFORE_MARGIN);
+  return {
+    bar,
+    why: `threshold ${bar}: the band read the old word at ${word.before} before the patch and the new one at ${word.after} after it`,
+  };
+}
+
 /** The patched word read back: the replacement in every reading, the old word in none, and alone not surely another word. */
 function readsReplacement(
   readings: RecognisedWord[][],
   tight: RecognisedWord[],
   v: { find: string; replacement: string },
+  word: { before: number; after: number } | null,
 ): GuardResult {
   const wanted = matchForm(v.replacement);
   const old = matchForm(v.find);
@@ -862,15 +884,17 @@ function readsReplacement(
       Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
       matchForm(w.text).length >= 3,
   );
-  const threshold = CONFIRM_THRESHOLD;
+  const { bar, why } = confidenceBar(word);
+  // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
+  const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
   return {
     name: 'recognition_reads_replacement',
-    passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
+    passed: best !== null && best >= bar && bandSure && agreeing === readings.length && !oldStill && !other,
     detail: `recognition of the patched line reads ${readings
       .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
       .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
       oldStill ? `, and still “${v.find}”` : ''
-    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
+    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (${why}; read in ${agreeing} of ${readings.length})`,
   };
 }
 
@@ -900,4 +924,4 @@ function textLayerGuard(page: mupdf.PDFPage, v: PatchVerifyInput): GuardResult {
   };
 }
 
-export const _internals = { confirmingCrop, cropAdvice };
+export const _internals = { confirmingCrop, cropAdvice, readsReplacement };
