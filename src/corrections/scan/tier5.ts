@@ -841,24 +841,29 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   }
 }
 
-/** Below this the band's reading of the old word is a guess, not a measure of how clear the page is. */
-const LEAST_PAGE_CONFIDENCE = 50;
-/** The patched word may read this much less surely than the page's own word did in the same band. */
-const BEFORE_MARGIN = 5;
+/**
+ * The least confidence a patched word read the same by every reader may have. Recognition gives a
+ * non-word — as a typo fix usually is — a far lower confidence than a word on the same pixels (a
+ * heading read at 87 before the patch, its typo at 64–69 by each of five readers after
+ * it); under 60 a reading is a guess.
+ */
+const AGREED_CONFIDENCE = 60;
 
 /**
- * The confidence the patched word must reach: CONFIRM_THRESHOLD, or on a page its own recognition
- * reads less surely, the old word's confidence in the same band before the patch less a margin (a
- * heading read at 65 before the patch cannot be read at 85 after it), never under
- * LEAST_PAGE_CONFIDENCE. The band after the patch must read the new word as surely.
+ * The confidence the patched word must reach: CONFIRM_THRESHOLD; or AGREED_CONFIDENCE when every
+ * reading agrees — the three widths of line, the band of the word and its neighbours after the patch
+ * (which read as before except the word), and the word alone as an outside reader crops it, each
+ * reading exactly the replacement. Agreement of five readings, the last the one a reader checks,
+ * stands in for the confidence a non-word cannot get.
  */
-function confidenceBar(word: { before: number; after: number } | null): { bar: number; why: string } {
-  if (!word || word.before - BEFORE_MARGIN >= CONFIRM_THRESHOLD)
-    return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
-  const bar = Math.max(LEAST_PAGE_CONFIDENCE, word.before - BEFORE_MARGIN);
+function confidenceBar(
+  word: { before: number; after: number } | null,
+  aloneReads: boolean,
+): { bar: number; why: string } {
+  if (!word || !aloneReads) return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
   return {
-    bar,
-    why: `threshold ${bar}: the band read the old word at ${word.before} before the patch and the new one at ${word.after} after it`,
+    bar: AGREED_CONFIDENCE,
+    why: `threshold ${AGREED_CONFIDENCE}: read so alone and in the band of its neighbours too, there at ${word.after} after the patch where the old word read at ${word.before}`,
   };
 }
 
@@ -884,7 +889,8 @@ function readsReplacement(
       Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
       matchForm(w.text).length >= 3,
   );
-  const { bar, why } = confidenceBar(word);
+  const aloneReads = tight.some((w) => matchForm(w.text) === wanted);
+  const { bar, why } = confidenceBar(word, aloneReads);
   // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
   const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
   return {
