@@ -857,10 +857,13 @@ const AGREED_CONFIDENCE = 60;
  * stands in for the confidence a non-word cannot get.
  */
 function confidenceBar(
+  best: number | null,
   word: { before: number; after: number } | null,
   aloneReads: boolean,
 ): { bar: number; why: string } {
-  if (!word || !aloneReads) return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
+  // Read at the absolute threshold, the word needs no more agreement than it ever did.
+  if ((best !== null && best >= CONFIRM_THRESHOLD) || !word || !aloneReads)
+    return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
   return {
     bar: AGREED_CONFIDENCE,
     why: `threshold ${AGREED_CONFIDENCE}: read so alone and in the band of its neighbours too, there at ${word.after} after the patch where the old word read at ${word.before}`,
@@ -890,7 +893,7 @@ function readsReplacement(
       matchForm(w.text).length >= 3,
   );
   const aloneReads = tight.some((w) => matchForm(w.text) === wanted);
-  const { bar, why } = confidenceBar(word, aloneReads);
+  const { bar, why } = confidenceBar(best, word, aloneReads);
   // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
   const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
   return {

@@ -35,6 +35,21 @@ test('every reader agreeing, alone and in the band: 68 passes, the bar and the b
   );
 });
 
+test('read at 85 or more, the word passes as before whatever the band read after the patch', () => {
+  const sure = [read(['Varijs', 91]), read(['Varijs', 91]), read(['Varijs', 92])];
+  const g = readsReplacement(
+    sure,
+    read(['Varijs', 90]),
+    { find: 'Varias', replacement: 'Varijs' },
+    {
+      before: 91,
+      after: 38,
+    },
+  );
+  assert.ok(g.passed, g.detail);
+  assert.match(g.detail, /threshold 85;/);
+});
+
 test('alone it reads something else (even not surely): the absolute threshold', () => {
   const g = readsReplacement(lines, read(['Sonstieg', 70]), v, band);
   assert.not.ok(g.passed, g.detail);
