@@ -812,7 +812,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     const [{ readings, tight }, lineBack] = await reading;
     const guards: GuardResult[] = [
       confined,
-      readsReplacement(readings, tight, v),
+      readsReplacement(readings, tight, v, lineBack.word),
       lineBack.reading,
       lineBack.spacing,
       ...(textLayer ? [textLayer] : []),
@@ -841,11 +841,41 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
   }
 }
 
+/**
+ * The least confidence a patched word read the same by every reader may have. Recognition gives a
+ * non-word — as a typo fix usually is — a far lower confidence than a word on the same pixels (a
+ * heading read at 87 before the patch, its typo at 64–69 by each of five readers after
+ * it); under 60 a reading is a guess.
+ */
+const AGREED_CONFIDENCE = 60;
+
+/**
+ * The confidence the patched word must reach: CONFIRM_THRESHOLD; or AGREED_CONFIDENCE when every
+ * reading agrees — the three widths of line, the band of the word and its neighbours after the patch
+ * (which read as before except the word), and the word alone as an outside reader crops it, each
+ * reading exactly the replacement. Agreement of five readings, the last the one a reader checks,
+ * stands in for the confidence a non-word cannot get.
+ */
+function confidenceBar(
+  best: number | null,
+  word: { before: number; after: number } | null,
+  aloneReads: boolean,
+): { bar: number; why: string } {
+  // Read at the absolute threshold, the word needs no more agreement than it ever did.
+  if ((best !== null && best >= CONFIRM_THRESHOLD) || !word || !aloneReads)
+    return { bar: CONFIRM_THRESHOLD, why: `threshold ${CONFIRM_THRESHOLD}` };
+  return {
+    bar: AGREED_CONFIDENCE,
+    why: `threshold ${AGREED_CONFIDENCE}: read so alone and in the band of its neighbours too, there at ${word.after} after the patch where the old word read at ${word.before}`,
+  };
+}
+
 /** The patched word read back: the replacement in every reading, the old word in none, and alone not surely another word. */
 function readsReplacement(
   readings: RecognisedWord[][],
   tight: RecognisedWord[],
   v: { find: string; replacement: string },
+  word: { before: number; after: number } | null,
 ): GuardResult {
   const wanted = matchForm(v.replacement);
   const old = matchForm(v.find);
@@ -862,15 +892,18 @@ function readsReplacement(
       Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
       matchForm(w.text).length >= 3,
   );
-  const threshold = CONFIRM_THRESHOLD;
+  const aloneReads = tight.some((w) => matchForm(w.text) === wanted);
+  const { bar, why } = confidenceBar(best, word, aloneReads);
+  // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
+  const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
   return {
     name: 'recognition_reads_replacement',
-    passed: best !== null && best >= threshold && agreeing === readings.length && !oldStill && !other,
+    passed: best !== null && best >= bar && bandSure && agreeing === readings.length && !oldStill && !other,
     detail: `recognition of the patched line reads ${readings
       .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
       .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
       oldStill ? `, and still “${v.find}”` : ''
-    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (threshold ${threshold}; read in ${agreeing} of ${readings.length})`,
+    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (${why}; read in ${agreeing} of ${readings.length})`,
   };
 }
 
@@ -900,4 +933,4 @@ function textLayerGuard(page: mupdf.PDFPage, v: PatchVerifyInput): GuardResult {
   };
 }
 
-export const _internals = { confirmingCrop, cropAdvice };
+export const _internals = { confirmingCrop, cropAdvice, readsReplacement };

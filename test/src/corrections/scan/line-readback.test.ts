@@ -93,12 +93,19 @@ test('only the word changed: the line reads as before and the spacing is kept', 
   const r = await judge('The periodic reveiw of the contract is due', 'reveiw');
   assert.ok(r.reading.passed, r.reading.detail);
   assert.ok(r.spacing.passed, r.spacing.detail);
+  // How surely the same band read the old word before and the new one after: tier 5's bar.
+  assert.ok(r.word, 'the word read in the band before and after');
+  assert.ok(r.word.before > 0 && r.word.before <= 100, `before ${r.word.before}`);
+  assert.ok(r.word.after > 0 && r.word.after <= 100, `after ${r.word.after}`);
 });
 
 test('a neighbour read differently fails the line, naming it', async () => {
   const r = await judge('The periodic reveiw af the contract is due', 'reveiw');
   assert.not.ok(r.reading.passed);
   assert.match(r.reading.detail, /a neighbour reads “af” where it read “of”/);
+  // Its ink changed: counted, not put down to the recogniser.
+  assert.not.match(r.reading.detail, /pixels unchanged/);
+  assert.is(r.word, null);
   assert.not.ok(r.spacing.passed, 'not measured when the line does not read as before');
 });
 
