@@ -165,6 +165,13 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
     try {
       return attemptSpan(input, forApply, true);
     } catch (wider) {
+      // A word whose rest could not be redrawn (another operator or font) nor fit: the rest moves
+      // after the new letters, the line's gaps giving the room (line-respacing.ts), at cost low.
+      const moved =
+        wider instanceof Refusal && error.advice.code === 'replacement_too_wide'
+          ? restMoved(input, forApply)
+          : null;
+      if (moved) return moved;
       // The first refusal names the letter itself; a gap left at the word's end names what follows it.
       const atEnd = wider instanceof Refusal && wider.advice.code === 'gap_inside_word';
       if (wider instanceof Refusal) throw atEnd && error.advice.code === 'gap_inside_word' ? wider : error;
@@ -173,13 +180,28 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
   }
 }
 
-function attemptSpan(input: EditTaskInput, forApply: boolean, toWordEnd: boolean): Candidate {
+/** attempt's last try: the first span again, its word's rest moving after it; null where refused. */
+function restMoved(input: EditTaskInput, forApply: boolean): Candidate | null {
+  try {
+    return attemptSpan(input, forApply, false, true);
+  } catch (error) {
+    if (error instanceof Refusal) return null;
+    throw error;
+  }
+}
+
+function attemptSpan(
+  input: EditTaskInput,
+  forApply: boolean,
+  toWordEnd: boolean,
+  restMoves = false,
+): Candidate {
   const { find, matchIndex, replacement } = checkRequest(input.request);
   const opened = openPdf(input.pdf, input.password);
   const doc = opened.doc;
   const programs: mupdf.Font[] = [];
   try {
-    const t = locate(input, doc, find, matchIndex, replacement, toWordEnd);
+    const t = locate(input, doc, find, matchIndex, replacement, toWordEnd, restMoves);
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.

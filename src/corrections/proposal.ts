@@ -109,15 +109,21 @@ export function structuralAdvice(
 }
 
 /**
- * What a refused pixel patch says: the guard that refused and what it saw (the line's reading before
- * and after), so the user is not left with the generic sentence.
+ * What a refused candidate says: the guard that refused and what it saw (a patched line's reading
+ * before and after, a rewritten line's text as extracted), so the user is not left with a generic
+ * sentence. `first` names the guard to quote when it is among those that failed.
  */
-function scanRefusalWhat(guards: Candidate['verify']['guards']): string {
+function refusalWhat(
+  lead: string,
+  guards: Candidate['verify']['guards'],
+  first: string,
+  why: string | null,
+): string {
   const failed = guards.filter((g) => !g.passed);
-  const first = failed.find((g) => g.name === 'line_reads_as_before') ?? failed[0];
-  if (!first) return 'The patched word would not verify.';
-  const detail = first.detail.length > 400 ? `${first.detail.slice(0, 400)}…` : first.detail;
-  return `The patched word would not verify (${failed.map((g) => g.name).join(', ')}): ${detail}.`;
+  const quoted = failed.find((g) => g.name === first) ?? failed[0];
+  if (!quoted) return why ? `${lead}: ${why}.` : `${lead}.`;
+  const detail = quoted.detail.length > 400 ? `${quoted.detail.slice(0, 400)}…` : quoted.detail;
+  return `${lead} (${failed.map((g) => g.name).join(', ')}): ${detail}.`;
 }
 
 /** A candidate that failed its verification, as the refusal it becomes (the evidence kept). */
@@ -137,8 +143,8 @@ export function wouldNotVerify(candidate: Candidate, request: EditRequest): Refu
       code: 'would_not_verify',
       what:
         candidate.tier === 5
-          ? scanRefusalWhat(v.guards)
-          : 'The rewritten text would change the page in a way the verification does not accept.',
+          ? refusalWhat('The patched word would not verify', v.guards, 'line_reads_as_before', null)
+          : refusalWhat('The rewritten text would not verify', v.guards, 'text_layer_true', v.failure_reason),
       why: v.failure_reason ?? 'verification failed',
       do: [
         ...(candidate.tier === 4 && candidate.fontAlternatives > (request.font_attempt ?? 0) + 1

@@ -16,7 +16,8 @@
 // CMU Typewriter Light stand in for themselves: open faces TeX documents set their text in; so do
 // Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them);
 // Amiri (Arabic with Latin), Noto Serif, Charis SIL, Iwona, Crimson Pro and Open Sans. Bitstream
-// Charter stands in for itself, XCharter and the TeX names of its Type 1 fonts (bchr8t …).
+// Charter stands in for itself, XCharter and the TeX names of its Type 1 fonts (bchr8t …); Adobe
+// Utopia likewise (Utopia-Regular …, putr8t, Fourier's futr8t).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -47,6 +48,7 @@ export interface BundledFace {
     | 'OFL-1.1'
     | 'Bitstream-Vera'
     | 'Bitstream-Charter'
+    | 'Adobe-Utopia'
     | 'GFL'
     | 'Apache-2.0'
     | 'GPL-2.0-or-later WITH Font-exception-2.0';
@@ -462,6 +464,21 @@ const FAMILIES: FamilyDef[] = [
     fileOf: (s) =>
       `${{ regular: 'bchr8a', bold: 'bchb8a', italic: 'bchri8a', 'bold-italic': 'bchbi8a' }[s]}.otf`,
     psNameOf: (s) => `CharterBT-${s === 'regular' ? 'Roman' : PS_STYLE[s]}`,
+  },
+  {
+    // Adobe Utopia, the Type 1 faces Adobe released through TUG (2006) that pdfTeX's utopia and
+    // fourier packages embed (Utopia-Regular …), converted to CFF (scripts/type1-to-otf.py).
+    dir: 'utopia',
+    family: 'Utopia',
+    psFamily: 'Utopia',
+    class: 'serif',
+    licence: 'Adobe-Utopia',
+    metricCompatibleWith: ['Utopia', 'Heuristica'],
+    source:
+      'Debian texlive-fonts-recommended 2022.20230122-3 (CTAN fonts/utopia), texmf-dist/fonts/type1/adobe/utopia/, converted to OpenType CFF',
+    styles: ALL_STYLES,
+    fileOf: (s) =>
+      `${{ regular: 'putr8a', bold: 'putb8a', italic: 'putri8a', 'bold-italic': 'putbi8a' }[s]}.otf`,
   },
   {
     // Iwona, a sans of Polish design TeX documents use (the iwona package).

@@ -338,6 +338,13 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['charterbt', 'bitstreamcharter', 'vncharterbt', 'vnbitstreamcharter', 'xcharter', 'charter'].map(
       (prefix): NameFamily => ({ prefix, family: 'Bitstream Charter', class: 'serif' }),
     ),
+    // Adobe Utopia: its Type 1 names (Utopia-Regular …; Adobe's OpenType UtopiaStd-*) and
+    // Heuristica, its extension; the widths decide.
+    ...['utopiastd', 'utopia', 'heuristica'].map((prefix): NameFamily => ({
+      prefix,
+      family: 'Utopia',
+      class: 'serif',
+    })),
     {
       prefix: 'crimsonproextrabold',
       family: 'Crimson Pro ExtraBold',
@@ -445,14 +452,24 @@ function cjkSubfontFamily(flat: string): string {
   return `nanum${m[1] === 'mj' ? 'myeongjo' : 'gothic'}${{ m: '', b: 'bold', e: 'extrabold' }[m[2]]}`;
 }
 
+/** TeX's (Karl Berry's) names of bundled Type 1 families, by the PostScript family they stand for. */
+const TEX_TYPE1_FAMILIES: Record<string, string> = {
+  // psnfss charter; csfonts' rbchr
+  bch: 'charterbt',
+  rbch: 'charterbt',
+  // psnfss utopia; Fourier's text fonts (futr8t …) are Utopia's
+  put: 'utopia',
+  fut: 'utopia',
+};
+
 /**
- * The TeX names of Bitstream Charter's Type 1 fonts (psnfss bchr8t, bchri8t, bchb8a, bchro8t
- * slanted, bchrc8t small caps; csfonts' rbchr) as the PostScript name they stand for.
+ * The TeX names of bundled Type 1 fonts (bchr8t, bchri8t, bchb8a, bchro8t slanted, bchrc8t small
+ * caps; putr8t, futbi8t) as the PostScript name they stand for.
  */
-function texCharterFamily(flat: string): string {
-  const m = /^r?bch([rb])([ioc]?)(?:\d[a-z])?$/.exec(flat);
+function texType1Family(flat: string): string {
+  const m = /^(r?bch|put|fut)([rb])([ioc]?)(?:\d[a-z])?$/.exec(flat);
   if (!m) return flat;
-  return `charterbt${m[1] === 'b' ? 'bold' : ''}${{ i: 'italic', o: 'slanted', c: 'sc', '': '' }[m[2]]}`;
+  return `${TEX_TYPE1_FAMILIES[m[1]]}${m[2] === 'b' ? 'bold' : ''}${{ i: 'italic', o: 'slanted', c: 'sc', '': '' }[m[3]]}`;
 }
 
 /** Reads family, class and style from a BaseFont name. */
@@ -461,7 +478,7 @@ export function parseFontName(baseFont: string): ParsedFontName {
   const normalised = normalise(name);
   const tex = parseTexName(name, subset, normalised);
   if (tex) return tex;
-  const flat = texCharterFamily(cjkSubfontFamily(normalised));
+  const flat = texType1Family(cjkSubfontFamily(normalised));
   const known = NAME_FAMILIES.find((f) => flat.startsWith(f.prefix));
   // The style part: what follows the family prefix, or for unknown names what follows the last
   // separator ("Foo-BoldItalic", "Foo,Bold").

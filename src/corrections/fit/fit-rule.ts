@@ -253,9 +253,12 @@ function chooseRoom(
     return plan(false) ?? (by > 0 ? plan(true) : null);
   };
   // New letters drawn in another font (tier 4) inside a word: the rest of the word stays in its own
-  // font and moves with them, the gaps of the line giving (or taking) the difference.
+  // font and moves with them, the gaps of the line giving (or taking) the difference. So does the
+  // rest of a word that could not be redrawn with it (in another operator or font: Scribus draws a
+  // Vietnamese letter's mark in a font of its own), whatever the tier, on the engine's last attempt
+  // (before it, a redraw to the word's end may still fit at no cost).
   const restOfWord = (by: number) =>
-    product.draw.use === 'inserted' && gapOpens(t, product) && next && !spaceFollows
+    (product.draw.use === 'inserted' || t.restMoves) && gapOpens(t, product) && next && !spaceFollows
       ? respace(by, true)
       : null;
   const canRespace = !vertical && !product.inPlace;

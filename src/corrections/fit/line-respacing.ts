@@ -115,6 +115,8 @@ interface WordsAfter {
   words: { start: Glyph; glyphs: Glyph[]; gap: number }[];
   /** The rest of the target's word (restOfWord only). */
   rest: Glyph[];
+  /** Space glyphs placed afresh between the target and the first word after it: they move with the target's end. */
+  lead: Glyph[];
   /** Glyphs of operators placed afresh (their own Td or Tm), which start from their own position. */
   afresh: Set<Glyph>;
   /** The last word's operator goes on with glyphs that cannot move: no room after it. */
@@ -160,6 +162,12 @@ function wordsAfter(
   let spaced = false;
   let stopped = false;
   let prev = last;
+  // Space glyphs placed afresh (Chromium draws each glyph, spaces too, with its own Td) keep their
+  // place unless given a number: they go with the word before them once a word follows, as a pen
+  // would carry them in one operator, or MuPDF reads a space drawn inside the moved word and ends
+  // the line there.
+  let spaces: Glyph[] = [];
+  const lead: Glyph[] = [];
   for (const g of after) {
     const c = charOf.get(g);
     const at = geo.along(g, 0);
@@ -190,17 +198,21 @@ function wordsAfter(
     prev = g;
     if (/\s/u.test(c)) {
       spaced = true;
+      if (afresh.has(g)) spaces.push(g);
       continue;
     }
     const gap = at - inkEnd;
-    if (spaced || gap >= limits.wordGapEm * geo.emPts) words.push({ start: g, glyphs: [g], gap });
-    else if (words.length) words[words.length - 1]!.glyphs.push(g);
+    if (spaced || gap >= limits.wordGapEm * geo.emPts) {
+      (words.length ? words[words.length - 1]!.glyphs : rest.length ? rest : lead).push(...spaces);
+      words.push({ start: g, glyphs: [g], gap });
+    } else if (words.length) words[words.length - 1]!.glyphs.push(g);
     else if (limits.restOfWord) rest.push(g);
     else return null; // the target's word goes on: no gap to take from
     spaced = false;
+    spaces = [];
     inkEnd = geo.along(g, g.advance);
   }
-  return { words, rest, afresh, stopped };
+  return { words, rest, lead, afresh, stopped };
 }
 
 /**
@@ -253,7 +265,7 @@ function shiftWords(
   overflow: number,
   perPt: number,
 ): { kerns: Kern[]; moved: Respacing['moved']; targetShift: number; written: number; groups: number } {
-  const { words, rest, afresh } = after;
+  const { words, rest, lead, afresh } = after;
   const { givenBefore, given } = shares;
   const kerns: Kern[] = [];
   const moved: Respacing['moved'] = [];
@@ -284,6 +296,7 @@ function shiftWords(
   let shift = overflow + targetShift;
   // The rest of the word first (no gap before it gives anything), then the words after it.
   const groups = [
+    ...(lead.length ? [{ start: lead[0]!, glyphs: lead, given: 0 }] : []),
     ...(rest.length ? [{ start: rest[0]!, glyphs: rest, given: 0 }] : []),
     ...words.map((w, i) => ({ start: w.start, glyphs: w.glyphs, given: given[i]! })),
   ];
@@ -336,6 +349,8 @@ function wordsBefore(
   let inkStart = geo.along(first, 0);
   let spaced = false;
   let next = first;
+  // Space glyphs placed afresh go with the word before them (wordsAfter says why).
+  let spaces: Glyph[] = [];
   for (const g of earlier) {
     const c = charOf.get(g);
     const end = geo.along(g, g.advance);
@@ -349,15 +364,18 @@ function wordsBefore(
     next = g;
     if (/\s/u.test(c)) {
       spaced = true;
+      spaces.unshift(g);
       continue;
     }
     const word = found[found.length - 1]!;
     const gap = inkStart - end;
     if (spaced || gap >= wordGapEm * geo.emPts) {
       word.gap = gap;
-      found.push({ glyphs: [g], gap: null });
+      // (Whether a space is placed afresh is known once the glyph before it is read: now.)
+      found.push({ glyphs: [g, ...spaces.filter((sp) => afresh.has(sp))], gap: null });
     } else word.glyphs.unshift(g);
     spaced = false;
+    spaces = [];
     inkStart = geo.along(g, 0);
   }
   // The earliest word found stays (the line's first, or one next to what cannot move).

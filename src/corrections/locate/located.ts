@@ -34,6 +34,11 @@ export interface Located extends Target {
   /** The target's first glyph, and its font. */
   g0: Glyph;
   font: FontInfo;
+  /**
+   * The last attempt (engine.ts): the rest of the target's word, which could not be redrawn with it,
+   * moves after it whatever the tier (fitRule's rest-of-word rule).
+   */
+  restMoves: boolean;
 }
 
 export function methodRefusal(method: string): never {
@@ -86,6 +91,7 @@ export function locate(
   matchIndex: number,
   replacement: string,
   toWordEnd = false,
+  restMoves = false,
 ): Located {
   const pageIndex = input.request.page_index ?? 0;
   const pageCount = doc.countPages();
@@ -108,7 +114,7 @@ export function locate(
     { toWordEnd },
   );
   const g0 = target.glyphs[0];
-  return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font };
+  return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font, restMoves };
 }
 
 /** The target's characters found at the glyph origins the content stream gives, or a refusal. */

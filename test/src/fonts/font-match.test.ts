@@ -363,6 +363,33 @@ test('Bitstream Charter: its Type 1, XCharter, vntex and TeX names; a pdfTeX sub
   }
 });
 
+test('Adobe Utopia: its Type 1, OpenType, Heuristica, psnfss and Fourier names; a pdfTeX subset matches it within 0.5/1000 em', () => {
+  const cases: [string, string | null, boolean, boolean][] = [
+    ['RUTFHU+Utopia-Regular', 'Utopia', false, false],
+    ['Utopia-BoldItalic', 'Utopia', true, true],
+    ['UtopiaStd-Italic', 'Utopia', false, true],
+    ['Heuristica-Bold', 'Utopia', true, false],
+    ['putr8t', 'Utopia', false, false],
+    ['putbi8a', 'Utopia', true, true],
+    ['futri8t', 'Utopia', false, true],
+    ['putrc8t', null, false, false],
+  ];
+  for (const [name, family, bold, italic] of cases) {
+    const p = parseFontName(name);
+    assert.equal([p.family, p.bold, p.italic], [family, bold, italic], name);
+  }
+  const texFonts = fileURLToPath(new URL('../../../fixtures/tex-fonts/', import.meta.url));
+  const fonts = corpusFonts('utopia-line.pdf', 1, texFonts);
+  for (const [baseFont, face] of [
+    ['HBWDER+Utopia-Regular', 'utopia-regular'],
+    ['OEKEGF+Utopia-Italic', 'utopia-italic'],
+  ]) {
+    const m = matchFont(fonts.get(baseFont)!);
+    assert.is(top(m), face);
+    assert.ok(m.candidates[0].width_diff! < 0.5, `${m.candidates[0].width_diff}`);
+  }
+});
+
 test('OpenType math faces name their text companion; only their letters and figures are compared', () => {
   const lm = parseFontName('KMFCQA+LatinModernMath-Regular');
   assert.equal(

@@ -1,0 +1,38 @@
+// A wider letter inside a word whose rest cannot be redrawn with it (another font follows: here a
+// bold letter, as Scribus draws a Vietnamese letter's mark in a font of its own) was refused as
+// too wide, the line's wide gaps unused: only new letters drawn in another font (tier 4) moved the
+// rest of their word. On the engine's last attempt the rest of the word now moves after the new
+// letters whatever the tier, the gaps after it giving the room, at cost low. The page is Chromium's
+// (fixtures/chromium/manifest.json). Fails on the old code.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { applyEdit } from '../../../../src/corrections/engine.ts';
+import { editInput } from '../fixtures.ts';
+import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
+
+const PAGE = fileURLToPath(new URL('../../../../fixtures/chromium/mixed-word.pdf', import.meta.url));
+
+for (const [find, replace] of [
+  ['waiting', 'wmiting'],
+  ['tables', 'tmbles'],
+]) {
+  test(`"${find}" → "${replace}": the m from the page's own font, the rest of the word (a bold letter in it) moved after it; poppler agrees`, async () => {
+    const pdf = new Uint8Array(readFileSync(PAGE));
+    const { proposal, output, verification } = await applyEdit(editInput(pdf, find, replace));
+    assert.ok(verification.passed, verification.failure_reason ?? '');
+    assert.is(proposal.tier_name, 'glyph_reuse');
+    assert.is(proposal.visibility_cost, 'low');
+    const { respaced } = proposal.measurements as unknown as {
+      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
+    };
+    assert.ok(respaced.rest_of_word.glyphs >= 4, JSON.stringify(respaced));
+    assert.ok(respaced.rest_of_word.move_pt > 0, JSON.stringify(respaced));
+    assert.equal(popplerProblemsOf(pdf, output, find, replace, verification.declared_box!), []);
+    const line = 'The old waiting room lends its tables to all of us.'.replace(find, replace);
+    assert.is(pdftotextOf(output).replace(/\s+/g, ' ').trim(), line);
+  });
+}
+
+test.run();
