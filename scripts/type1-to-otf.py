@@ -2,8 +2,13 @@
 TrueType or CFF only). Outlines, advance widths, names and the notice are carried over unchanged;
 the cmap maps each glyph by its Adobe glyph name. Needs Debian's python3-fonttools.
 
-    /usr/bin/python3 scripts/type1-to-otf.py IN.pfb OUT.otf
+    /usr/bin/python3 scripts/type1-to-otf.py IN.pfb OUT.otf [--rename FAMILY PSFAMILY]
+
+--rename gives the converted font another family and PostScript name (PSFAMILY-Style) and keeps of
+the notice only the sentences without the old family name: a licence that lets a modified font be
+redistributed only under another name (Adobe's Utopia licence to TUG) is kept that way.
 """
+import re
 import sys
 
 from fontTools.agl import toUnicode
@@ -13,7 +18,7 @@ from fontTools.pens.t2CharStringPen import T2CharStringPen
 from fontTools.t1Lib import T1Font
 
 
-def convert(src: str, dst: str) -> None:
+def convert(src: str, dst: str, rename: tuple[str, str] | None = None) -> None:
     t1 = T1Font(src)
     t1.parse()
     info = t1.font["FontInfo"]
@@ -40,18 +45,27 @@ def convert(src: str, dst: str) -> None:
     if info.get("ItalicAngle", 0):
         style = "Italic" if style == "Regular" else f"{style} Italic"
     notice = info.get("Notice", "")
+    full_name = info.get("FullName", ps_name)
+    if rename:
+        old = family
+        family, ps_family = rename
+        ps_name = f"{ps_family}-{style.replace(' ', '')}"
+        full_name = f"{family} {style}"
+        kept = [x for x in re.split(r"(?<=\.)\s+", notice) if old.lower() not in x.lower()]
+        notice = " ".join(kept + ["Converted to OpenType and renamed from Type 1 font software under its licence."])
     fb.setupNameTable(
         {
             "copyright": notice,
             "familyName": family,
             "styleName": style,
             "uniqueFontIdentifier": ps_name,
-            "fullName": info.get("FullName", ps_name),
+            "fullName": full_name,
             "psName": ps_name,
             "version": f"Version {info.get('version', '1.0')}",
         }
     )
-    fb.setupCFF(ps_name, {"FullName": info.get("FullName", ps_name), "Notice": notice}, charstrings, {})
+    top = {"FullName": full_name, "Notice": notice} | ({"FamilyName": family} if rename else {})
+    fb.setupCFF(ps_name, top, charstrings, {})
     fb.setupHorizontalMetrics(metrics)
     bbox = t1.font["FontBBox"]
     fb.setupHorizontalHeader(ascent=bbox[3], descent=bbox[1])
@@ -72,4 +86,10 @@ def convert(src: str, dst: str) -> None:
 
 
 if __name__ == "__main__":
-    convert(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    renamed = None
+    if "--rename" in args:
+        at = args.index("--rename")
+        renamed = (args[at + 1], args[at + 2])
+        del args[at : at + 3]
+    convert(args[0], args[1], renamed)

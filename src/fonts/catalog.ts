@@ -17,7 +17,7 @@
 // Nanum Myeongjo and Gothic, the open Korean faces (also as CJK.sty's Type 1 subfonts name them);
 // Amiri (Arabic with Latin), Noto Serif, Charis SIL, Iwona, Crimson Pro and Open Sans. Bitstream
 // Charter stands in for itself, XCharter and the TeX names of its Type 1 fonts (bchr8t …); Adobe
-// Utopia likewise (Utopia-Regular …, putr8t, Fourier's futr8t).
+// Utopia likewise (Utopia-Regular …, putr8t, Fourier's futr8t), bundled renamed as Nowhere Serif.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -467,18 +467,19 @@ const FAMILIES: FamilyDef[] = [
   },
   {
     // Adobe Utopia, the Type 1 faces Adobe released through TUG (2006) that pdfTeX's utopia and
-    // fourier packages embed (Utopia-Regular …), converted to CFF (scripts/type1-to-otf.py).
-    dir: 'utopia',
-    family: 'Utopia',
-    psFamily: 'Utopia',
+    // fourier packages embed (Utopia-Regular …), converted to CFF (scripts/type1-to-otf.py) and
+    // renamed Nowhere Serif: the licence lets a modified font be redistributed only without the
+    // Utopia name (as Heuristica and Erewhon were renamed). Outlines and widths are Adobe's.
+    dir: 'nowhere-serif',
+    family: 'Nowhere Serif',
+    psFamily: 'NowhereSerif',
     class: 'serif',
     licence: 'Adobe-Utopia',
-    metricCompatibleWith: ['Utopia', 'Heuristica'],
+    metricCompatibleWith: ['Utopia', 'Heuristica', 'Nowhere Serif'],
     source:
-      'Debian texlive-fonts-recommended 2022.20230122-3 (CTAN fonts/utopia), texmf-dist/fonts/type1/adobe/utopia/, converted to OpenType CFF',
+      'Adobe Utopia from Debian texlive-fonts-recommended 2022.20230122-3 (CTAN fonts/utopia), texmf-dist/fonts/type1/adobe/utopia/, converted to OpenType CFF and renamed',
     styles: ALL_STYLES,
-    fileOf: (s) =>
-      `${{ regular: 'putr8a', bold: 'putb8a', italic: 'putri8a', 'bold-italic': 'putbi8a' }[s]}.otf`,
+    fileOf: (s) => `NowhereSerif-${PS_STYLE[s]}.otf`,
   },
   {
     // Iwona, a sans of Polish design TeX documents use (the iwona package).

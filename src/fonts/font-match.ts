@@ -338,11 +338,12 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['charterbt', 'bitstreamcharter', 'vncharterbt', 'vnbitstreamcharter', 'xcharter', 'charter'].map(
       (prefix): NameFamily => ({ prefix, family: 'Bitstream Charter', class: 'serif' }),
     ),
-    // Adobe Utopia: its Type 1 names (Utopia-Regular …; Adobe's OpenType UtopiaStd-*) and
-    // Heuristica, its extension; the widths decide.
-    ...['utopiastd', 'utopia', 'heuristica'].map((prefix): NameFamily => ({
+    // Adobe Utopia: its Type 1 names (Utopia-Regular …; Adobe's OpenType UtopiaStd-*), Heuristica,
+    // its extension, and the bundle's renamed copy (Nowhere Serif, embedded by an earlier
+    // correction); the widths decide.
+    ...['utopiastd', 'utopia', 'heuristica', 'nowhereserif'].map((prefix): NameFamily => ({
       prefix,
-      family: 'Utopia',
+      family: 'Nowhere Serif',
       class: 'serif',
     })),
     {

@@ -41,7 +41,7 @@ test('180 faces, ids unique; Latin Modern one family per optical size, all 72 of
       'Noto Serif',
       'Charis SIL',
       'Bitstream Charter',
-      'Utopia',
+      'Nowhere Serif',
       'Iwona',
       'Crimson Pro',
       'Crimson Pro ExtraBold',
@@ -107,6 +107,24 @@ test('every file is there with its licence, under 24 MB in all', () => {
     assert.match(licence, expected, face.id);
   }
   assert.ok(total < 24 * 1024 * 1024, `${total} bytes`);
+});
+
+test('Adobe Utopia, modified by its conversion, is bundled without the Utopia name, as its licence asks', () => {
+  const faces = BUNDLED_FACES.filter((f) => f.licence === 'Adobe-Utopia');
+  assert.is(faces.length, 4);
+  for (const face of faces) {
+    // Names live in the name table (Latin-1 and UTF-16BE) and the CFF (Latin-1): search both forms.
+    const bytes = Buffer.from(fontBytes(face));
+    assert.not.match(bytes.toString('latin1'), /utopia/i, face.id);
+    for (const name of ['Utopia', 'utopia', 'UTOPIA'])
+      assert.is(bytes.indexOf(Buffer.from(name, 'utf16le').swap16()), -1, `${face.id}: ${name} in UTF-16`);
+    assert.match(Buffer.from(fontBytes(face)).toString('latin1'), /NowhereSerif-/, face.id);
+    assert.match(
+      Buffer.from(fontBytes(face)).toString('latin1'),
+      /Copyright \(c\) 1989, 1991 Adobe Systems/,
+      face.id,
+    );
+  }
 });
 
 test('every stored file decompresses to the font fonts/README.md lists by SHA-256', () => {
