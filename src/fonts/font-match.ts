@@ -79,6 +79,8 @@ export interface FontCandidate {
   scale?: number;
   /** A machine face that would stand in but whose licence forbids embedding it (named, with why). */
   embedding_refused?: string;
+  /** A machine face the name reaches only as a named clone of its design (CLONE_FAMILIES). */
+  named_clone?: true;
   reasons: string[];
 }
 
@@ -1024,6 +1026,7 @@ function judgeFace(face: Face, ev: Evidence): Judged {
     width_missing: widths.missing,
     ...(scale !== null ? { scale } : {}),
     ...(refusal ? { embedding_refused: refusal } : {}),
+    ...(machineRank === CLONE_RANK ? { named_clone: true as const } : {}),
     reasons,
   };
 }

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { proposeEdit } from '../../../../src/corrections/engine.ts';
 import { processFontSettings, useMachineFontSettings } from '../../../../src/fonts/machine-fonts.ts';
+import { editInput } from '../fixtures.ts';
 import { appliedWithStandIn } from '../stand-in.ts';
 
 const PAGE = fileURLToPath(new URL('../../../../fixtures/tex-fonts/bonum-line.pdf', import.meta.url));
@@ -52,6 +54,18 @@ test('"home." → "whom." in TeX Gyre Bonum Bold: the w is drawn with URW Bookma
     family: 'URW Bookman',
   });
   assert.ok(text.includes('lazy dog at whom.'), text);
+});
+
+test('the proposal names the file drawn with and says it is a named clone', async () => {
+  const pdf = new Uint8Array(readFileSync(PAGE));
+  const proposal = await proposeEdit(editInput(pdf, 'bear', 'wear'));
+  const m = (proposal.measurements as unknown as { matched_font: Record<string, unknown> }).matched_font;
+  assert.is(m.file, join(dir, 'URWBookman-Light.otf'));
+  assert.is(m.named_clone, true);
+  assert.ok(
+    (proposal.warnings ?? []).some((w) => w.includes('URWBookman-Light.otf') && w.includes('a named clone')),
+    (proposal.warnings ?? []).join('\n'),
+  );
 });
 
 test.run();
