@@ -33,7 +33,7 @@
 import * as mupdf from 'mupdf';
 import { BUNDLED_FACES } from './catalog.ts';
 import type { BundledFace, FontClass } from './catalog.ts';
-import { embeddingRefusal, faceBytes, machineNameRank, type Face } from './machine-fonts.ts';
+import { CLONE_RANK, embeddingRefusal, faceBytes, machineNameRank, type Face } from './machine-fonts.ts';
 import { hasSubsetTag, withoutSubsetTag } from '../pdf/subset-tag.ts';
 
 /** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
@@ -79,6 +79,8 @@ export interface FontCandidate {
   scale?: number;
   /** A machine face that would stand in but whose licence forbids embedding it (named, with why). */
   embedding_refused?: string;
+  /** A machine face the name reaches only as a named clone of its design (CLONE_FAMILIES). */
+  named_clone?: true;
   reasons: string[];
 }
 
@@ -971,7 +973,9 @@ function judgeFace(face: Face, ev: Evidence): Judged {
       reject: `${face.family} is another design size, and the document's widths are not within 5 % of its own scaled`,
     };
   const familyMatch = familyRank >= 0 || designScaled !== null;
-  if (familyMatch) reasons.push(`${ev.parsed.name} names ${face.family}'s family`);
+  if (machineRank === CLONE_RANK)
+    reasons.push(`${face.family} is a named clone of ${ev.parsed.name}'s design (TeX Gyre / URW base35)`);
+  else if (familyMatch) reasons.push(`${ev.parsed.name} names ${face.family}'s family`);
   else if (ev.parsed.note) reasons.push(ev.parsed.note);
   const classMatch = ev.fontClass !== null && ev.fontClass === face.class;
   if (ev.measured.length === 0 && !familyMatch) {
@@ -1022,6 +1026,7 @@ function judgeFace(face: Face, ev: Evidence): Judged {
     width_missing: widths.missing,
     ...(scale !== null ? { scale } : {}),
     ...(refusal ? { embedding_refused: refusal } : {}),
+    ...(machineRank === CLONE_RANK ? { named_clone: true as const } : {}),
     reasons,
   };
 }

@@ -383,19 +383,48 @@ function nameKey(name: string): string {
 }
 
 /**
+ * Named clones across TeX Gyre and URW base35 (and the Adobe/ITC originals both copy): the same
+ * design with the same advance widths under another name, so a document set in one is drawn with
+ * the other when only that is installed (a pdfLaTeX page in TeX Gyre Bonum on a machine with
+ * ghostscript's URW Bookman). Family keys as `nameKey` gives them. Times, Helvetica, Courier,
+ * Palatino and Century Schoolbook are not here: bundled faces stand in for all their names
+ * (font-match.ts NAME_FAMILIES). Weights go by the faces' own flags: TeX Gyre's Regular/Bold are
+ * URW Bookman's Light/Demi and URW Gothic's Book/Demi, each the lighter or bolder of its family.
+ */
+const CLONE_FAMILIES: readonly (readonly string[])[] = [
+  // ITC Bookman
+  ['texgyrebonum', 'urwbookman', 'urwbookmanl', 'bookman', 'itcbookman'],
+  // ITC Avant Garde Gothic
+  ['texgyreadventor', 'urwgothic', 'urwgothicl', 'avantgarde', 'itcavantgarde', 'itcavantgardegothic'],
+  // ITC Zapf Chancery
+  ['texgyrechorus', 'z003', 'urwchanceryl', 'zapfchancery', 'itczapfchancery'],
+];
+
+/** The clone group a family key belongs to, if any. */
+function cloneGroup(familyKey: string): readonly string[] | undefined {
+  return CLONE_FAMILIES.find((g) => g.includes(familyKey));
+}
+
+/**
  * How a document font's name (without subset tag) names a machine face: 0 by its PostScript name
  * (or family and style), 1 by its family (the PostScript name's part before the hyphen, or the
- * family name), null not at all. Machine faces stand in only for a font that names them.
+ * family name), 2 by a named clone's family (CLONE_FAMILIES), null not at all. Machine faces
+ * stand in only for a font that names them.
  */
-export function machineNameRank(face: MachineFace, name: string): 0 | 1 | null {
+export function machineNameRank(face: MachineFace, name: string): 0 | 1 | 2 | null {
   const key = nameKey(name);
   if (key === '') return null;
   if (key === nameKey(face.postscriptName) || key === nameKey(`${face.family}${face.styleName}`)) return 0;
   const docFamily = nameKey(name.replace(/[-,_][^-,_]*$/, ''));
   const faceFamilies = [nameKey(face.postscriptName.replace(/-[^-]*$/, '')), nameKey(face.family)];
   if (faceFamilies.includes(key) || faceFamilies.includes(docFamily)) return 1;
+  const group = cloneGroup(docFamily) ?? cloneGroup(key);
+  if (group && faceFamilies.some((f) => group.includes(f))) return 2;
   return null;
 }
+
+/** Whether `machineNameRank` found the face only as a named clone of the document's family. */
+export const CLONE_RANK = 2;
 
 /** One face as `GET /v1/fonts` lists it. */
 export interface FaceListing {

@@ -179,7 +179,7 @@ export const matchedFontTier: Tier = {
       warnings: [
         face.origin === 'bundled'
           ? `${face.family} ${face.style} (${face.id}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: a bundled metric-compatible font, not the document's own${embeddedAs(mf)}.`
-          : `${face.family} ${face.styleName} (${face.file}, ${ORIGIN_WORDS[face.origin]}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: the face the font's name names, with its widths, not the document's own embedded program${embeddedAs(mf)}.`,
+          : `${face.family} ${face.styleName} (${face.file}, ${ORIGIN_WORDS[face.origin]}) stands in for ${fontLabel(base)} to draw “${newChars.join('')}”: ${mf.candidate.named_clone ? "a named clone of the font's design (TeX Gyre / URW base35)" : "the face the font's name names"}, with its widths, not the document's own embedded program${embeddedAs(mf)}.`,
       ],
       fontAlternatives: mf.alternatives.length,
       explain: (p) =>
@@ -239,6 +239,8 @@ function matchedFontFacts(mf: MatchedFont, extra: Record<string, unknown>) {
     style: mf.face.style,
     // A face of this machine: where it was found and the file embedded (bundled faces: absent).
     ...(mf.face.origin !== 'bundled' ? { origin: mf.face.origin, file: mf.face.file } : {}),
+    // Reached only as a named clone of the document font's design (machine-fonts.ts CLONE_FAMILIES).
+    ...(mf.candidate.named_clone ? { named_clone: true } : {}),
     reused: mf.reused,
     width_diff: mf.candidate.width_diff,
     ...extra,
