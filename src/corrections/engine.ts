@@ -201,7 +201,7 @@ function attemptSpan(
   const doc = opened.doc;
   const programs: mupdf.Font[] = [];
   try {
-    const t = locate(input, doc, find, matchIndex, replacement, toWordEnd, restMoves);
+    const t = { ...locate(input, doc, find, matchIndex, replacement, toWordEnd), restMoves };
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.

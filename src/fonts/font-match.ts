@@ -469,8 +469,12 @@ const TEX_TYPE1_FAMILIES: Record<string, string> = {
  * The TeX names of bundled Type 1 fonts (bchr8t, bchri8t, bchb8a, bchro8t slanted, bchrc8t small
  * caps; putr8t, futbi8t) as the PostScript name they stand for.
  */
+const TEX_TYPE1_NAME = new RegExp(
+  `^(${Object.keys(TEX_TYPE1_FAMILIES).join('|')})([rb])([ioc]?)(?:\\d[a-z])?$`,
+);
+
 function texType1Family(flat: string): string {
-  const m = /^(r?bch|put|fut)([rb])([ioc]?)(?:\d[a-z])?$/.exec(flat);
+  const m = TEX_TYPE1_NAME.exec(flat);
   if (!m) return flat;
   return `${TEX_TYPE1_FAMILIES[m[1]]}${m[2] === 'b' ? 'bold' : ''}${{ i: 'italic', o: 'slanted', c: 'sc', '': '' }[m[3]]}`;
 }

@@ -36,9 +36,9 @@ export interface Located extends Target {
   font: FontInfo;
   /**
    * The last attempt (engine.ts): the rest of the target's word, which could not be redrawn with it,
-   * moves after it whatever the tier (fitRule's rest-of-word rule).
+   * moves after it whatever the tier (fitRule's rest-of-word rule). Set by the engine, not by locate.
    */
-  restMoves: boolean;
+  restMoves?: boolean;
 }
 
 export function methodRefusal(method: string): never {
@@ -91,7 +91,6 @@ export function locate(
   matchIndex: number,
   replacement: string,
   toWordEnd = false,
-  restMoves = false,
 ): Located {
   const pageIndex = input.request.page_index ?? 0;
   const pageCount = doc.countPages();
@@ -114,7 +113,7 @@ export function locate(
     { toWordEnd },
   );
   const g0 = target.glyphs[0];
-  return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font, restMoves };
+  return { ...target, pageIndex, pageCount, page, before, interp, index, g0, font: g0.font };
 }
 
 /** The target's characters found at the glyph origins the content stream gives, or a refusal. */
