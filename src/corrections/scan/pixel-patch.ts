@@ -1408,7 +1408,7 @@ function visibilityOf(
   Object.assign(figures, { widest_inner_gap_px: gaps.word, line_widest_inner_gap_px: gaps.line });
   if (gaps.line !== null && gaps.word > gaps.line + 1)
     differs.push(
-      `a gap of ${gaps.word} px opens inside the word where the line's other words open at most ${gaps.line} px (a reader takes it for a space)`,
+      `a gap of ${gaps.word} px opens inside the word where the old word and the line's other words open at most ${gaps.line} px (a reader takes it for a space)`,
     );
   const refusal: Refused | null = differs.length
     ? {
@@ -1423,8 +1423,8 @@ function visibilityOf(
 
 /**
  * The widest run of paper columns inside the patched word (between its first and last ink, over the
- * line's rows) and the widest inside any of the line's other clearly read words (null: fewer than
- * two). Measured on 294 lines of scans made from seven pages: a word opens a gap more than a pixel
+ * line's rows) and the widest inside the old word or any of the line's other clearly read words
+ * (null: fewer than two of those). Measured on 294 lines of scans made from seven pages: a word opens a gap more than a pixel
  * wider than every other word of its line in 8 of 1894 words; a drawn letter set apart does, and
  * native tesseract reads two words ("argum qnt").
  */
@@ -1455,8 +1455,9 @@ function innerGaps(
   const right = last.x + last.src.cell.x1 - last.src.cell.x0;
   const word = widest(after, layout.placed[0].x, right);
   const scan = rasterImage(req.raster);
-  const line = others.map((w) => widest(scan, w.box[0], w.box[2]));
-  return { word, line: line.length >= 2 ? Math.max(...line) : null };
+  // The old word's own widest gap counts with the line's: a gap the page opened itself is its own.
+  const line = [req.target, ...others].map((w) => widest(scan, w.box[0], w.box[2]));
+  return { word, line: others.length >= 2 ? Math.max(...line) : null };
 }
 
 function patched(
