@@ -351,4 +351,84 @@ test('letters reordered inside a word: its unchanged letters stay as scanned, no
   assert.equal(nativeLine(after), ['used', 'internlaly', 'by']);
 });
 
+/**
+ * The letters of a word as the eye (and native tesseract) takes them: the 8-connected pieces of ink
+ * (darker than mid-grey) within `box`, left to right, without specks (an i's or j's dot) — and per
+ * pair of neighbours, how far apart they stand on the rows both have ink in: the median and the
+ * least of those rows' paper gaps.
+ */
+function letterFacings(r: ScanRaster, box: number[]): { median: number; closest: number }[] {
+  const [x0, y0, x1, y1] = box;
+  const w = x1 - x0;
+  const label = new Int32Array(w * (y1 - y0)).fill(-1);
+  const ink = (x: number, y: number) =>
+    x >= x0 && x < x1 && y >= y0 && y < y1 && r.data[y * r.width + x] < 135;
+  const pieces: { x: number; rows: Map<number, [number, number]>; size: number }[] = [];
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++) {
+      if (!ink(x, y) || label[(y - y0) * w + x - x0] >= 0) continue;
+      const id = pieces.length;
+      const piece = { x, rows: new Map<number, [number, number]>(), size: 0 };
+      pieces.push(piece);
+      const stack = [[x, y]];
+      label[(y - y0) * w + x - x0] = id;
+      while (stack.length) {
+        const [px, py] = stack.pop()!;
+        piece.size++;
+        piece.x = Math.min(piece.x, px);
+        const row = piece.rows.get(py);
+        piece.rows.set(py, row ? [Math.min(row[0], px), Math.max(row[1], px)] : [px, px]);
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++)
+            if (ink(px + dx, py + dy) && label[(py + dy - y0) * w + px + dx - x0] < 0) {
+              label[(py + dy - y0) * w + px + dx - x0] = id;
+              stack.push([px + dx, py + dy]);
+            }
+      }
+    }
+  const letters = pieces.filter((p) => p.size >= 60).sort((a, b) => a.x - b.x);
+  return letters.slice(1).map((b, i) => {
+    const gaps: number[] = [];
+    for (const [y, [, last]] of letters[i].rows) {
+      const other = b.rows.get(y);
+      if (other) gaps.push(other[0] - last - 1);
+    }
+    gaps.sort((p, q) => p - q);
+    return { median: gaps[gaps.length >> 1], closest: gaps[0] };
+  });
+}
+
+test('a drawn letter stands as close to its neighbours as the word’s own letters stand: "prevent" → "prejent"', () => {
+  // The page shows no j: it is drawn. A j's tail reaches left under the letter before it; spaced by
+  // its cell, the drawn j's stem stood apart from the e and native tesseract read "pre jent" on a
+  // real scan. Its facing gaps to both neighbours (measured on the patched pixels, on the rows both
+  // have ink in) are within the word's own pairs', and native tesseract reads the new word as one.
+  const line = lineOf(['to', 'prevent', 'the', 'collisions'], [22, 22, 22]);
+  const target = line.words[1];
+  const result = patchOnLine(line, 1, 'prejent');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  assert.is(result.method, 'drawn');
+  const after = patchedRaster(line.raster, result.box, result.pixels);
+  const band = [target.box[0] - 6, 0, target.box[2] + 6, line.raster.height];
+  const own = letterFacings(line.raster, band);
+  const now = letterFacings(after, band);
+  assert.is(own.length, 6, JSON.stringify(own));
+  assert.is(now.length, 6, JSON.stringify(now));
+  const widest = Math.max(...own.map((f) => f.median));
+  const farthest = Math.max(...own.map((f) => f.closest));
+  // The j is the fourth letter: its pairs are e–j and j–e.
+  for (const f of now.slice(2, 4)) {
+    assert.ok(
+      f.median <= widest,
+      `j's facing gaps ${JSON.stringify(now)}; the word's own ${JSON.stringify(own)}`,
+    );
+    assert.ok(
+      f.closest <= farthest,
+      `j's closest ${JSON.stringify(now)}; the word's own ${JSON.stringify(own)}`,
+    );
+  }
+  assert.equal(nativeLine(after), ['to', 'prejent', 'the', 'collisions']);
+});
+
 test.run();
