@@ -246,9 +246,26 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['timesnewroman', 'times', 'tinos', 'liberationserif', 'nimbusroman', 'nimbusromno9l'].map(
       (prefix): NameFamily => ({ prefix, family: 'Liberation Serif', class: 'serif' }),
     ),
-    ...['couriernew', 'courier', 'cousine', 'liberationmono', 'nimbusmono', 'nimbusmonl'].map(
+    // GNU FreeMono is URW's Nimbus Mono (its Latin from URW++, FreeFont's AUTHORS says): every
+    // advance of U+0021–U+017F is Nimbus Mono PS's (0/1000 em apart), so Courier's.
+    ...['couriernew', 'courier', 'cousine', 'liberationmono', 'nimbusmono', 'nimbusmonl', 'freemono'].map(
       (prefix): NameFamily => ({ prefix, family: 'Liberation Mono', class: 'mono' }),
     ),
+    // GNU FreeSerif and FreeSans took their Latin from URW's Nimbus Roman and Sans but were
+    // re-spaced since: their letters are 6–24/1000 em from Nimbus's on average (FreeSerif's f 40,
+    // j 70; FreeSans Bold's M 37), so neither Nimbus nor a Times or Helvetica clone has their widths.
+    {
+      prefix: 'freeserif',
+      family: null,
+      class: 'serif',
+      note: "FreeSerif (GNU FreeFont) has its own widths, not Nimbus Roman's: only FreeSerif itself stands in",
+    },
+    {
+      prefix: 'freesans',
+      family: null,
+      class: 'sans',
+      note: "FreeSans (GNU FreeFont) has its own widths, not Nimbus Sans's: only FreeSans itself stands in",
+    },
     ...['calibri', 'carlito'].map((prefix): NameFamily => ({ prefix, family: 'Carlito', class: 'sans' })),
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
