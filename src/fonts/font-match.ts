@@ -511,7 +511,11 @@ export function parseFontName(baseFont: string): ParsedFontName {
     style = flat.slice(known.prefix.length);
   } else {
     const cut = Math.max(name.lastIndexOf('-'), name.lastIndexOf(','), name.lastIndexOf('_'));
-    style = cut > 0 ? normalise(name.slice(cut + 1)) : '';
+    // Without a separator, a capitalised style word glued to the family (GNU FreeFont's
+    // FreeSerifBoldItalic, Ghostscript's and many Windows producers' names): read as the style, or
+    // the weight is unknown and a regular face draws into bold text.
+    const glued = /[a-z](Bold|Italic|Oblique|BoldItalic|BoldOblique)$/.exec(name);
+    style = cut > 0 ? normalise(name.slice(cut + 1)) : glued ? glued[1].toLowerCase() : '';
   }
   style = style.replace(/^ps/, '').replace(/(mt|ps|mtps)$/, '');
   if (known?.styleWords) style = known.styleWords[style] ?? style;
