@@ -246,9 +246,26 @@ const NAME_FAMILIES: NameFamily[] = (
     ...['timesnewroman', 'times', 'tinos', 'liberationserif', 'nimbusroman', 'nimbusromno9l'].map(
       (prefix): NameFamily => ({ prefix, family: 'Liberation Serif', class: 'serif' }),
     ),
-    ...['couriernew', 'courier', 'cousine', 'liberationmono', 'nimbusmono', 'nimbusmonl'].map(
+    // GNU FreeMono is URW's Nimbus Mono (its Latin from URW++, FreeFont's AUTHORS says): every
+    // advance of U+0021–U+017F is Nimbus Mono PS's (0/1000 em apart), so Courier's.
+    ...['couriernew', 'courier', 'cousine', 'liberationmono', 'nimbusmono', 'nimbusmonl', 'freemono'].map(
       (prefix): NameFamily => ({ prefix, family: 'Liberation Mono', class: 'mono' }),
     ),
+    // GNU FreeSerif and FreeSans took their Latin from URW's Nimbus Roman and Sans but were
+    // re-spaced since: their letters are 6–24/1000 em from Nimbus's on average (FreeSerif's f 40,
+    // j 70; FreeSans Bold's M 37), so neither Nimbus nor a Times or Helvetica clone has their widths.
+    {
+      prefix: 'freeserif',
+      family: null,
+      class: 'serif',
+      note: "FreeSerif (GNU FreeFont) has its own widths, not Nimbus Roman's: only FreeSerif itself stands in",
+    },
+    {
+      prefix: 'freesans',
+      family: null,
+      class: 'sans',
+      note: "FreeSans (GNU FreeFont) has its own widths, not Nimbus Sans's: only FreeSans itself stands in",
+    },
     ...['calibri', 'carlito'].map((prefix): NameFamily => ({ prefix, family: 'Carlito', class: 'sans' })),
     ...['cambria', 'caladea'].map((prefix): NameFamily => ({ prefix, family: 'Caladea', class: 'serif' })),
     { prefix: 'roboto', family: 'Roboto', class: 'sans' },
@@ -494,7 +511,11 @@ export function parseFontName(baseFont: string): ParsedFontName {
     style = flat.slice(known.prefix.length);
   } else {
     const cut = Math.max(name.lastIndexOf('-'), name.lastIndexOf(','), name.lastIndexOf('_'));
-    style = cut > 0 ? normalise(name.slice(cut + 1)) : '';
+    // Without a separator, a capitalised style word glued to the family (GNU FreeFont's
+    // FreeSerifBoldItalic, Ghostscript's and many Windows producers' names): read as the style, or
+    // the weight is unknown and a regular face draws into bold text.
+    const glued = /[a-z](Bold|Italic|Oblique|BoldItalic|BoldOblique)$/.exec(name);
+    style = cut > 0 ? normalise(name.slice(cut + 1)) : glued ? glued[1].toLowerCase() : '';
   }
   style = style.replace(/^ps/, '').replace(/(mt|ps|mtps)$/, '');
   if (known?.styleWords) style = known.styleWords[style] ?? style;

@@ -388,7 +388,8 @@ function nameKey(name: string): string {
  * the other when only that is installed (a pdfLaTeX page in TeX Gyre Bonum on a machine with
  * ghostscript's URW Bookman). Family keys as `nameKey` gives them. Times, Helvetica, Courier,
  * Palatino and Century Schoolbook are not here: bundled faces stand in for all their names
- * (font-match.ts NAME_FAMILIES). Weights go by the faces' own flags: TeX Gyre's Regular/Bold are
+ * (font-match.ts NAME_FAMILIES); the Nimbus Mono group is here for GNU FreeMono, so that after the
+ * bundled Liberation Mono the machine's URW face of the same design draws what it lacks. Weights go by the faces' own flags: TeX Gyre's Regular/Bold are
  * URW Bookman's Light/Demi and URW Gothic's Book/Demi, each the lighter or bolder of its family.
  */
 const CLONE_FAMILIES: readonly (readonly string[])[] = [
@@ -398,6 +399,10 @@ const CLONE_FAMILIES: readonly (readonly string[])[] = [
   ['texgyreadventor', 'urwgothic', 'urwgothicl', 'avantgarde', 'itcavantgarde', 'itcavantgardegothic'],
   // ITC Zapf Chancery
   ['texgyrechorus', 'z003', 'urwchanceryl', 'zapfchancery', 'itczapfchancery'],
+  // URW Nimbus Mono: GNU FreeMono is its Latin unchanged (FreeFont's AUTHORS: Basic Latin, Latin-1
+  // and Latin Extended-A by URW++; every advance equal to Nimbus Mono PS's). FreeSerif and FreeSans
+  // are not here: re-spaced since, their widths are not Nimbus Roman's or Sans's.
+  ['freemono', 'nimbusmono', 'nimbusmonl', 'texgyrecursor'],
 ];
 
 /** The clone group a family key belongs to, if any. */
@@ -418,7 +423,9 @@ export function machineNameRank(face: MachineFace, name: string): 0 | 1 | 2 | nu
   const docFamily = nameKey(name.replace(/[-,_][^-,_]*$/, ''));
   const faceFamilies = [nameKey(face.postscriptName.replace(/-[^-]*$/, '')), nameKey(face.family)];
   if (faceFamilies.includes(key) || faceFamilies.includes(docFamily)) return 1;
-  const group = cloneGroup(docFamily) ?? cloneGroup(key);
+  // GNU FreeFont writes the style without a hyphen (FreeMonoBoldOblique): the family is what precedes it.
+  const bare = docFamily.replace(/(bold|italic|oblique)+$/, '');
+  const group = cloneGroup(docFamily) ?? cloneGroup(key) ?? cloneGroup(bare);
   if (group && faceFamilies.some((f) => group.includes(f))) return 2;
   return null;
 }

@@ -60,4 +60,21 @@ test('other designs reach none of them: Bookman Old Style, TeX Gyre Bonum Math, 
   assert.equal(reached('TeXGyreTermes-Regular'), {});
 });
 
+const nimbusMono = {
+  'NimbusMonoPS-Regular': 2,
+  'NimbusMonoPS-Italic': 2,
+  'NimbusMonoPS-Bold': 2,
+  'NimbusMonoPS-BoldItalic': 2,
+};
+
+test("GNU FreeMono reaches URW Nimbus Mono PS (its Latin is Nimbus Mono's), its style words unhyphenated", () => {
+  assert.equal(reached('FreeMono'), nimbusMono);
+  assert.equal(reached('FreeMonoBoldOblique'), nimbusMono);
+});
+
+test("GNU FreeSerif and FreeSans reach no Nimbus face: they were re-spaced, their widths are not URW's", () => {
+  assert.equal(reached('FreeSerif'), {});
+  assert.equal(reached('FreeSansBold'), {});
+});
+
 test.run();

@@ -147,6 +147,12 @@ test('names: subset tags, #xx escapes, style suffixes, families', () => {
     ['Arial Narrow', null, false, false],
     ['F1', null, null, null],
     ['Foo-Bold', null, true, null],
+    // A capitalised style word glued to an unknown family is its style; a lower-case one is not.
+    ['FooSerifBoldItalic', null, true, true],
+    ['FooSansOblique', null, null, true],
+    ['Kobold', null, null, null],
+    ['FreeMonoBold', 'Liberation Mono', true, false],
+    ['FreeSerifBold', null, true, false],
   ];
   for (const [name, family, bold, italic] of cases) {
     const p = parseFontName(name);
