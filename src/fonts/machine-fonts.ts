@@ -389,8 +389,9 @@ function nameKey(name: string): string {
  * ghostscript's URW Bookman). Family keys as `nameKey` gives them. Times, Helvetica, Courier,
  * Palatino and Century Schoolbook are not here: bundled faces stand in for all their names
  * (font-match.ts NAME_FAMILIES); the Nimbus Mono group is here for GNU FreeMono, so that after the
- * bundled Liberation Mono the machine's URW face of the same design draws what it lacks. Weights go by the faces' own flags: TeX Gyre's Regular/Bold are
- * URW Bookman's Light/Demi and URW Gothic's Book/Demi, each the lighter or bolder of its family.
+ * bundled Liberation Mono the machine's URW face of the same design draws what it lacks. Weights go
+ * by the faces' own flags: TeX Gyre's Regular/Bold are URW Bookman's Light/Demi and URW Gothic's
+ * Book/Demi, each the lighter or bolder of its family.
  */
 const CLONE_FAMILIES: readonly (readonly string[])[] = [
   // ITC Bookman

@@ -1424,9 +1424,9 @@ function visibilityOf(
 /**
  * The widest run of paper columns inside the patched word (between its first and last ink, over the
  * line's rows) and the widest inside the old word or any of the line's other clearly read words
- * (null: fewer than two of those). Measured on 294 lines of scans made from seven pages: a word opens a gap more than a pixel
- * wider than every other word of its line in 8 of 1894 words; a drawn letter set apart does, and
- * native tesseract reads two words ("argum qnt").
+ * (null: fewer than two of those). Measured on 294 lines of scans made from seven pages: a word
+ * opens a gap more than a pixel wider than every other word of its line in 8 of 1894 words; a drawn
+ * letter set apart does, and native tesseract reads two words ("argum qnt").
  */
 function innerGaps(
   req: PatchRequest,

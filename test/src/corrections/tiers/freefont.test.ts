@@ -1,8 +1,9 @@
 // GNU FreeMono on a Ghostscript page: its Latin is URW's Nimbus Mono (FreeFont's AUTHORS), every
 // advance Courier's, so the bundled Liberation Mono stands in by name for a letter the subset lacks
 // (before, FreeMono was no name tier 4 knew: both lines were reached by their widths alone, and the
-// bold line's w was drawn with Liberation Mono Regular — verified, but in the wrong weight). The page was made by ghostscript from freemono-line.ps (fixtures/freefont/README.md);
-// the machine's fonts are off, so an installed FreeMono cannot answer instead.
+// bold line's w was drawn with Liberation Mono Regular — verified, but in the wrong weight). The page
+// was made by ghostscript from freemono-line.ps (fixtures/freefont/README.md); the machine's fonts
+// are off, so an installed FreeMono cannot answer instead.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
