@@ -9,8 +9,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CORPUS_PDF_DIR, makeScan, type ScanSpec } from '../fixtures/scans/make-scans.ts';
-import { applyEdit, proposeEdit, type EditTaskInput } from '../src/corrections/engine.ts';
+import {
+  CORPUS_PDF_DIR,
+  confirmedScanEdit,
+  makeScan,
+  matchOverTask,
+  type ScanSpec,
+} from '../fixtures/scans/make-scans.ts';
+import { applyEdit, proposeEdit } from '../src/corrections/engine.ts';
 import { findWordMatches, matchForm, ocrPage } from '../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../src/ocr/recognizer.ts';
 
@@ -67,9 +73,6 @@ const SPECS: ScanSpec[] = [
 
 const out = process.argv[2];
 const only = process.argv.slice(3);
-const overlap = (a: number[], b: number[]) =>
-  Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
-  Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
 /** Native tesseract's words on the band of the line around `box` (300 dpi render pixels). */
 function nativeLine(pdf: string, box: number[], tag: string): string[] {
@@ -118,47 +121,15 @@ for (const s of SPECS.filter((x) => !only.length || only.includes(x.name))) {
   for (const task of scan.tasks) {
     if (!task.hard) continue;
     totals.tasks++;
-    const k = 300 / scan.dpi;
-    const want = task.box_px.map((v) => v * k);
     const matches =
       findWordMatches(recognised.words as Parameters<typeof findWordMatches>[0], task.word) ?? [];
-    const match = matches.find((m) => overlap(m.box_render, want) > 0.2 * overlap(want, want));
+    const match = matchOverTask(matches, scan, task);
     const row = `${s.name} ${task.word} → ${task.hard}`;
     if (!match) {
       console.log(`${row}: not recognised`);
       continue;
     }
-    const input: EditTaskInput = {
-      pdf,
-      password: '',
-      request: {
-        page_index: 0,
-        target: { method: 'ocr', find: task.word, match_index: match.index, confirmed: true },
-        replacement: task.hard,
-        attestation_id: 'att_scan',
-      },
-      manifest: {
-        document_id: 'doc_scan',
-        original_sha256: '0'.repeat(64),
-        standing: [],
-        engine_version: 'test',
-        renderer: 'mupdf',
-        dpi: 300,
-      },
-      served_regions: [
-        {
-          page_index: 0,
-          box_render: [
-            match.box_render[0] - 40,
-            match.box_render[1] - 40,
-            match.box_render[2] + 40,
-            match.box_render[3] + 40,
-          ],
-          dpi: 600,
-          at: new Date(Date.now() - 1000).toISOString(),
-        },
-      ],
-    };
+    const input = confirmedScanEdit(pdf, task.word, match, task.hard);
     const proposal = await proposeEdit(input);
     if (proposal.refusal) {
       const code = proposal.advice?.code ?? '?';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as mupdf from 'mupdf';
-import { g4Strip } from '../../../../fixtures/scans/make-scans.ts';
+import { confirmedScanEdit, g4Strip } from '../../../../fixtures/scans/make-scans.ts';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
 import { findWordMatches, matchForm, ocrPage } from '../../../../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
@@ -103,33 +103,7 @@ async function request(find: string, replacement: string): Promise<EditTaskInput
   });
   const matches = findWordMatches(read.words as Parameters<typeof findWordMatches>[0], find) ?? [];
   assert.is(matches.length, 1, `the page's recognition reads “${find}” once`);
-  const box = matches[0].box_render;
-  return {
-    pdf: PAGE,
-    password: '',
-    request: {
-      page_index: 0,
-      target: { method: 'ocr', find, match_index: matches[0].index, confirmed: true },
-      replacement,
-      attestation_id: 'att_bilevel',
-    },
-    manifest: {
-      document_id: 'doc_bilevel',
-      original_sha256: '0'.repeat(64),
-      standing: [],
-      engine_version: 'test',
-      renderer: 'mupdf',
-      dpi: 300,
-    },
-    served_regions: [
-      {
-        page_index: 0,
-        box_render: [box[0] - 40, box[1] - 40, box[2] + 40, box[3] + 40],
-        dpi: 600,
-        at: new Date(Date.now() - 1000).toISOString(),
-      },
-    ],
-  } as EditTaskInput;
+  return confirmedScanEdit(PAGE, find, matches[0], replacement);
 }
 
 /**

@@ -12,17 +12,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeScans } from '../../../../fixtures/scans/make-scans.ts';
-import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
+import { confirmedScanEdit, makeScans, matchOverTask } from '../../../../fixtures/scans/make-scans.ts';
+import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { findWordMatches, matchForm, ocrPage } from '../../../../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
 import { compare, pdftoppm, pdftotext } from '../poppler.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'docfix-scans-'));
-
-const overlap = (a: number[], b: number[]) =>
-  Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) *
-  Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
 /**
  * Native tesseract's words in the region the fidelity harness reads: the declared box (300 dpi render
@@ -87,49 +83,17 @@ test('scanned versions of real pages: same-letter corrections verified at cost â
     });
     for (const task of scan.tasks) {
       same++;
-      // The task's box in 300-dpi render pixels, and the recognised match over it.
-      const s = 300 / scan.dpi;
-      const want = task.box_px.map((v) => v * s);
+      // The recognised match over the task's box.
       const matches =
         findWordMatches(recognised.words as Parameters<typeof findWordMatches>[0], task.word) ?? [];
-      const match = matches.find((m) => overlap(m.box_render, want) > 0.2 * overlap(want, want));
+      const match = matchOverTask(matches, scan, task);
       if (!match) {
         refusals.set('not_recognised', (refusals.get('not_recognised') ?? 0) + 1);
         rows.push(`${scan.name} ${task.word}: not recognised at its place`);
         continue;
       }
       // A person looked at the magnified crop of the match and confirms it.
-      const input: EditTaskInput = {
-        pdf,
-        password: '',
-        request: {
-          page_index: 0,
-          target: { method: 'ocr', find: task.word, match_index: match.index, confirmed: true },
-          replacement: task.same,
-          attestation_id: 'att_scan',
-        },
-        manifest: {
-          document_id: 'doc_scan',
-          original_sha256: '0'.repeat(64),
-          standing: [],
-          engine_version: 'test',
-          renderer: 'mupdf',
-          dpi: 300,
-        },
-        served_regions: [
-          {
-            page_index: 0,
-            box_render: [
-              match.box_render[0] - 40,
-              match.box_render[1] - 40,
-              match.box_render[2] + 40,
-              match.box_render[3] + 40,
-            ],
-            dpi: 600,
-            at: new Date(Date.now() - 1000).toISOString(),
-          },
-        ],
-      };
+      const input = confirmedScanEdit(pdf, task.word, match, task.same);
       const proposal = await proposeEdit(input);
       if (proposal.refusal) {
         const code = proposal.advice?.code ?? '?';
