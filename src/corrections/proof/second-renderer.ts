@@ -56,16 +56,18 @@ export function pdfiumPageView(
   pageIndex: number,
 ): { bytes: Uint8Array; pageIndex: number } {
   const whole = { bytes: pdf, pageIndex };
-  const node = keptReach(pdf)?.pageNodes;
-  if (!node || node.length < FLAT_TREE_PAGES || !(node[pageIndex]! >= 0)) return whole;
+  const nodes = keptReach(pdf)?.pageNodes;
+  // A page that is not an indirect object in the graph is kept as a negative number (page-reach.ts).
+  const page = nodes?.[pageIndex];
+  if (!nodes || nodes.length < FLAT_TREE_PAGES || page === undefined || page < 0) return whole;
   let doc = null;
   try {
     doc = openPdf(pdf, password).doc;
     const pages = doc.getTrailer().get('Root').get('Pages');
     const kids = pages.get('Kids');
-    if (!pages.isIndirect() || !kids.isArray() || kids.length !== node.length) return whole;
+    if (!pages.isIndirect() || !kids.isArray() || kids.length !== nodes.length) return whole;
     const kid = kids.get(pageIndex);
-    if (!kid.isIndirect() || kid.asIndirect() !== node[pageIndex]) return whole;
+    if (!kid.isIndirect() || kid.asIndirect() !== page) return whole;
     const only = doc.newArray();
     only.push(kid);
     pages.put('Kids', only);
