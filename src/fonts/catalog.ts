@@ -18,6 +18,9 @@
 // Amiri (Arabic with Latin), Noto Serif, Charis SIL, Iwona, Crimson Pro and Open Sans. Bitstream
 // Charter stands in for itself, XCharter and the TeX names of its Type 1 fonts (bchr8t …); Adobe
 // Utopia likewise (Utopia-Regular …, putr8t, Fourier's futr8t), bundled renamed as Nowhere Serif.
+// Since 2026-11-28, free faces documents embed that nothing else matched, each for itself: Noto
+// Sans, Lato, Source Sans 3, Source Serif 4, EB Garamond, Cantarell, Linux Biolinum O, PT Sans,
+// PT Serif, Gentium Plus and Inter.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -49,6 +52,7 @@ export interface BundledFace {
     | 'Bitstream-Vera'
     | 'Bitstream-Charter'
     | 'Adobe-Utopia'
+    | 'ParaType-Free-Font'
     | 'GFL'
     | 'Apache-2.0'
     | 'GPL-2.0-or-later WITH Font-exception-2.0';
@@ -100,6 +104,14 @@ const PS_STYLE: Record<FontStyle, string> = {
   'bold-italic': 'BoldItalic',
 };
 const ALL_STYLES: FontStyle[] = ['regular', 'bold', 'italic', 'bold-italic'];
+
+/** Adobe's Source faces name their italics It. */
+const ADOBE_STYLE: Record<FontStyle, string> = {
+  regular: 'Regular',
+  bold: 'Bold',
+  italic: 'It',
+  'bold-italic': 'BoldIt',
+};
 
 /** Amiri names its italics Slanted. */
 const AMIRI_STYLE: Record<FontStyle, string> = {
@@ -528,6 +540,139 @@ const FAMILIES: FamilyDef[] = [
     styles: ALL_STYLES,
     fileOf: (s) => `OpenSans-${PS_STYLE[s]}.ttf`,
     psNameOf: (s) => (s === 'regular' ? 'OpenSans' : `OpenSans-${PS_STYLE[s]}`),
+  },
+  // Free faces documents commonly embed and nothing above matches (office suites, browsers,
+  // WeasyPrint and LaTeX's fontspec set text in them): each stands in for itself only.
+  {
+    dir: 'noto-sans',
+    family: 'Noto Sans',
+    psFamily: 'NotoSans',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Noto Sans'],
+    source: 'Debian fonts-noto-core 20201225-1 (Noto Sans 2.004), /usr/share/fonts/truetype/noto/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `NotoSans-${PS_STYLE[s]}.ttf`,
+  },
+  {
+    dir: 'lato',
+    family: 'Lato',
+    psFamily: 'Lato',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Lato'],
+    source: 'Debian fonts-lato 2.0-2.1 (Lato 2.007), /usr/share/fonts/truetype/lato/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `Lato-${PS_STYLE[s]}.ttf`,
+  },
+  {
+    // Adobe names its italics It (SourceSans3-It, -BoldIt).
+    dir: 'source-sans-3',
+    family: 'Source Sans 3',
+    psFamily: 'SourceSans3',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Source Sans 3', 'Source Sans Pro'],
+    source: 'npm source-sans 3.52.0 (Adobe, Source Sans 3.052), TTF/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `SourceSans3-${ADOBE_STYLE[s]}.ttf`,
+    psNameOf: (s) => `SourceSans3-${ADOBE_STYLE[s]}`,
+  },
+  {
+    // The text optical size (SourceSerif4-Regular); Caption, SmText, Subhead and Display are not bundled.
+    dir: 'source-serif-4',
+    family: 'Source Serif 4',
+    psFamily: 'SourceSerif4',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Source Serif 4', 'Source Serif Pro'],
+    source: 'npm source-serif 4.5.1 (Adobe, Source Serif 4.005), TTF/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `SourceSerif4-${ADOBE_STYLE[s]}.ttf`,
+    psNameOf: (s) => `SourceSerif4-${ADOBE_STYLE[s]}`,
+  },
+  {
+    // Georg Duffner's EB Garamond at its 12 pt design; its bold (128 glyphs) and the 8 pt design are not bundled.
+    dir: 'eb-garamond',
+    family: 'EB Garamond 12',
+    psFamily: 'EBGaramond12',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['EB Garamond'],
+    source:
+      'Debian fonts-ebgaramond 0.016+git20210310.42d4f9f2-1 (EB Garamond 0.016), /usr/share/fonts/opentype/ebgaramond/',
+    styles: ['regular', 'italic'],
+    fileOf: (s) => `EBGaramond12-${PS_STYLE[s]}.otf`,
+  },
+  {
+    // GNOME's sans; its thin, light and extra bold are not bundled.
+    dir: 'cantarell',
+    family: 'Cantarell',
+    psFamily: 'Cantarell',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Cantarell'],
+    source: 'Debian fonts-cantarell 0.303.1-1 (Cantarell 0.303), /usr/share/fonts/opentype/cantarell/',
+    styles: ['regular', 'bold'],
+    fileOf: (s) => `Cantarell-${PS_STYLE[s]}.otf`,
+  },
+  {
+    // Libertine's sans companion; it has no bold italic; the keyboard face (LinBiolinum_K) is not bundled.
+    dir: 'linux-libertine',
+    idBase: 'linux-biolinum',
+    family: 'Linux Biolinum O',
+    psFamily: 'LinBiolinumO',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Linux Biolinum'],
+    source:
+      'Debian fonts-linuxlibertine 5.3.0-6, /usr/share/fonts/opentype/linux-libertine/ (GPL-2+ with font exception, or OFL-1.1)',
+    styles: ['regular', 'bold', 'italic'],
+    fileOf: (s) => `LinBiolinum_${{ regular: 'R', bold: 'RB', italic: 'RI', 'bold-italic': 'RBI' }[s]}.otf`,
+    psNameOf: (s) => `LinBiolinumO${{ regular: '', bold: 'B', italic: 'I', 'bold-italic': 'BI' }[s]}`,
+  },
+  // ParaType's PT Sans and PT Serif (Russian public types: Cyrillic and Latin), by their file names.
+  ...(
+    [
+      ['PT Sans', 'PTSans', 'PTS', 'sans', '2.005'],
+      ['PT Serif', 'PTSerif', 'PTF', 'serif', '1.002'],
+    ] as const
+  ).map(([family, psFamily, file, cls, version]): FamilyDef => ({
+    dir: 'paratype',
+    idBase: family.toLowerCase().replace(/ /g, '-'),
+    family,
+    psFamily,
+    class: cls,
+    licence: 'ParaType-Free-Font',
+    metricCompatibleWith: [family],
+    source: `Debian fonts-paratype 20181108-3 (${family} ${version}), /usr/share/fonts/truetype/paratype/`,
+    styles: ALL_STYLES,
+    fileOf: (s) => `${file}${{ regular: 55, italic: 56, bold: 75, 'bold-italic': 76 }[s]}F.ttf`,
+  })),
+  {
+    dir: 'gentium-plus',
+    family: 'Gentium Plus',
+    psFamily: 'GentiumPlus',
+    class: 'serif',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Gentium Plus'],
+    source:
+      'Debian fonts-sil-gentiumplus 6.101-1 (Gentium Plus 6.101), /usr/share/fonts/truetype/gentiumplus/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `GentiumPlus-${PS_STYLE[s]}.ttf`,
+    psNameOf: (s) => (s === 'regular' ? 'GentiumPlus' : `GentiumPlus-${PS_STYLE[s]}`),
+  },
+  {
+    // Inter 3.019 (static CFF faces); Inter Display and the other weights are not bundled.
+    dir: 'inter',
+    family: 'Inter',
+    psFamily: 'Inter',
+    class: 'sans',
+    licence: 'OFL-1.1',
+    metricCompatibleWith: ['Inter'],
+    source: 'Debian fonts-inter 4.0~beta7+ds-1 (Inter 3.019), /usr/share/fonts/opentype/inter/',
+    styles: ALL_STYLES,
+    fileOf: (s) => `Inter-${PS_STYLE[s]}.otf`,
   },
   {
     // Chinese (simplified and traditional), Japanese kana and kanji, Korean hangul: drawn full-width

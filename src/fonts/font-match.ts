@@ -390,6 +390,32 @@ const NAME_FAMILIES: NameFamily[] = (
       'opensanscondensed',
     ),
     ...notBundled('sans', 'iwonacond', 'iwonalight', 'iwonamedium', 'iwonaheavy'),
+    // Free faces bundled for themselves: a name that goes on with another weight, width or optical
+    // size (NotoSansMono, NotoSansCJKjp, Lato-Light, InterDisplay, SourceSerif4Caption, PTSans-Narrow,
+    // Cantarell-ExtraBold) is another design and gets none of them.
+    ...(
+      [
+        ['notosans', 'Noto Sans', 'sans'],
+        ['lato', 'Lato', 'sans'],
+        ['sourcesans3', 'Source Sans 3', 'sans'],
+        ['sourcesanspro', 'Source Sans 3', 'sans'],
+        ['sourceserif4', 'Source Serif 4', 'serif'],
+        ['sourceserifpro', 'Source Serif 4', 'serif'],
+        ['ebgaramond12', 'EB Garamond 12', 'serif'],
+        ['ebgaramond', 'EB Garamond 12', 'serif'],
+        ['cantarell', 'Cantarell', 'sans'],
+        ['ptsans', 'PT Sans', 'sans'],
+        ['ptserif', 'PT Serif', 'serif'],
+        ['gentiumplus', 'Gentium Plus', 'serif'],
+        ['inter', 'Inter', 'sans'],
+      ] as const
+    ).map(([prefix, family, cls]): NameFamily => ({
+      prefix,
+      family,
+      class: cls,
+      onlyStyles: ['', 'regular', 'bold', 'italic', 'bolditalic', 'it', 'boldit'],
+    })),
+    { prefix: 'linbiolinum', family: 'Linux Biolinum O', class: 'sans', styleLetters: true },
     { prefix: 'nanummyeongjo', family: 'Nanum Myeongjo', class: 'serif' },
     { prefix: 'nanumgothic', family: 'Nanum Gothic', class: 'sans' },
     ...notBundled(

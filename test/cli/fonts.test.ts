@@ -51,7 +51,7 @@ test('docfix fonts lists the bundled faces and the folder’s, with what their l
   };
   assert.is(listing.system_fonts, false);
   assert.equal(listing.font_dirs, [fontDir]);
-  assert.is(listing.faces.filter((f) => f.origin === 'bundled').length, 180);
+  assert.is(listing.faces.filter((f) => f.origin === 'bundled').length, 219);
   assert.equal(
     listing.faces
       .filter((f) => f.origin !== 'bundled')

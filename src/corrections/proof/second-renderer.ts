@@ -15,8 +15,19 @@
 // 301 dpi nothing did; MuPDF and poppler saw nothing at any). A change PDFium sees outside the box
 // is therefore rendered again at RECHECK_DPIS: a moved or changed glyph is there at every scale,
 // a rounding flip is not. The guard passes only when both are clean, and says so.
+//
+// PDFium finds a page by reading every kid of /Kids before it: on a flat tree (833 kids, as qpdf
+// writes one) 15 ms for the last page, per render. Past FLAT_TREE_PAGES pages it is given a view of
+// the bytes in which one object is appended: the root /Pages node written again with the page as its
+// only kid, every other key kept (what the page inherits through /Parent is unchanged). The page,
+// its contents, resources, annotations and catalog are the file's own bytes; PDFium finds it as
+// page 0. Only where the kid at the page's index is the object MuPDF's page tree gives for that
+// index (the kept page graph, page-reach.ts), before and after alike; otherwise the whole walk.
+import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { takeBytes } from '../locate/pdf-bytes.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
 import { secondOpinion, type Box, type SecondOpinion } from '../../verify/second-opinion.ts';
+import { keptReach } from './page-reach.ts';
 import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
 
 /** Pixels PDFium may antialias beyond the declared box (already padded for MuPDF). */
@@ -32,6 +43,49 @@ export const RECHECK_DPIS = [299, 301] as const;
 const beforeCache: { key: string; render: RgbImage }[] = [];
 const afterCache: { key: string; render: RgbImage }[] = [];
 
+/** Page count from which PDFium is given the one-kid view of a flat page tree. */
+export const FLAT_TREE_PAGES = 64;
+
+/**
+ * The bytes PDFium renders the page from and its index there: `pdf` itself, or past FLAT_TREE_PAGES
+ * pages of a flat tree the view with the root /Pages node's only kid the page (above).
+ */
+export function pdfiumPageView(
+  pdf: Uint8Array,
+  password: string,
+  pageIndex: number,
+): { bytes: Uint8Array; pageIndex: number } {
+  const whole = { bytes: pdf, pageIndex };
+  const nodes = keptReach(pdf)?.pageNodes;
+  // A page that is not an indirect object in the graph is kept as a negative number (page-reach.ts).
+  const page = nodes?.[pageIndex];
+  if (!nodes || nodes.length < FLAT_TREE_PAGES || page === undefined || page < 0) return whole;
+  let doc = null;
+  try {
+    doc = openPdf(pdf, password).doc;
+    const pages = doc.getTrailer().get('Root').get('Pages');
+    const kids = pages.get('Kids');
+    if (!pages.isIndirect() || !kids.isArray() || kids.length !== nodes.length) return whole;
+    const kid = kids.get(pageIndex);
+    if (!kid.isIndirect() || kid.asIndirect() !== page) return whole;
+    const only = doc.newArray();
+    only.push(kid);
+    pages.put('Kids', only);
+    pages.put('Count', 1);
+    return { bytes: takeBytes(doc.saveToBuffer('incremental')), pageIndex: 0 };
+  } catch {
+    return whole;
+  } finally {
+    closeDocument(doc);
+  }
+}
+
+/** PDFium's render of the page at the working dpi, through the one-kid view where it applies. */
+function pdfiumPage(pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) {
+  const view = pdfiumPageView(pdf, password, pageIndex);
+  return renderPageWithPdfium(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+}
+
 async function pdfiumRender(
   cache: { key: string; render: RgbImage }[],
   pdf: Uint8Array,
@@ -42,7 +96,7 @@ async function pdfiumRender(
   const key = `${sha256(pdf)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
   const hit = cache.find((e) => e.key === key);
   if (hit) return hit.render;
-  const render = await renderPageWithPdfium(pdf, password, pageIndex, WORKING_DPI, rows);
+  const render = await pdfiumPage(pdf, password, pageIndex, rows);
   if (render.pixels.byteLength <= 64 * 1024 * 1024) {
     cache.unshift({ key, render });
     cache.length = Math.min(cache.length, 2);
@@ -96,7 +150,8 @@ export async function secondRendererGuard(
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,
       beforeRender: before,
-      afterRender: takeAfter(output, pageIndex, rows),
+      afterRender:
+        takeAfter(output, pageIndex, rows) ?? (await pdfiumPage(output, password, pageIndex, rows)),
       rows,
     });
     const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';

@@ -153,6 +153,28 @@ test('names: subset tags, #xx escapes, style suffixes, families', () => {
     ['Kobold', null, null, null],
     ['FreeMonoBold', 'Liberation Mono', true, false],
     ['FreeSerifBold', null, true, false],
+    // The free faces bundled for themselves; another weight, width or design of the same name is
+    // not one of them (its widths may still match a bundled face, but not by name).
+    ['ABCDEF+NotoSans-BoldItalic', 'Noto Sans', true, true],
+    ['NotoSansMono-Regular', null, false, false],
+    ['NotoSansCJKjp-Regular', null, false, false],
+    ['Lato-Light', null, false, false],
+    ['SourceSans3-It', 'Source Sans 3', false, true],
+    ['SourceSansPro-BoldIt', 'Source Sans 3', true, true],
+    ['SourceSerif4Caption-Regular', null, false, false],
+    ['EBGaramond12-Italic', 'EB Garamond 12', false, true],
+    ['EBGaramond-Regular', 'EB Garamond 12', false, false],
+    ['EBGaramond08-Regular', null, false, false],
+    ['Cantarell-ExtraBold', null, true, false],
+    ['LinBiolinumOB', 'Linux Biolinum O', true, false],
+    ['LinBiolinumT-TLF', 'Linux Biolinum O', false, false],
+    ['PTSans-Narrow', null, false, false],
+    ['PTSerif-BoldItalic', 'PT Serif', true, true],
+    ['GentiumPlus', 'Gentium Plus', false, false],
+    ['GentiumBookPlus-Regular', null, null, null],
+    ['Inter,Bold', 'Inter', true, false],
+    ['InterDisplay-Regular', null, false, false],
+    ['Interstate-Bold', null, true, false],
   ];
   for (const [name, family, bold, italic] of cases) {
     const p = parseFontName(name);
