@@ -13,6 +13,10 @@ const PATCH_FACES = [
   'liberation-serif-bold',
   'liberation-sans-regular',
   'liberation-sans-bold',
+  // TeX's Computer Modern (as Latin Modern draws it at 10 pt): the commonest scanned serif that is
+  // not Times, whose thin hairlines and bracketed feet Liberation Serif does not have.
+  'lm-roman-10-regular',
+  'lm-roman-10-bold',
 ];
 
 /**

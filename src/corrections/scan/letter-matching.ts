@@ -49,6 +49,8 @@ export interface MatchedDrawing {
   differs: string[];
   /** Relative error of stroke and height together (0: the same): the best-looking face has least. */
   error: number;
+  /** The adjusted letters' foot ratio on the page's measured letters (serif or sans, letter-style.ts). */
+  footRatio: number | null;
   draw: (ch: string) => DrawnLetter | null;
 }
 
@@ -58,6 +60,8 @@ export interface PageLetters {
   /** The letters the heights were measured on (the word's and the line's). */
   heightChars: string[];
   word: LetterStyle;
+  /** Foot ratio of the word's and the line's letters (serif or sans, letter-style.ts). */
+  footRatio: number | null;
   xHeightPx: number | null;
   capHeightPx: number | null;
 }
@@ -296,7 +300,34 @@ export function matchDrawing(
   compare('stroke width', after.stroke_px, page.word.stroke_px, tolerance.stroke);
   compare('x-height', after.x_height_px, page.xHeightPx, tolerance.height);
   compare('cap height', after.cap_height_px, page.capHeightPx, tolerance.height);
-  return { face, emPx, strokeDeltaPx: delta, slant, blur, before, after, differs, error, draw };
+  // A face of the other kind is no match however near its measures come: serifs are seen first.
+  const footRatio = measureDrawn(page.heightChars, draw)?.foot_ratio ?? null;
+  const pageKind = faceKind(page.footRatio);
+  const drawnKind = faceKind(footRatio);
+  if (pageKind && drawnKind && pageKind !== drawnKind)
+    differs.push(
+      `stem feet ${round2(footRatio)} stems wide against the page's ${round2(page.footRatio)} (a ${drawnKind} face on a ${pageKind} page)`,
+    );
+  return { face, emPx, strokeDeltaPx: delta, slant, blur, before, after, differs, error, footRatio, draw };
+}
+
+/**
+ * Foot ratios that tell the kinds apart (letter-style.ts footRatio): at or above SERIF_FEET serifs,
+ * at or below SANS_FEET none; between, the letters are too few or too small to tell.
+ */
+export const SERIF_FEET = 1.6;
+export const SANS_FEET = 1.3;
+
+/** Serif or sans by the letters' feet, null when they do not tell. */
+export function faceKind(footRatio: number | null): 'serif' | 'sans' | null {
+  if (footRatio === null) return null;
+  if (footRatio >= SERIF_FEET) return 'serif';
+  return footRatio <= SANS_FEET ? 'sans' : null;
+}
+
+/** A face's foot ratio as it draws `chars` at 100 px per em (the size its heights are measured at). */
+export function faceFootRatio(face: LetterFace, chars: string[]): number | null {
+  return measureDrawn(chars, (ch) => face.draw(ch, 100))?.foot_ratio ?? null;
 }
 
 /** The measurements a proposal reports of a style: rounded, in pixels. */
@@ -309,5 +340,6 @@ export function styleFigures(s: LetterStyle): Record<string, number | null> {
     edge_px: round2(s.edge_px),
     ink_density: round2(s.ink_density),
     letter_gap_px: round2(s.letter_gap_px),
+    foot_ratio: round2(s.foot_ratio),
   };
 }

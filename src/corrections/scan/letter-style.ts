@@ -44,8 +44,16 @@ export interface LetterStyle {
   ink_density: number | null;
   /** Median gap between neighbouring letters' ink. */
   letter_gap_px: number | null;
+  /**
+   * Median, over letters whose stems stand on the baseline (h i l m n …), of the ink's width at the
+   * stem feet over its width up the stems: about 1 on a sans page, 2 and more where serifs end them.
+   */
+  foot_ratio: number | null;
   letters: number;
 }
+
+/** Letters whose stems end on the baseline, where a serif face sets feet (none descends). */
+const FOOTED_LETTERS = new Set([...'hiklmnrıłHIKLMNRTгиклмнпшщьГИКЛМНПТШЩ']);
 
 const X_LETTERS = new Set([...'acemnorsuvwxzаеосхиклмнпртвгжзэюяшщцчьыъй']);
 const CAPS_FIGURES = /^[\p{Lu}0-9]$/u;
@@ -55,6 +63,39 @@ const median = (xs: number[]): number | null => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
+
+/** Dark pixels of row `y` between x0 and x1 (a row's ink width, all its runs together). */
+function rowInk(img: GreyImage, y: number, x0: number, x1: number, lv: InkLevels): number {
+  let n = 0;
+  for (let x = Math.max(0, x0); x < Math.min(img.width, x1); x++) if (img.grey(x, y) < lv.threshold) n++;
+  return n;
+}
+
+/**
+ * What tells a serif face from a sans at any size: the ink's width at the foot of each stem over its
+ * width a quarter to two fifths up the letter (below the arches of n and m), on letters whose stems
+ * stand on the baseline. A serif's foot is a slab 2–4 stems wide; a sans stem ends as wide as it
+ * stands. Median over the letters (k's leg or r's arm put ink in both bands alike); null when the
+ * letters include none with feet or are too small to tell (under 8 px high).
+ */
+export function footRatio(img: GreyImage, letters: MeasuredLetter[], lv: InkLevels): number | null {
+  const ratios: number[] = [];
+  for (const l of letters) {
+    if (!FOOTED_LETTERS.has(l.ch)) continue;
+    const h = l.y1 - l.y0;
+    if (h < 8) continue;
+    // The foot: the widest of the lowest rows (a slab is a row or two thick at small sizes).
+    let foot = 0;
+    for (let y = l.y1 - Math.max(2, Math.round(0.1 * h)); y < l.y1; y++)
+      foot = Math.max(foot, rowInk(img, y, l.x0, l.x1, lv));
+    const stems: number[] = [];
+    for (let y = l.y1 - Math.round(0.45 * h); y <= l.y1 - Math.round(0.25 * h); y++)
+      stems.push(rowInk(img, y, l.x0, l.x1, lv));
+    const stem = median(stems);
+    if (stem && stem > 0) ratios.push(foot / stem);
+  }
+  return median(ratios);
+}
 
 /**
  * Widths of the horizontal runs of ink inside each letter's box, to a fraction of a pixel: each run
@@ -175,6 +216,7 @@ export function letterStyle(img: GreyImage, letters: MeasuredLetter[], lv: InkLe
     edge_px: edgeWidth(img, letters, lv),
     ink_density: area ? ink / area : null,
     letter_gap_px: median(gaps),
+    foot_ratio: footRatio(img, letters, lv),
     letters: letters.length,
   };
 }

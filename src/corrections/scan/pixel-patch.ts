@@ -7,7 +7,11 @@
 // spaced by the word's own gaps or the face's side bearings.
 
 import {
+  faceFootRatio,
+  faceKind,
   matchDrawing,
+  SANS_FEET,
+  SERIF_FEET,
   STYLE_TOLERANCE,
   styleFigures,
   type MatchedDrawing,
@@ -329,8 +333,15 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
   if (missing().length && fit) {
     page = pageLetters(req, word, own, widthOf);
     const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
-    const matched = faces
-      .filter((f) => f.mismatch <= fit.mismatch + 0.1)
+    // Faces of the other kind (serif, sans) go before the nearest is taken: at body sizes a sans
+    // letter can cover a serif word's letters nearly as well (its feet are a few pixels), and its
+    // drawn letter is then the one seen to be foreign.
+    const pageKind = faceKind(page.footRatio);
+    const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page!.heightChars)]));
+    const ofKind = faces.filter((f) => !pageKind || faceKind(feet.get(f)!) !== otherKind(pageKind));
+    if (!ofKind.length) return kindMismatch(page, missing(), feet);
+    const matched = ofKind
+      .filter((f) => f.mismatch <= ofKind[0].mismatch + 0.1)
       .map((f) => {
         const m = matchDrawing(f.face, page!, missing(), f.emPx, r.bilevel, tolerance, blurred);
         return m && { ...m, mismatch: f.mismatch };
@@ -421,6 +432,28 @@ function pageLetters(
     word: wordStyle,
     xHeightPx: all.x_height_px,
     capHeightPx: all.cap_height_px,
+    footRatio: all.foot_ratio,
+  };
+}
+
+const otherKind = (k: 'serif' | 'sans') => (k === 'serif' ? 'sans' : 'serif');
+
+/** A refusal for a page whose kind of face (serif, sans) none of the near faces is. */
+function kindMismatch(page: PageLetters, missing: string[], feet: Map<FaceChoice, number | null>): Refused {
+  const kind = faceKind(page.footRatio);
+  return {
+    refused: `${missing.map((c) => `“${c}”`).join(', ')} would be drawn in a ${kind === 'serif' ? 'sans' : 'serif'} face on a ${kind} page: no face near the word's letters is of the page's kind`,
+    code: 'letter_style_mismatch',
+    evidence: {
+      missing,
+      page_foot_ratio: page.footRatio,
+      face_foot_ratios: Object.fromEntries(
+        [...feet].map(([f, r]) => [f.face.id, r === null ? null : Math.round(r * 100) / 100]),
+      ),
+      serif_at_least: SERIF_FEET,
+      sans_at_most: SANS_FEET,
+    },
+    advice: ['Choose a replacement made of letters the page already shows (they are cloned, not drawn).'],
   };
 }
 
@@ -433,8 +466,13 @@ function styleMismatch(best: Drawing, page: PageLetters, missing: string[]): Ref
       missing,
       face: best.face.id,
       differs: best.differs,
-      page: styleFigures({ ...page.word, x_height_px: page.xHeightPx, cap_height_px: page.capHeightPx }),
-      drawn: styleFigures(best.after),
+      page: styleFigures({
+        ...page.word,
+        x_height_px: page.xHeightPx,
+        cap_height_px: page.capHeightPx,
+        foot_ratio: page.footRatio,
+      }),
+      drawn: styleFigures({ ...best.after, foot_ratio: best.footRatio }),
       stroke_change_px: Math.round(best.strokeDeltaPx * 100) / 100,
     },
     advice: [
@@ -1492,10 +1530,15 @@ function patched(
             drawn_slant: drawing.slant,
             letter_style: {
               page: page
-                ? styleFigures({ ...page.word, x_height_px: page.xHeightPx, cap_height_px: page.capHeightPx })
+                ? styleFigures({
+                    ...page.word,
+                    x_height_px: page.xHeightPx,
+                    cap_height_px: page.capHeightPx,
+                    foot_ratio: page.footRatio,
+                  })
                 : null,
               face_before: styleFigures(drawing.before),
-              face_after: styleFigures(drawing.after),
+              face_after: styleFigures({ ...drawing.after, foot_ratio: drawing.footRatio }),
             },
           }
         : {}),

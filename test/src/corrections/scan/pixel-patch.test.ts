@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { patchWord, type ScanRaster } from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
+import { SERIF_FEET } from '../../../../src/corrections/scan/letter-matching.ts';
+import { footRatio } from '../../../../src/corrections/scan/letter-style.ts';
 
 const FACE = faceById('liberation-serif-regular')!;
 const EM = 60;
@@ -429,6 +431,110 @@ test('a drawn letter stands as close to its neighbours as the word’s own lette
     );
   }
   assert.equal(nativeLine(after), ['to', 'prejent', 'the', 'collisions']);
+});
+
+/**
+ * A line of Liberation Serif at `em` px per em (28: 10 pt at 200 dpi), letters `em`/14 apart, words
+ * `em`·0.28; bilevel: every pixel black or white, as a CCITT G4 scan holds it.
+ */
+function smallSerifLine(words: string[], em: number, bilevel: boolean) {
+  const height = Math.round(em * 2.2);
+  const baseline = Math.round(em * 1.5);
+  const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, em)!));
+  const gap = Math.max(1, Math.round(em / 14));
+  const space = Math.round(em * 0.28);
+  const width = 40 + words.length * space + glyphs.flat().reduce((t, g) => t + g.width + gap, 0);
+  const data = new Uint8Array(width * height).fill(250);
+  const boxes: [number, number, number, number][] = [];
+  let x = 20;
+  for (const word of glyphs) {
+    const x0 = x;
+    word.forEach((g, i) => {
+      if (i > 0) x += gap;
+      for (let y = 0; y < g.height; y++)
+        for (let j = 0; j < g.width; j++) {
+          const at = (baseline - g.baseline + y) * width + x + j;
+          data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230));
+        }
+      x += g.width;
+    });
+    boxes.push([x0, baseline - Math.round(em * 0.8), x, baseline + Math.round(em * 0.25)]);
+    x += space;
+  }
+  if (bilevel) for (let i = 0; i < data.length; i++) data[i] = data[i] < 140 ? 0 : 255;
+  const raster: ScanRaster = { width, height, channels: 1, data, bilevel };
+  return { raster, words: words.map((text, i) => ({ text, box: boxes[i], confidence: 95 })) };
+}
+
+test('a serif page small or bilevel gets its drawn letters from a serif face, or none', () => {
+  // At 28 px per em a sans letter covers the word's serif letters nearly as well as the serif face
+  // (the feet are a pixel or two): before the faces' kinds were measured, these were drawn sans.
+  const faces = patchLetterFaces();
+  const cases: [string[], number, string, boolean][] = [
+    [['the', 'memory', 'used'], 1, 'memojy', false],
+    [['the', 'memory', 'used'], 1, 'memojy', true],
+    [['dokumentu', 'tłumaczeniu', 'pliku'], 1, 'tłumaczenxu', true],
+  ];
+  for (const [words, k, replacement, bilevel] of cases) {
+    const line = smallSerifLine(words, 28, bilevel);
+    const r = patchWord({
+      raster: line.raster,
+      words: line.words,
+      target: line.words[k],
+      replacement,
+      letterFaces: faces,
+    });
+    assert.ok(!('refused' in r), 'refused' in r ? r.refused : '');
+    if ('refused' in r) continue;
+    assert.match(String(r.measurements.drawn_face), /serif/, `${replacement} (bilevel ${bilevel})`);
+  }
+  // Measured on the patch's own pixels: the drawn l of "memoly" stands on serif feet.
+  for (const bilevel of [false, true]) {
+    const line = smallSerifLine(['the', 'memory', 'used'], 28, bilevel);
+    const r = patchWord({
+      raster: line.raster,
+      words: line.words,
+      target: line.words[1],
+      replacement: 'memoly',
+      letterFaces: faces,
+    });
+    assert.ok(!('refused' in r), 'refused' in r ? r.refused : '');
+    if ('refused' in r) continue;
+    const w = r.box[2] - r.box[0];
+    const h = r.box[3] - r.box[1];
+    const runs = inkRuns(r.pixels, w, h);
+    assert.is(runs.length, 6, 'm e m o l y stand apart');
+    const [x0, x1] = runs[4];
+    let y0 = h;
+    let y1 = 0;
+    for (let y = 0; y < h; y++)
+      for (let x = x0; x < x1; x++)
+        if (r.pixels[y * w + x] < 128) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y + 1);
+        }
+    const img = { width: w, height: h, grey: (x: number, y: number) => r.pixels[y * w + x] };
+    const l = { ch: 'l', x0, x1, y0, y1, baseline: y1, word: 0 };
+    const feet = footRatio(img, [l], { paper: 250, ink: 20, threshold: 128 });
+    assert.ok(feet !== null && feet >= SERIF_FEET, `the drawn l's feet: ${feet} stems wide`);
+  }
+});
+
+test('a serif page offered only sans faces refuses letter_style_mismatch with the feet measured', () => {
+  const sans = patchLetterFaces().filter((f) => /sans/.test(f.id));
+  const line = smallSerifLine(['the', 'memory', 'used'], 28, true);
+  const r = patchWord({
+    raster: line.raster,
+    words: line.words,
+    target: line.words[1],
+    replacement: 'memoly',
+    letterFaces: sans,
+  });
+  assert.ok('refused' in r && r.code === 'letter_style_mismatch', 'refused' in r ? r.code : 'patched');
+  if (!('refused' in r)) return;
+  assert.ok((r.evidence.page_foot_ratio as number) >= SERIF_FEET);
+  const faceFeet = Object.values(r.evidence.face_foot_ratios as Record<string, number>);
+  assert.ok(faceFeet.length === 2 && faceFeet.every((v) => v < SERIF_FEET));
 });
 
 test.run();
