@@ -73,7 +73,7 @@ function rowInk(img: GreyImage, y: number, x0: number, x1: number, lv: InkLevels
 
 /**
  * What tells a serif face from a sans at any size: the ink's width at the foot of each stem over its
- * width a quarter to two fifths up the letter (below the arches of n and m), on letters whose stems
+ * width from a quarter to 45 % up the letter (below the arches of n and m), on letters whose stems
  * stand on the baseline. A serif's foot is a slab 2–4 stems wide; a sans stem ends as wide as it
  * stands. Median over the letters (k's leg or r's arm put ink in both bands alike); null when the
  * letters include none with feet or are too small to tell (under 8 px high).
