@@ -210,6 +210,21 @@ export function glyphsOfSpan(
   for (let i = s; i < e; i += 1) {
     const g = map[i];
     if (!g) {
+      // A code the font's encoding leaves undefined (a tab in a Times line: libharu) is advanced by
+      // MuPDF as the font's .notdef and by poppler as nothing: the glyphs after it have no place both
+      // agree on, and the engine refuses rather than follow one of them.
+      const undefinedCode = line.chars.slice(0, i).findIndex((c) => c.c === '\ufffd');
+      if (undefinedCode >= 0 && !interp.problems.length)
+        refuse(
+          'text_not_mapped',
+          `The character “${line.chars[i].c}” of the target is not drawn where the engine reads the page's content stream to put it.`,
+          `Earlier on its line, character ${undefinedCode + 1} is a code the font cannot name (MuPDF reads it as U+FFFD: a code its encoding leaves undefined, such as a tab written into the text). Renderers advance such a code differently (MuPDF by the font's .notdef glyph, poppler by nothing), so the glyphs after it stand where renderers disagree.`,
+          [
+            'Correct a word before that character on the line, or on another line.',
+            'Make the PDF again without the control character in its text, or with its font embedded.',
+          ],
+          { evidence: { undefined_char_index: undefinedCode, target_char_index: i } },
+        );
       refuse(
         'text_not_mapped',
         `The character “${line.chars[i].c}” of the target is not drawn by the page's content stream as the engine reads it.`,
