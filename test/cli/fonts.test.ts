@@ -68,7 +68,7 @@ test('docfix fonts lists the bundled faces and the folder’s, with what their l
   assert.match(human.stdout, /LiberationSans-Regular .*bundled .*yes/);
   assert.match(
     human.stderr,
-    /180 bundled; 0 from fontconfig \(off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0\); 2 from font folders \(/,
+    /219 bundled; 0 from fontconfig \(off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0\); 2 from font folders \(/,
   );
 });
 
