@@ -214,7 +214,8 @@ export function glyphsOfSpan(
       // MuPDF as the font's .notdef and by poppler as nothing: the glyphs after it have no place both
       // agree on, and the engine refuses rather than follow one of them.
       const undefinedCode = line.chars.slice(0, i).findIndex((c) => c.c === '\ufffd');
-      if (undefinedCode >= 0 && !interp.problems.length)
+      // (A space MuPDF inferred from a gap is tied to no glyph anywhere: the advice below fits it.)
+      if (undefinedCode >= 0 && line.chars[i].c.trim() !== '' && !interp.problems.length)
         refuse(
           'text_not_mapped',
           `The character “${line.chars[i].c}” of the target is not drawn where the engine reads the page's content stream to put it.`,
