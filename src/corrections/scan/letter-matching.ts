@@ -143,6 +143,22 @@ function measureDrawn(chars: string[], draw: (ch: string) => DrawnLetter | null)
   return letterStyle(image, measured, COVERAGE_LEVELS);
 }
 
+/** Reference measures by face, by letters: matchDrawing's heights and the face's feet read one measurement. */
+const referenceStyles = new WeakMap<LetterFace, Map<string, LetterStyle | null>>();
+
+/** `chars` as `face` draws them at 100 px per em (the size a face's heights and feet are measured at). */
+function referenceStyle(face: LetterFace, chars: string[]): LetterStyle | null {
+  let byChars = referenceStyles.get(face);
+  if (!byChars) referenceStyles.set(face, (byChars = new Map()));
+  const key = chars.join('\u0000');
+  if (!byChars.has(key))
+    byChars.set(
+      key,
+      measureDrawn(chars, (ch) => face.draw(ch, 100)),
+    );
+  return byChars.get(key)!;
+}
+
 /** A face's letter at `emPx`, reweighted by `delta` px of stroke, slanted and blurred. */
 function adjustedLetter(
   face: LetterFace,
@@ -245,7 +261,7 @@ export function matchDrawing(
 ): MatchedDrawing | null {
   // The face's heights at 100 px per em, measured on the same letters as the page's (overshoots of
   // round letters included alike).
-  const at100 = measureDrawn(page.heightChars, (ch) => face.draw(ch, 100));
+  const at100 = referenceStyle(face, page.heightChars);
   const xPer100 = at100?.x_height_px ?? null;
   const capPer100 = at100?.cap_height_px ?? null;
   let emPx = fallbackEmPx;
@@ -327,7 +343,17 @@ export function faceKind(footRatio: number | null): 'serif' | 'sans' | null {
 
 /** A face's foot ratio as it draws `chars` at 100 px per em (the size its heights are measured at). */
 export function faceFootRatio(face: LetterFace, chars: string[]): number | null {
-  return measureDrawn(chars, (ch) => face.draw(ch, 100))?.foot_ratio ?? null;
+  return referenceStyle(face, chars)?.foot_ratio ?? null;
+}
+
+/** The page's measured style as a proposal reports it (styleFigures), heights and feet included. */
+export function pageFigures(page: PageLetters): Record<string, number | null> {
+  return styleFigures({
+    ...page.word,
+    x_height_px: page.xHeightPx,
+    cap_height_px: page.capHeightPx,
+    foot_ratio: page.footRatio,
+  });
 }
 
 /** The measurements a proposal reports of a style: rounded, in pixels. */

@@ -10,6 +10,7 @@ import {
   faceFootRatio,
   faceKind,
   matchDrawing,
+  pageFigures,
   SANS_FEET,
   SERIF_FEET,
   STYLE_TOLERANCE,
@@ -337,9 +338,12 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
     // letter can cover a serif word's letters nearly as well (its feet are a few pixels), and its
     // drawn letter is then the one seen to be foreign.
     const pageKind = faceKind(page.footRatio);
-    const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page!.heightChars)]));
-    const ofKind = faces.filter((f) => !pageKind || faceKind(feet.get(f)!) !== otherKind(pageKind));
-    if (!ofKind.length) return kindMismatch(page, missing(), feet);
+    let ofKind = faces;
+    if (pageKind) {
+      const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page!.heightChars)]));
+      ofKind = faces.filter((f) => faceKind(feet.get(f)!) !== otherKind(pageKind));
+      if (!ofKind.length) return kindMismatch(page, missing(), feet);
+    }
     const matched = ofKind
       .filter((f) => f.mismatch <= ofKind[0].mismatch + 0.1)
       .map((f) => {
@@ -466,12 +470,7 @@ function styleMismatch(best: Drawing, page: PageLetters, missing: string[]): Ref
       missing,
       face: best.face.id,
       differs: best.differs,
-      page: styleFigures({
-        ...page.word,
-        x_height_px: page.xHeightPx,
-        cap_height_px: page.capHeightPx,
-        foot_ratio: page.footRatio,
-      }),
+      page: pageFigures(page),
       drawn: styleFigures({ ...best.after, foot_ratio: best.footRatio }),
       stroke_change_px: Math.round(best.strokeDeltaPx * 100) / 100,
     },
@@ -1529,14 +1528,7 @@ function patched(
             drawn_stroke_change_px: Math.round(drawing.strokeDeltaPx * 100) / 100,
             drawn_slant: drawing.slant,
             letter_style: {
-              page: page
-                ? styleFigures({
-                    ...page.word,
-                    x_height_px: page.xHeightPx,
-                    cap_height_px: page.capHeightPx,
-                    foot_ratio: page.footRatio,
-                  })
-                : null,
+              page: page ? pageFigures(page) : null,
               face_before: styleFigures(drawing.before),
               face_after: styleFigures({ ...drawing.after, foot_ratio: drawing.footRatio }),
             },
