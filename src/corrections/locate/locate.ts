@@ -39,7 +39,7 @@ export function findMatch(lines: TextLine[], find: string, matchIndex: number): 
     refuse(
       'match_index_out_of_range',
       `“${find}” occurs ${matches.length} time(s) on this page; match_index ${matchIndex} asks for occurrence ${matchIndex + 1}.`,
-      'match_index counts exact occurrences on the page, starting at 0, in MuPDF’s reading order.',
+      'match_index counts exact occurrences on the page, starting at 0, in MuPDF’s reading order, slanted lines after upright ones.',
       [`Use a match_index from 0 to ${matches.length - 1}.`],
       { evidence: { occurrences: matches.length } },
     );

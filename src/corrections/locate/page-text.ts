@@ -49,7 +49,32 @@ export function readPageText(page: mupdf.Page, accurate = false, annotations = t
       list?.destroy();
     }
   }
-  return joinColumns(lines);
+  return slantedLast(joinColumns(lines));
+}
+
+/**
+ * Poppler's threshold for diagonal text: a line whose direction is more than atan(0.1), about 5.7°,
+ * off both axes.
+ */
+const SLANT_TAN = 0.1;
+
+/** The line runs at a slant: neither horizontal nor vertical (poppler's "diagonal" text). */
+export function isSlanted(line: Pick<TextLine, 'dir'>): boolean {
+  const [dx, dy] = line.dir.map(Math.abs) as [number, number];
+  return Math.min(dx, dy) > SLANT_TAN * Math.max(dx, dy);
+}
+
+/**
+ * Slanted lines (a chart's tilted tick labels, a stamp set at 45°) come after the page's upright
+ * text, each group in MuPDF's order. match_index counts occurrences in this order, so the first
+ * occurrence of a word is the one a reader of the page's text sees first: text extractors such as
+ * poppler's do not read slanted text as words at all, and a word the extracted text shows once is
+ * the upright one, even where a tilted label above it carries the same word.
+ */
+function slantedLast(lines: TextLine[]): TextLine[] {
+  if (!lines.some(isSlanted)) return lines;
+  const ordered = [...lines.filter((l) => !isSlanted(l)), ...lines.filter(isSlanted)];
+  return ordered.map((line, index) => ({ ...line, index }));
 }
 
 /** Appends the lines of a structured text to `lines` and destroys it. */
