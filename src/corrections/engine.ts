@@ -27,8 +27,8 @@ import { checkRequest, checkTextPlace, locate } from './locate/located.ts';
 import { sha256 } from './locate/pdf-bytes.ts';
 import { glyphBoxes } from './proof/declared-boxes.ts';
 import { unionBox, type Box } from './proof/render-diff.ts';
-import { secondRendererGuard } from './proof/second-renderer.ts';
-import { verifyCorrection, witnessBand } from './proof/verify-correction.ts';
+import { secondRendererGuard, startSecondRenderer } from './proof/second-renderer.ts';
+import { likelyWitnessBand, verifyCorrection, witnessBand } from './proof/verify-correction.ts';
 import { proposalOf, refusalProposal, verificationOf, wouldNotVerify } from './proposal.ts';
 import { Refusal } from './refusals.ts';
 import { declareObjects } from './save/declare.ts';
@@ -254,6 +254,9 @@ function attemptSpan(
     const objects = declareObjects(doc, input, t.page, facts, changedObjects, forApply);
     if (repair) objects.declared.push(...repairDeclarations(repair));
     const saved = saveExact(doc, input, opened, t, changedObjects, objects, repair);
+    // PDFium draws the band it will likely witness on its own thread while MuPDF verifies here.
+    const likely = likelyWitnessBand(t.match.line, boxes);
+    if (likely) startSecondRenderer(input.pdf, saved.output, input.password, t.pageIndex, likely);
     const verify = verifyCorrection(input, t, boxes, saved, { textPlace, widthsAlike }, find, replacement);
     const explanation = product.explain({
       oldText: fit.measurements.old_text as string,

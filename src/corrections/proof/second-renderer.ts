@@ -25,7 +25,9 @@
 // index (the kept page graph, page-reach.ts), before and after alike; otherwise the whole walk.
 import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
 import { takeBytes } from '../locate/pdf-bytes.ts';
+import { DocfixError } from '../../errors.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
+import { renderPageOnPdfiumThread } from '../../verify/pdfium-thread.ts';
 import { secondOpinion, type Box, type SecondOpinion } from '../../verify/second-opinion.ts';
 import { keptReach } from './page-reach.ts';
 import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
@@ -37,11 +39,17 @@ export const GUARD_NAME = 'second_renderer_pdfium';
 export const RECHECK_DPIS = [299, 301] as const;
 
 /**
- * PDFium's working-dpi renders kept by content: the page before (several proposals on one revision)
- * and after (rendered ahead by `prepareSecondRenderer`, taken out when compared); the last two of each.
+ * PDFium's working-dpi renders, kept or under way: the page before by content (several proposals on
+ * one revision), and after by the output's bytes (started ahead by `startSecondRenderer`, taken out
+ * when compared); the last two of each.
  */
-const beforeCache: { key: string; render: RgbImage }[] = [];
-const afterCache: { key: string; render: RgbImage }[] = [];
+const beforeCache: { key: string; render: Promise<RgbImage> }[] = [];
+const afterCache: {
+  output: Uint8Array;
+  pageIndex: number;
+  rows?: [number, number];
+  render: Promise<RgbImage>;
+}[] = [];
 
 /** Page count from which PDFium is given the one-kid view of a flat page tree. */
 export const FLAT_TREE_PAGES = 64;
@@ -80,45 +88,96 @@ export function pdfiumPageView(
   }
 }
 
-/** PDFium's render of the page at the working dpi, through the one-kid view where it applies. */
-function pdfiumPage(pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) {
+/**
+ * PDFium's render of the page at the working dpi, through the one-kid view where it applies, drawn on
+ * PDFium's own thread (verify/pdfium-thread.ts). Should that thread fail (not PDFium refusing the
+ * file: that answer is the same on any thread), the page is drawn here instead.
+ */
+async function pdfiumPage(pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) {
   const view = pdfiumPageView(pdf, password, pageIndex);
-  return renderPageWithPdfium(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+  try {
+    return await renderPageOnPdfiumThread(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+  } catch (error) {
+    if (error instanceof DocfixError) throw error;
+    return renderPageWithPdfium(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+  }
 }
 
-async function pdfiumRender(
-  cache: { key: string; render: RgbImage }[],
+const rowsKey = (rows?: [number, number]) => rows?.join('-') ?? 'page';
+
+/** A render of the page before, kept or under way; a failed one is dropped (the guard renders again). */
+function pdfiumBefore(
   pdf: Uint8Array,
   password: string,
   pageIndex: number,
-  rows: [number, number] | undefined,
+  rows?: [number, number],
 ): Promise<RgbImage> {
-  const key = `${sha256(pdf)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
-  const hit = cache.find((e) => e.key === key);
+  const key = `${sha256(pdf)}:${pageIndex}:${rowsKey(rows)}`;
+  const hit = beforeCache.find((e) => e.key === key);
   if (hit) return hit.render;
-  const render = await pdfiumPage(pdf, password, pageIndex, rows);
-  if (render.pixels.byteLength <= 64 * 1024 * 1024) {
-    cache.unshift({ key, render });
-    cache.length = Math.min(cache.length, 2);
-  }
+  const render = pdfiumPage(pdf, password, pageIndex, rows);
+  const entry = { key, render };
+  beforeCache.unshift(entry);
+  beforeCache.length = Math.min(beforeCache.length, 2);
+  render.then(
+    (image) => {
+      // A page too big to keep is not kept (64 MB of pixels).
+      if (image.pixels.byteLength > 64 * 1024 * 1024) drop(beforeCache, entry);
+    },
+    () => drop(beforeCache, entry),
+  );
   return render;
 }
 
-/** The render of `output` prepared ahead, if any, taken out of the store (it is compared once). */
-function takeAfter(output: Uint8Array, pageIndex: number, rows?: [number, number]): RgbImage | undefined {
-  if (!afterCache.length) return undefined;
-  const key = `${sha256(output)}:${pageIndex}:${rows?.join('-') ?? 'page'}`;
-  const at = afterCache.findIndex((e) => e.key === key);
-  return at < 0 ? undefined : afterCache.splice(at, 1)[0].render;
+function drop<T>(list: T[], entry: T): void {
+  const at = list.indexOf(entry);
+  if (at >= 0) list.splice(at, 1);
 }
 
-const pdfiumBefore = (pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) =>
-  pdfiumRender(beforeCache, pdf, password, pageIndex, rows);
+/**
+ * Starts PDFium drawing the page before (unless kept) and `output`'s page, the band `rows` of each, on
+ * its own thread, and returns at once: the guard on `output` takes these renders when their band
+ * holds the one it must witness (a wider band is a stricter witness). The engine calls it as soon as
+ * the corrected bytes exist, so that PDFium draws while MuPDF verifies.
+ */
+export function startSecondRenderer(
+  input: Uint8Array,
+  output: Uint8Array,
+  password: string,
+  pageIndex: number,
+  rows?: [number, number],
+): void {
+  const before = pdfiumBefore(input, password, pageIndex, rows);
+  const after = pdfiumPage(output, password, pageIndex, rows);
+  // Nothing is judged here: a failure is the guard's to report (it renders again).
+  before.catch(() => {});
+  after.catch(() => {});
+  afterCache.unshift({ output, pageIndex, rows, render: after });
+  afterCache.length = Math.min(afterCache.length, 2);
+}
+
+/** The rows the guard witnesses: a started render's band when it holds `rows` (taken out: compared once). */
+function takeStarted(
+  output: Uint8Array,
+  pageIndex: number,
+  rows?: [number, number],
+): { rows?: [number, number]; render: Promise<RgbImage> } | undefined {
+  const at = afterCache.findIndex(
+    (e) =>
+      e.output === output &&
+      e.pageIndex === pageIndex &&
+      (e.rows === undefined
+        ? rows === undefined
+        : rows !== undefined && e.rows[0] <= rows[0] && e.rows[1] >= rows[1]),
+  );
+  return at < 0 ? undefined : afterCache.splice(at, 1)[0];
+}
 
 /**
  * Renders the page before and after with PDFium ahead of the guard, for a caller with time on its
- * hands (tier 5 while recognition reads the page or the patched line on its own thread): the guard
- * then compares the kept renders. Without `output`, the page before alone. Nothing is judged here; a render that fails is left for the guard to report.
+ * hands (tier 5 while recognition reads the page or the patched line on its own thread), and waits
+ * for them: the guard then compares the kept renders. Without `output`, the page before alone.
+ * Nothing is judged here; a render that fails is left for the guard to report.
  */
 export async function prepareSecondRenderer(
   input: Uint8Array,
@@ -128,8 +187,12 @@ export async function prepareSecondRenderer(
   rows?: [number, number],
 ): Promise<void> {
   try {
-    await pdfiumBefore(input, password, pageIndex, rows);
-    if (output) await pdfiumRender(afterCache, output, password, pageIndex, rows);
+    if (!output) {
+      await pdfiumBefore(input, password, pageIndex, rows);
+      return;
+    }
+    startSecondRenderer(input, output, password, pageIndex, rows);
+    await Promise.allSettled([afterCache[0].render, pdfiumBefore(input, password, pageIndex, rows)]);
   } catch {
     // The guard renders again and records the failure.
   }
@@ -142,16 +205,21 @@ export async function secondRendererGuard(
   password: string,
   pageIndex: number,
   v: VerifyOutput,
-  rows?: [number, number],
+  band?: [number, number],
 ): Promise<void> {
   let guard: Record<string, unknown> & { name: string; passed: boolean; detail: string };
   try {
-    const before = await pdfiumBefore(input, password, pageIndex, rows);
+    const started = takeStarted(output, pageIndex, band);
+    const rows = started ? started.rows : band;
+    const [before, after] = await Promise.all([
+      pdfiumBefore(input, password, pageIndex, rows),
+      started?.render.catch(() => pdfiumPage(output, password, pageIndex, rows)) ??
+        pdfiumPage(output, password, pageIndex, rows),
+    ]);
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,
       beforeRender: before,
-      afterRender:
-        takeAfter(output, pageIndex, rows) ?? (await pdfiumPage(output, password, pageIndex, rows)),
+      afterRender: after,
       rows,
     });
     const where = so.rows ? ` in rows ${so.rows[0]}–${so.rows[1]} (the line's band, full width)` : '';

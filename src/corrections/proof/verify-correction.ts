@@ -8,8 +8,8 @@ import type { GuardCheck } from '../fit/widths-read-alike.ts';
 import type { Located } from '../locate/located.ts';
 import { toRender, type TextLine } from '../locate/page-text.ts';
 import type { glyphBoxes } from './declared-boxes.ts';
-import type { Box } from './render-diff.ts';
-import { verifyOutput, type SavedCorrection, type VerifyOutput } from './verify.ts';
+import { unionBox, type Box } from './render-diff.ts';
+import { DECLARED_PAD_PX, verifyOutput, type SavedCorrection, type VerifyOutput } from './verify.ts';
 
 /**
  * Verifies the saved bytes by rendering and by objects (verify.ts). The input's page, read only when
@@ -107,4 +107,25 @@ export function witnessBand(line: TextLine, v: VerifyOutput): [number, number] |
   const h = Math.max(1, band[3] - band[1]);
   const d = v.declared_box;
   return [Math.max(0, Math.min(band[1], d[1]) - h), Math.max(band[3], d[3]) + h];
+}
+
+/**
+ * The band witnessBand will give, as far as it is known before verification: the line's rows and
+ * the old and new glyphs' boxes, widened by a further half line height so that it holds the band
+ * the verification settles on (declared glyph ink overhanging the boxes included). PDFium starts
+ * drawing it while MuPDF verifies (second-renderer.ts, startSecondRenderer); a wider band is a
+ * stricter witness. Null where witnessBand is null whatever the verification says (vertical text).
+ */
+export function likelyWitnessBand(
+  line: TextLine,
+  boxes: ReturnType<typeof glyphBoxes>,
+): [number, number] | null {
+  if (Math.abs(line.dir[0]) < Math.abs(line.dir[1])) return null;
+  const band = toRender(line.bbox);
+  const h = Math.max(1, band[3] - band[1]);
+  const glyphs = unionBox([...boxes.oldBoxes, ...(boxes.newGlyphBoxes ?? [])]);
+  const top = glyphs ? Math.min(band[1], glyphs[1] - DECLARED_PAD_PX) : band[1];
+  const bottom = glyphs ? Math.max(band[3], glyphs[3] + DECLARED_PAD_PX) : band[3];
+  const slack = Math.ceil(h / 2);
+  return [Math.max(0, top - h - slack), bottom + h + slack];
 }

@@ -1,5 +1,5 @@
 // The work a one-word correction does, counted (never timed): how many times MuPDF and PDFium
-// render the page and MuPDF opens the bytes, that a second proposal on the same revision reuses the
+// render the page (on their threads) and MuPDF opens the bytes, that a second proposal on the same revision reuses the
 // page's renders before the edit, that an apply after its proposal renders nothing, and that every
 // MuPDF document and page the engine opened is freed before it answers (a page left to the garbage
 // collector holds its whole document in MuPDF's heap, which then grows with each correction).
@@ -9,6 +9,7 @@ import { mupdf, openPdf } from '../../../../src/pdf/mupdf-adapter.ts';
 import { pageReachOf } from '../../../../src/corrections/proof/page-reach.ts';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { PdfiumDocument } from '../../../../src/verify/pdfium-render.ts';
+import { pdfiumThreadWork } from '../../../../src/verify/pdfium-thread.ts';
 import { sha256, sha256Extending } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { editInput, makePdf } from '../fixtures.ts';
 import { createHash } from 'node:crypto';
@@ -49,7 +50,10 @@ count(PdfiumDocument.prototype, 'renderPage', 'pdfiumRenders');
 /** Runs `fn` and answers the work it did. */
 async function counted(fn: () => Promise<unknown>): Promise<Omit<Work, 'opened'> & { leftOpen: number }> {
   Object.assign(work, { opens: 0, pageLoads: 0, mupdfRenders: 0, pdfiumRenders: 0, opened: [] });
+  // PDFium renders on its own thread (pdfium-thread.ts), where this thread's wrapper cannot count.
+  const threadRenders = pdfiumThreadWork.renders;
   await fn();
+  work.pdfiumRenders += pdfiumThreadWork.renders - threadRenders;
   const { opened, ...rest } = work;
   return { ...rest, leftOpen: opened.filter((o) => o.pointer !== 0).length };
 }
