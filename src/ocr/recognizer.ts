@@ -1,13 +1,29 @@
 // Word recognition with tesseract.js. Language data are local files: the bundled
 // `@tesseract.js-data/<lang>` packages and tesseract's data installed on the machine (languages.ts);
-// nothing is downloaded at run time. One recogniser per language is kept warm per thread.
+// nothing is downloaded at run time. Two recognisers per language are kept warm per thread (one on a
+// single core): recognitions asked at the same time — a tier-5 proof's line readings, the line
+// before the patch asked early while the page is still read — run side by side instead of queuing.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { availableParallelism } from 'node:os';
 import { createHash } from 'node:crypto';
 import { createWorker, OEM, PSM, type RecognizeOptions, type Worker, type WorkerOptions } from 'tesseract.js';
 import { availableLanguages, languageData, type LanguageData } from './languages.ts';
 import { keptWork, wordsBytes } from './kept-work.ts';
 
-const workers = new Map<string, Promise<Worker>>();
+/** A recogniser (tesseract.js worker) and the recognitions it has in hand. */
+interface Recogniser {
+  worker: Promise<Worker>;
+  busy: number;
+}
+
+/** The recognisers of each language. */
+const pools = new Map<string, Recogniser[]>();
+/**
+ * Recognisers per language. Two: a tier-5 proposal asks two line readings at once (bench
+ * pixel-patch: the proposal 10–20 % faster, a second word on the page 15–30 %), each costing about
+ * 130 MB of resident memory with English data; one on a single core.
+ */
+export const RECOGNISERS = Math.min(2, availableParallelism());
 
 /** Recognitions this thread has run, by kind, and the pixels they read: what kept work saves is counted here (tests read it). */
 const counts = { page: 0, region: 0, line: 0, pixels: 0 };
@@ -61,18 +77,30 @@ export function recogniserOptions(data: LanguageData): Partial<WorkerOptions> {
   return { langPath: data.folder, gzip: data.gzip, cacheMethod: 'none' };
 }
 
-async function workerFor(lang: string): Promise<Worker> {
-  let worker = workers.get(lang);
-  if (!worker) {
+/**
+ * The recogniser of `lang` with the fewest recognitions in hand. The language's recognisers are all
+ * started on its first use (they load side by side; one that fails to start is dropped, and the pool
+ * is started again on the next use once all are gone).
+ */
+function recogniserFor(lang: string): Recogniser {
+  let pool = pools.get(lang);
+  if (!pool) {
     const data = languageData(lang);
     if (!data) throw new Error(`no language data for ${lang}`);
-    worker = createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data));
-    workers.set(lang, worker);
-    worker.catch(() => {
-      workers.delete(lang);
-    });
+    const started: Recogniser[] = [];
+    for (let i = 0; i < RECOGNISERS; i++) {
+      const r: Recogniser = { worker: createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data)), busy: 0 };
+      r.worker.catch(() => {
+        const at = started.indexOf(r);
+        if (at >= 0) started.splice(at, 1);
+        if (started.length === 0 && pools.get(lang) === started) pools.delete(lang);
+      });
+      started.push(r);
+    }
+    pool = started;
+    pools.set(lang, pool);
   }
-  return worker;
+  return pool.reduce((a, b) => (b.busy < a.busy ? b : a));
 }
 
 /**
@@ -126,29 +154,36 @@ async function recognise(
   wholePage: boolean | 'line',
   dpi?: number,
 ): Promise<RecognisedWord[]> {
-  const worker = await workerFor(lang);
-  const mode = wholePage === 'line' ? PSM.SINGLE_LINE : wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK;
-  // The mode and resolution go with each call (the recogniser sets them for that image and restores
-  // them after): recognitions asked at the same time, queued on the recogniser's thread in order,
-  // each run with their own, where parameters set beforehand in a separate message could be
-  // overtaken by another call's.
-  const options: Record<string, string> = {
-    tessedit_pageseg_mode: mode,
-    user_defined_dpi: dpi ? String(dpi) : '0',
-    // Tesseract reads a line again inverted when its confidence is low, for light text on a dark
-    // ground; where the image has no dark ground that second reading can only fail, and it cost a
-    // quarter of a clean 300 dpi page's recognition (bench ocr), words unchanged.
-    tessedit_do_invert: hasDarkGround(image) ? '1' : '0',
-  };
   counts[wholePage === 'line' ? 'line' : wholePage ? 'page' : 'region']++;
   counts.pixels += imageArea(image);
-  // Only tesseract's TSV is built: one string made inside the recogniser. The block tree (every
-  // symbol with its choices, built call by call across the WASM boundary) cost 6 % more on a dense
-  // 900-word page (bench ocr), and nothing here reads below the word.
-  // tesseract.js passes any option it does not know on to tesseract, but types only its own.
-  const perCall = options as Partial<RecognizeOptions>;
-  const result = await worker.recognize(Buffer.from(image), perCall, { tsv: true, text: false });
-  return wordsOfTsv(result.data.tsv ?? '');
+  // Taken now, before any wait: a recognition asked right after this one sees it in hand.
+  const recogniser = recogniserFor(lang);
+  recogniser.busy++;
+  try {
+    const worker = await recogniser.worker;
+    const mode = wholePage === 'line' ? PSM.SINGLE_LINE : wholePage ? PSM.AUTO : PSM.SINGLE_BLOCK;
+    // The mode and resolution go with each call (the recogniser sets them for that image and restores
+    // them after): recognitions asked at the same time, queued on the recogniser's thread in order,
+    // each run with their own, where parameters set beforehand in a separate message could be
+    // overtaken by another call's.
+    const options: Record<string, string> = {
+      tessedit_pageseg_mode: mode,
+      user_defined_dpi: dpi ? String(dpi) : '0',
+      // Tesseract reads a line again inverted when its confidence is low, for light text on a dark
+      // ground; where the image has no dark ground that second reading can only fail, and it cost a
+      // quarter of a clean 300 dpi page's recognition (bench ocr), words unchanged.
+      tessedit_do_invert: hasDarkGround(image) ? '1' : '0',
+    };
+    // Only tesseract's TSV is built: one string made inside the recogniser. The block tree (every
+    // symbol with its choices, built call by call across the WASM boundary) cost 6 % more on a dense
+    // 900-word page (bench ocr), and nothing here reads below the word.
+    // tesseract.js passes any option it does not know on to tesseract, but types only its own.
+    const perCall = options as Partial<RecognizeOptions>;
+    const result = await worker.recognize(Buffer.from(image), perCall, { tsv: true, text: false });
+    return wordsOfTsv(result.data.tsv ?? '');
+  } finally {
+    recogniser.busy--;
+  }
 }
 
 /**
@@ -247,7 +282,7 @@ export function imageArea(image: Uint8Array): number {
 
 /** Stops the recognisers of this thread (tests, shutdown). */
 export async function closeRecognisers(): Promise<void> {
-  const all = [...workers.values()];
-  workers.clear();
-  await Promise.all(all.map(async (w) => (await w).terminate()));
+  const all = [...pools.values()].flat();
+  pools.clear();
+  await Promise.all(all.map(async (r) => (await r.worker.catch(() => null))?.terminate()));
 }
