@@ -31,6 +31,9 @@ export const LINE_END_ALLOWANCE_EM = 0.25;
  */
 export const WORD_BREAK_EM = 0.08;
 
+/** poppler's own word break (TextOutputDev's minWordBreakSpace): a gap this wide (em) already reads as one. */
+const POPPLER_WORD_BREAK_EM = 0.1;
+
 /** How far (em) kerning may pull a letter back into the advance of the one before it. */
 const KERN_BACK_EM = 0.3;
 
@@ -192,6 +195,13 @@ function roomAfter(t: Located, b: Baseline, columnRight: number | null) {
 interface Surroundings {
   next: { c: string; at: number } | null;
   gapToNext: number | null;
+  /**
+   * The gap a text extractor sees between the old text's last glyph and the next letter: gapToNext
+   * and the spacing the last glyph's advance carries past its width (Tc, and Tw after a space),
+   * which extractors such as poppler do not count as the glyph's own. A line justified by letter
+   * spacing has such a gap inside every word, just under the width that reads as a space.
+   */
+  innerGap: number;
   spaceFollows: boolean;
 }
 
@@ -207,12 +217,31 @@ function surroundings(t: Located, b: Baseline, oldExtent: number): Surroundings 
     spanChars,
   );
   const gapToNext = next ? next.at - oldExtent : null;
+  const last = t.glyphs[t.glyphs.length - 1];
+  const carried =
+    last && t.font.wmode !== 1
+      ? (last.state.Tc + (last.length === 1 && last.code === 32 ? last.state.Tw : 0)) *
+        last.state.Th *
+        b.dirLen
+      : 0;
+  const innerGap = (gapToNext ?? 0) + carried;
   // A word gap is a space character before the next letter, or a gap as wide as one (producers
   // that place each word by itself draw no space glyph at all).
   const spaceFollows =
     (next ? nearestSpace < next.at : nearestSpace < Infinity) ||
     (gapToNext !== null && gapToNext >= WORD_GAP_EM * b.emPts);
-  return { next, gapToNext, spaceFollows };
+  return { next, gapToNext, innerGap, spaceFollows };
+}
+
+/**
+ * A narrower replacement widens the gap before the next letter of its word by what it lacks; that
+ * gap then reads as a word break (WORD_BREAK_EM, with margin under poppler's tenth of an em) where it
+ * did not before. A gap poppler already reads as one stays one, however wide.
+ */
+function opensWordBreak(around: Surroundings, overflow: number, emPts: number): boolean {
+  if (!around.next || around.spaceFollows || overflow >= 0) return false;
+  const before = around.innerGap;
+  return before < POPPLER_WORD_BREAK_EM * emPts && before - overflow >= WORD_BREAK_EM * emPts;
 }
 
 /** How much wider the new text may be (`allowed`), by which rule, and the re-spacing that makes room. */
@@ -265,7 +294,7 @@ function chooseRoom(
   let respacing: Respacing | null = null;
   if (overflow <= FIT_TOLERANCE_EM * emPts) {
     const rule = `fits: the new text is no wider than the old (+${FIT_TOLERANCE_EM} em tolerance)`;
-    if (-overflow >= WORD_BREAK_EM * emPts && (respacing = restOfWord(overflow)))
+    if (opensWordBreak(around, overflow, emPts) && (respacing = restOfWord(overflow)))
       return { allowed: FIT_TOLERANCE_EM * emPts, rule: `narrower: ${respacedPhrase(respacing)}`, respacing };
     return { allowed: FIT_TOLERANCE_EM * emPts, rule, respacing: null };
   }
@@ -323,10 +352,11 @@ function fitMeasurements(
   product: TierProduct,
   b: Baseline,
   e: { oldExtent: number; newExtent: number; overflow: number },
-  gapToNext: number | null,
+  around: Pick<Surroundings, 'gapToNext' | 'innerGap'>,
   room: Room,
 ): Record<string, unknown> {
   const { glyphs, g0, font, span, newChars } = t;
+  const { gapToNext, innerGap } = around;
   const { respacing } = room;
   return {
     font: font.baseFont,
@@ -348,6 +378,9 @@ function fitMeasurements(
     overflow_pt: round(e.overflow),
     allowed_overflow_pt: round(room.allowed),
     gap_to_next_pt: gapToNext === null ? null : round(gapToNext),
+    // The gap extractors see, where letter spacing makes it differ from the pen's.
+    ...(gapToNext !== null &&
+      Math.abs(innerGap - gapToNext) > 0.005 && { gap_to_next_letter_pt: round(innerGap) }),
     fit_rule: room.rule,
     ...lineFrame(t, b),
     ...(respacing && {
@@ -438,18 +471,21 @@ function refuseTooWide(r: Refused, room: Room): never {
   );
 }
 
-function refuseGapInsideWord(r: Refused, next: { c: string }): never {
+function refuseGapInsideWord(r: Refused, next: { c: string }, innerGap: number): never {
   const { tier, find, replacement, overflow, measurements, rejected } = r;
+  const gap = round(innerGap - overflow);
+  // The gap there already (letter spacing) is named when there is one: it is why a small difference counts.
+  const spaced = innerGap > 0.005 ? ` (${round(innerGap)} pt of letter spacing there already)` : '';
   rejected.push({
     tier,
     tier_name: TIER_NAMES[tier],
     code: 'gap_inside_word',
-    reason: `The new text is ${round(-overflow)} pt narrower than the old, and “${next.c}” follows directly.`,
+    reason: `The new text is ${round(-overflow)} pt narrower than the old, and “${next.c}” follows directly: a gap of ${gap} pt${spaced}.`,
     evidence: measurements,
   });
   refuse(
     'gap_inside_word',
-    `“${replacement}” is ${round(-overflow)} pt narrower than “${find}” here, and the gap it would leave before “${next.c}” reads as a space.`,
+    `“${replacement}” is ${round(-overflow)} pt narrower than “${find}” here, and the gap of ${gap} pt it would leave before “${next.c}”${spaced} reads as a space.`,
     'Every other glyph of the line stays where it is, so a narrower replacement leaves a gap where it ends; text extraction (pdftotext breaks words at a tenth of an em) would read the word as two.',
     [
       'Choose a replacement of about the same width.',
@@ -479,18 +515,11 @@ export function fitRule(
   const around = surroundings(t, b, oldExtent);
   const room = chooseRoom(t, product, b, overflow, vertical, around);
   const e = { oldExtent, newExtent, overflow };
-  const measurements = fitMeasurements(t, product, b, e, around.gapToNext, room);
+  const measurements = fitMeasurements(t, product, b, e, around, room);
   const refused = { tier, find, replacement, overflow, measurements, rejected };
   if (overflow > room.allowed) refuseTooWide(refused, room);
-  const { next, spaceFollows } = around;
-  if (
-    gapOpens(t, product) &&
-    !room.respacing &&
-    next &&
-    !spaceFollows &&
-    -overflow >= WORD_BREAK_EM * b.emPts
-  )
-    refuseGapInsideWord(refused, next);
+  if (gapOpens(t, product) && !room.respacing && around.next && opensWordBreak(around, overflow, b.emPts))
+    refuseGapInsideWord(refused, around.next, around.innerGap);
   const { emPts, dirLen } = b;
   return {
     measurements,

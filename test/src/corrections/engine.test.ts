@@ -28,7 +28,12 @@ import {
   strayToUnicodePdf,
   withDoc,
 } from './fixtures.ts';
-import { popplerCheck, popplerProblemsIn as popplerProblems, popplerProblemsOf } from './poppler.ts';
+import {
+  pdftotextOf,
+  popplerCheck,
+  popplerProblemsIn as popplerProblems,
+  popplerProblemsOf,
+} from './poppler.ts';
 import { readPageText } from '../../../src/corrections/locate/page-text.ts';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
 import { BUNDLED_FACES } from '../../../src/fonts/catalog.ts';
@@ -458,6 +463,27 @@ test('a narrower letter that would open a gap read as a space is redrawn to the 
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('letter spacing just under a word break: a slightly narrower letter is redrawn to the word end, not left as a gap', async () => {
+  // A line justified by letter spacing: 0.9 pt Tc at 10 pt, a gap of 0.09 em inside every word,
+  // just under poppler's word break (0.1 em). "c" for "n" is 0.56 pt narrower (0.056 em, under the
+  // 0.08 em a gap of its own must reach), but with the spacing the gap before the "e" is 1.46 pt:
+  // pdftotext would read "c egative". The rest of the word is redrawn with it instead.
+  const pdf = makePdf([{ content: 'BT /F1 10 Tf 0.9 Tc 20 150 Td (negative numbers) Tj ET' }]);
+  assert.ok(pdftotextOf(pdf).includes('negative numbers'));
+  const r = await applyEdit(editInput(pdf, 'negative', 'cegative'));
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = r.proposal.measurements as { old_text: string; gap_to_next_letter_pt?: number };
+  assert.is(m.old_text, 'negative');
+  assert.ok(pdftotextOf(r.output).includes('cegative numbers'), pdftotextOf(r.output));
+  assert.equal(popplerProblemsOf(pdf, r.output, 'negative', 'cegative', r.verification.declared_box!), []);
+  // Where the word cannot be redrawn to its end (it goes on for more than 32 characters), refused
+  // with the gap named.
+  const long = makePdf([{ content: `BT /F1 10 Tf 0.9 Tc 20 150 Td (negat${'i'.repeat(33)} one) Tj ET` }]);
+  const refused = await proposeEdit(editInput(long, 'negat', 'cegat'));
+  assert.is(refused.advice?.code, 'gap_inside_word');
+  assert.match(refused.refusal ?? '', /letter spacing there already/);
 });
 
 test('/Contents in parts: an operator split across parts is refused, others are edited in their part', async () => {
