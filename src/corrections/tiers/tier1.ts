@@ -68,10 +68,23 @@ export function tier1Code(
     }
     const program = getProgram();
     const gid = program ? program.encodeCharacter(ch.codePointAt(0) ?? 0) : 0;
-    if (gid > 0 && (!font.composite || gid === code)) return { code, source: 'font_program' };
+    if (!program || gid <= 0 || (font.composite && gid !== code)) continue;
+    // A CID font's /W lists only the glyphs its producer drew (PDF::API2, PDF::Builder): another
+    // glyph of a whole program is drawn with the default width (/DW, often 1000), not its own. Such
+    // a code is left to tier 2, which adds its real width to a copy of the font.
+    if (
+      font.composite &&
+      !font.widths.has(code) &&
+      !widthMatches(program.advanceGlyph(gid) * 1000, font.defaultWidth)
+    )
+      continue;
+    return { code, source: 'font_program' };
   }
   return null;
 }
+
+/** A glyph's own advance and a declared width (thousandths of an em) agree to within one unit. */
+const widthMatches = (own: number, declared: number) => Math.abs(own - declared) <= 1;
 
 /** Tier 1's code for each of `chars` in `font`, `codeLength` bytes each for a composite font. */
 export function reuseCodes(
