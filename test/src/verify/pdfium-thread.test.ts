@@ -1,6 +1,7 @@
 // PDFium on its own thread (src/verify/pdfium-thread.ts): the same pixels as a render on the calling
 // thread, bands too; PDFium's refusals come back as the same docfix codes; several renders in flight
-// at once each get their own answer; a thread that is stopped is replaced on the next call.
+// at once each get their own answer; a thread that is stopped is replaced on the next call, and what
+// it had in hand fails as a thread's failure, not as PDFium's answer.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,21 @@ test('renders in flight together each get their own page; a stopped thread is re
   await stopPdfiumThread();
   const again = await renderPageOnPdfiumThread(bytes, '', 1, 50);
   assert.ok(same(again.pixels, pages[1]!.pixels));
+});
+
+test('a thread stopped with a render in hand fails that render (not as a PDFium refusal), and the next call works', async () => {
+  const bytes = bytesOf('latex-4-pages.pdf');
+  const inFlight = renderPageOnPdfiumThread(bytes, '', 0, 300);
+  await stopPdfiumThread();
+  try {
+    await inFlight;
+    assert.unreachable('the render should fail with its thread');
+  } catch (error) {
+    // The caller (second-renderer.ts) renders again on its own thread for any error but a DocfixError.
+    assert.not.instance(error, DocfixError);
+  }
+  const next = await renderPageOnPdfiumThread(bytes, '', 0, 50);
+  assert.ok(same(next.pixels, (await renderPageWithPdfium(bytes, '', 0, 50)).pixels));
 });
 
 test.run();
