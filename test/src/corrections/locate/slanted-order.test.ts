@@ -7,28 +7,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
 import { readPageText } from '../../../../src/corrections/locate/page-text.ts';
-import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { searchPdf } from '../../../../src/documents/search.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput } from '../fixtures.ts';
+import { editInput, makePdf } from '../fixtures.ts';
 import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
 /** A label "colonne" at 30° near the top, drawn first; a line of upright text below it. */
 function chartPage(): Uint8Array {
-  const doc = new mupdf.PDFDocument();
-  try {
-    const font = doc.addSimpleFont(new mupdf.Font('Helvetica'));
-    const res = doc.newDictionary();
-    const fonts = doc.newDictionary();
-    fonts.put('F1', font);
-    res.put('Font', fonts);
-    const label = 'BT /F1 10 Tf 0.866025 0.5 -0.5 0.866025 60 300 Tm (colonne) Tj ET';
-    const body = 'BT /F1 11 Tf 40 200 Td (Afficher la colonne de gauche des lignes communes.) Tj ET';
-    doc.insertPage(-1, doc.addPage([0, 0, 400, 400], 0, res, `${label} ${body}`));
-    return takeBytes(doc.saveToBuffer('compress'));
-  } finally {
-    doc.destroy();
-  }
+  const label = 'BT /F1 10 Tf 0.866025 0.5 -0.5 0.866025 60 160 Tm (colonne) Tj ET';
+  const body = 'BT /F1 11 Tf 20 60 Td (Afficher la colonne de gauche des lignes communes.) Tj ET';
+  return makePdf([{ content: `${label} ${body}` }]);
 }
 
 const count = (text: string, word: string) => text.split(word).length - 1;
@@ -42,10 +30,11 @@ test('poppler reads the word once (the upright one); the engine finds it twice, 
     hits.map((h) => h.match_index),
     [0, 1],
   );
-  // Match 0 is the body line (y 200 pt up from the bottom: 200 pt down from the top), 1 the label.
+  // Match 0 is the body line (baseline 60 pt up from the bottom of a 200 pt page: 140 pt down from
+  // the top), 1 the label (from 40 pt down, rising to the right).
   const [body, label] = hits.map((h) => h.box ?? []) as [number[], number[]];
-  assert.ok(body[1]! > 180 && body[3]! < 210, `match 0 at ${body}`);
-  assert.ok(label[3]! < 110, `match 1 at ${label}`);
+  assert.ok(body[1]! > 125 && body[3]! < 145, `match 0 at ${body}`);
+  assert.ok(label[3]! < 45, `match 1 at ${label}`);
   const doc = mupdf.PDFDocument.openDocument(pdf, 'application/pdf');
   try {
     const lines = readPageText(doc.loadPage(0));
