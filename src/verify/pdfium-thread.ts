@@ -74,7 +74,7 @@ function settled(t: PdfiumThread, id: number): void {
 
 /**
  * Renders a page with PDFium on its own thread (the arguments of `renderPageWithPdfium`). The bytes
- * are copied to the thread; the caller may keep using them.
+ * are copied to the thread (only the view's own bytes); the caller may keep using them.
  */
 export function renderPageOnPdfiumThread(
   bytes: Uint8Array,
@@ -89,9 +89,12 @@ export function renderPageOnPdfiumThread(
     const t = thread();
     if (t.pending.size === 0) t.worker.ref();
     t.pending.set(id, { resolve, reject });
-    const request: ThreadRenderRequest = { id, bytes, password, pageIndex, dpi, ...(rows && { rows }) };
+    // A copy of just these bytes, handed over whole: cloning the view would copy all of the buffer
+    // under it (a file read into a larger buffer, a view of a bigger one).
+    const own = bytes.slice();
+    const request: ThreadRenderRequest = { id, bytes: own, password, pageIndex, dpi, ...(rows && { rows }) };
     try {
-      t.worker.postMessage(request);
+      t.worker.postMessage(request, [own.buffer]);
     } catch (error) {
       settled(t, id);
       reject(error as Error);

@@ -22,8 +22,15 @@ test('a page and a band render byte for byte as on the calling thread', async ()
     assert.equal([there.width, there.height, there.stride], [here.width, here.height, here.stride]);
     assert.ok(same(there.pixels, here.pixels), `pixels differ (rows ${rows})`);
   }
-  // The bytes sent stay the caller's.
+  // The bytes sent stay the caller's; a view into a larger buffer sends its own bytes only.
   assert.ok(bytes.byteLength > 0);
+  const larger = new Uint8Array(bytes.byteLength + 64);
+  larger.set(bytes, 32);
+  const view = larger.subarray(32, 32 + bytes.byteLength);
+  const fromView = await renderPageOnPdfiumThread(view, '', 0, 150);
+  assert.ok(same(fromView.pixels, (await renderPageWithPdfium(bytes, '', 0, 150)).pixels));
+  assert.is(view.byteLength, bytes.byteLength);
+  assert.is(larger.byteLength, bytes.byteLength + 64);
 });
 
 test('refusals come back with their docfix codes', async () => {
