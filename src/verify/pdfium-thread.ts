@@ -89,9 +89,10 @@ export function renderPageOnPdfiumThread(
     const t = thread();
     if (t.pending.size === 0) t.worker.ref();
     t.pending.set(id, { resolve, reject });
-    // A copy of just these bytes, handed over whole: cloning the view would copy all of the buffer
-    // under it (a file read into a larger buffer, a view of a bigger one).
-    const own = bytes.slice();
+    // A copy of just these bytes in a buffer of its own, handed over whole: cloning the view would
+    // copy all of the buffer under it (a view of a bigger one). Not `slice()`: a Buffer's is a view
+    // of the same memory, and handing that over would take the caller's bytes away.
+    const own = new Uint8Array(bytes);
     const request: ThreadRenderRequest = { id, bytes: own, password, pageIndex, dpi, ...(rows && { rows }) };
     try {
       t.worker.postMessage(request, [own.buffer]);

@@ -31,6 +31,11 @@ test('a page and a band render byte for byte as on the calling thread', async ()
   assert.ok(same(fromView.pixels, (await renderPageWithPdfium(bytes, '', 0, 150)).pixels));
   assert.is(view.byteLength, bytes.byteLength);
   assert.is(larger.byteLength, bytes.byteLength + 64);
+  // A Buffer (whose slice() shares its memory) stays the caller's too.
+  const buffer = Buffer.from(bytes);
+  await renderPageOnPdfiumThread(buffer, '', 0, 50);
+  assert.is(buffer.byteLength, bytes.byteLength);
+  assert.ok(same(buffer, bytes));
 });
 
 test('refusals come back with their docfix codes', async () => {
