@@ -58,8 +58,12 @@ export function readPageText(page: mupdf.Page, accurate = false, annotations = t
  */
 const SLANT_TAN = 0.1;
 
-/** The line runs at a slant: neither horizontal nor vertical (poppler's "diagonal" text). */
-export function isSlanted(line: Pick<TextLine, 'dir'>): boolean {
+/**
+ * The line runs far enough off both axes that extractors such as poppler do not read it as words
+ * ("diagonal" text). Coarser than the proof's `slanted` (proof/line-band.ts), which measures any
+ * line off the axes in its own frame.
+ */
+function diagonal(line: TextLine): boolean {
   const [dx, dy] = line.dir.map(Math.abs) as [number, number];
   return Math.min(dx, dy) > SLANT_TAN * Math.max(dx, dy);
 }
@@ -72,8 +76,8 @@ export function isSlanted(line: Pick<TextLine, 'dir'>): boolean {
  * the upright one, even where a tilted label above it carries the same word.
  */
 function slantedLast(lines: TextLine[]): TextLine[] {
-  if (!lines.some(isSlanted)) return lines;
-  const ordered = [...lines.filter((l) => !isSlanted(l)), ...lines.filter(isSlanted)];
+  if (!lines.some(diagonal)) return lines;
+  const ordered = [...lines.filter((l) => !diagonal(l)), ...lines.filter(diagonal)];
   return ordered.map((line, index) => ({ ...line, index }));
 }
 

@@ -136,7 +136,8 @@ function drop<T>(list: T[], entry: T): void {
 
 /**
  * Starts PDFium drawing the page before (unless kept) and `output`'s page, the band `rows` of each, on
- * its own thread, and returns at once: the guard on `output` takes these renders when their band
+ * its own thread, and returns at once (a promise settled when both are drawn or failed, never
+ * rejected): the guard on `output` takes these renders when their band
  * holds the one it must witness (a wider band is a stricter witness). The engine calls it as soon as
  * the corrected bytes exist, so that PDFium draws while MuPDF verifies.
  */
@@ -146,14 +147,13 @@ export function startSecondRenderer(
   password: string,
   pageIndex: number,
   rows?: [number, number],
-): void {
+): Promise<unknown> {
   const before = pdfiumBefore(input, password, pageIndex, rows);
   const after = pdfiumPage(output, password, pageIndex, rows);
-  // Nothing is judged here: a failure is the guard's to report (it renders again).
-  before.catch(() => {});
-  after.catch(() => {});
   afterCache.unshift({ output, pageIndex, rows, render: after });
   afterCache.length = Math.min(afterCache.length, 2);
+  // Nothing is judged here: a failure is the guard's to report (it renders again).
+  return Promise.allSettled([before, after]);
 }
 
 /** The rows the guard witnesses: a started render's band when it holds `rows` (taken out: compared once). */
@@ -191,8 +191,7 @@ export async function prepareSecondRenderer(
       await pdfiumBefore(input, password, pageIndex, rows);
       return;
     }
-    startSecondRenderer(input, output, password, pageIndex, rows);
-    await Promise.allSettled([afterCache[0].render, pdfiumBefore(input, password, pageIndex, rows)]);
+    await startSecondRenderer(input, output, password, pageIndex, rows);
   } catch {
     // The guard renders again and records the failure.
   }

@@ -466,6 +466,24 @@ function smallSerifLine(words: string[], em: number, bilevel: boolean) {
   return { raster, words: words.map((text, i) => ({ text, box: boxes[i], confidence: 95 })) };
 }
 
+/** Word `k` of a smallSerifLine at 28 px per em patched to `replacement`, drawing with `faces`. */
+function patchSmallSerif(
+  words: string[],
+  k: number,
+  replacement: string,
+  bilevel: boolean,
+  faces: ReturnType<typeof patchLetterFaces>,
+) {
+  const line = smallSerifLine(words, 28, bilevel);
+  return patchWord({
+    raster: line.raster,
+    words: line.words,
+    target: line.words[k],
+    replacement,
+    letterFaces: faces,
+  });
+}
+
 test('a serif page small or bilevel gets its drawn letters from a serif face, or none', () => {
   // At 28 px per em a sans letter covers the word's serif letters nearly as well as the serif face
   // (the feet are a pixel or two): before the faces' kinds were measured, these were drawn sans.
@@ -476,28 +494,14 @@ test('a serif page small or bilevel gets its drawn letters from a serif face, or
     [['dokumentu', 'tłumaczeniu', 'pliku'], 1, 'tłumaczenxu', true],
   ];
   for (const [words, k, replacement, bilevel] of cases) {
-    const line = smallSerifLine(words, 28, bilevel);
-    const r = patchWord({
-      raster: line.raster,
-      words: line.words,
-      target: line.words[k],
-      replacement,
-      letterFaces: faces,
-    });
+    const r = patchSmallSerif(words, k, replacement, bilevel, faces);
     assert.ok(!('refused' in r), 'refused' in r ? r.refused : '');
     if ('refused' in r) continue;
     assert.match(String(r.measurements.drawn_face), /serif/, `${replacement} (bilevel ${bilevel})`);
   }
   // Measured on the patch's own pixels: the drawn l of "memoly" stands on serif feet.
   for (const bilevel of [false, true]) {
-    const line = smallSerifLine(['the', 'memory', 'used'], 28, bilevel);
-    const r = patchWord({
-      raster: line.raster,
-      words: line.words,
-      target: line.words[1],
-      replacement: 'memoly',
-      letterFaces: faces,
-    });
+    const r = patchSmallSerif(['the', 'memory', 'used'], 1, 'memoly', bilevel, faces);
     assert.ok(!('refused' in r), 'refused' in r ? r.refused : '');
     if ('refused' in r) continue;
     const w = r.box[2] - r.box[0];
@@ -522,14 +526,7 @@ test('a serif page small or bilevel gets its drawn letters from a serif face, or
 
 test('a serif page offered only sans faces refuses letter_style_mismatch with the feet measured', () => {
   const sans = patchLetterFaces().filter((f) => /sans/.test(f.id));
-  const line = smallSerifLine(['the', 'memory', 'used'], 28, true);
-  const r = patchWord({
-    raster: line.raster,
-    words: line.words,
-    target: line.words[1],
-    replacement: 'memoly',
-    letterFaces: sans,
-  });
+  const r = patchSmallSerif(['the', 'memory', 'used'], 1, 'memoly', true, sans);
   assert.ok('refused' in r && r.code === 'letter_style_mismatch', 'refused' in r ? r.code : 'patched');
   if (!('refused' in r)) return;
   assert.ok((r.evidence.page_foot_ratio as number) >= SERIF_FEET);
