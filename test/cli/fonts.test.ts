@@ -5,7 +5,7 @@
 // The environment names another (empty) folder and fontconfig on: the flags win, in the daemon and in
 // its engine threads, which are given the daemon's settings rather than reading the environment.
 // Needs fonts-junicode (test/src/fonts/junicode-fixture.ts).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -15,13 +15,15 @@ import { junicodeCopy, junicodePdf } from '../src/fonts/junicode-fixture.ts';
 
 let d: TestDaemon;
 let fontDir: string;
+let emptyDir: string;
 
 test.before(async () => {
   fontDir = junicodeCopy(null);
   junicodeCopy(0x0002, 'Italic', fontDir);
   const systemBefore = process.env.DOCFIX_SYSTEM_FONTS;
   process.env.DOCFIX_SYSTEM_FONTS = '1';
-  process.env.DOCFIX_FONT_DIRS = mkdtempSync(join(tmpdir(), 'docfix-no-fonts-'));
+  emptyDir = mkdtempSync(join(tmpdir(), 'docfix-no-fonts-'));
+  process.env.DOCFIX_FONT_DIRS = emptyDir;
   try {
     d = await startDaemon(['--font-dir', fontDir, '--no-system-fonts']);
   } finally {
@@ -33,6 +35,7 @@ test.before(async () => {
 
 test.after(async () => {
   await d?.stop();
+  if (emptyDir) rmSync(emptyDir, { recursive: true, force: true });
 });
 
 test('docfix fonts lists the bundled faces and the folder’s, with what their licence allows', async () => {

@@ -3,7 +3,7 @@
 // elsewhere); the save puts the file's own tokens back, qpdf and poppler read the result, and the
 // `objects_untouched` guard fails on a file where one number was rounded outside the declared keys.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,5 +142,7 @@ test('a cross-reference table shifted by one (scan-russian-form): objects are fo
     ok.doc.destroy();
   }
 });
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test.run();

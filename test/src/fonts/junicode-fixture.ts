@@ -1,7 +1,7 @@
 // A page set in Junicode Two Beta (Debian fonts-junicode, which docfix does not bundle) whose
 // embedded subset lacks “ő”, and copies of the face with another OS/2 fsType in a private folder: the
 // fixtures of tier 4's machine fonts (test/src/fonts/machine-fonts.test.ts, test/cli/fonts.test.ts).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mupdf } from '../../../src/pdf/mupdf-adapter.ts';
@@ -46,13 +46,22 @@ export function junicodePdf(): Uint8Array {
   }
 }
 
+// The folders junicodeCopy made, removed when the test file's process ends.
+const madeDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * A copy of a Junicode face (`style`: its file's, e.g. Regular) in folder `dir` (default: a fresh
  * one) with OS/2 fsType set to `fsType` (null: unchanged); the folder.
  */
 export function junicodeCopy(fsType: number | null, style = 'Regular', dir?: string): string {
   junicodeFile();
-  dir ??= mkdtempSync(join(tmpdir(), 'docfix-fontdir-'));
+  if (dir === undefined) {
+    dir = mkdtempSync(join(tmpdir(), 'docfix-fontdir-'));
+    madeDirs.push(dir);
+  }
   const file = join(dir, style === 'Regular' ? 'Junicode-copy.otf' : `Junicode-${style}-copy.otf`);
   copyFileSync(join(JUNICODE_DIR, `JunicodeTwoBeta-${style}.otf`), file);
   if (fsType !== null) {
