@@ -7,7 +7,7 @@ import { DocfixError } from '../errors.ts';
 import { freePages, pageCounts, restoreShownBoxes } from './page-frame.ts';
 
 export { mupdf };
-export { loadPage, shownBox } from './page-frame.ts';
+export { loadPage, loadPageAlone, shownBox } from './page-frame.ts';
 
 /** Documents opened through this adapter and pages rendered since the process started (for tests that count work). */
 const work = { opens: 0, renders: 0 };

@@ -87,6 +87,48 @@ export function loadPage(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
   return page;
 }
 
+/** Page count from which a page of a flat page tree is looked up through a one-kid view of it. */
+export const FLAT_TREE_PAGES = 64;
+
+/**
+ * Loads page `index` of a document docfix only reads (never saves), like `loadPage`. MuPDF's first
+ * page lookup maps the whole page tree, parsing every page's dictionary: 8–15 ms on an 833-page
+ * manual, paid again by each document opened. On a flat tree of FLAT_TREE_PAGES kids or more, the
+ * root's Kids is, while the page is looked up, this one page written `index + 1` times: MuPDF parses
+ * one dictionary and numbers the page `index`, as its open pages are known by (a view with the page
+ * alone would make it page 0, and a later lookup of page 0 would answer it). Kids and Count are then
+ * put back, which drops MuPDF's map, so a later lookup maps the whole tree again. The page reads what
+ * it inherits through its own /Parent, unchanged. Not for a document that will be saved: the root
+ * node, once touched, would be written in the update.
+ */
+export function loadPageAlone(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
+  const root = doc.getTrailer().get('Root');
+  // (A null object answers no get: a broken file takes MuPDF's own way, and its repair.)
+  const pages = root.isDictionary() ? root.get('Pages') : null;
+  if (!pages?.isDictionary()) return loadPage(doc, index);
+  const kids = pages.get('Kids');
+  const count = pages.get('Count');
+  if (
+    !kids.isArray() ||
+    kids.length < FLAT_TREE_PAGES ||
+    !count.isNumber() ||
+    count.asNumber() !== kids.length
+  )
+    return loadPage(doc, index);
+  const kid = kids.get(index);
+  if (!kid.isIndirect() || kid.get('Type').asName() !== 'Page') return loadPage(doc, index);
+  const view = doc.newArray();
+  for (let i = 0; i <= index; i += 1) view.push(kid);
+  pages.put('Kids', view);
+  pages.put('Count', index + 1);
+  try {
+    return loadPage(doc, index);
+  } finally {
+    pages.put('Kids', kids);
+    pages.put('Count', count);
+  }
+}
+
 /**
  * The CropBox a viewer shows of page `page` of `doc`, in docfix's frame, when it lies inside a larger
  * MediaBox; null when the page shows its whole MediaBox.

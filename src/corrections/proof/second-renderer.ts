@@ -24,6 +24,7 @@
 // page 0. Only where the kid at the page's index is the object MuPDF's page tree gives for that
 // index (the kept page graph, page-reach.ts), before and after alike; otherwise the whole walk.
 import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { FLAT_TREE_PAGES } from '../../pdf/page-frame.ts';
 import { takeBytes } from '../locate/pdf-bytes.ts';
 import { DocfixError } from '../../errors.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
@@ -50,9 +51,6 @@ const afterCache: {
   rows?: [number, number];
   render: Promise<RgbImage>;
 }[] = [];
-
-/** Page count from which PDFium is given the one-kid view of a flat page tree. */
-export const FLAT_TREE_PAGES = 64;
 
 /**
  * The bytes PDFium renders the page from and its index there: `pdf` itself, or past FLAT_TREE_PAGES

@@ -1,6 +1,6 @@
 // The proof stage for a text correction: the saved bytes verified by rendering and by objects
 // (verify.ts), with the old glyphs' ink read from the input, and the band PDFium must witness.
-import { closeDocument, loadPage, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, loadPageAlone, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { glyphInkBoxes } from '../fit/ink.ts';
 import { worstSharedInk } from '../fit/ink-collision.ts';
@@ -71,7 +71,7 @@ export class InputPage {
   page(): mupdf.PDFPage {
     if (!this.#page) {
       this.#doc ??= openPdf(this.#input.pdf, this.#input.password).doc;
-      this.#page = loadPage(this.#doc, this.#pageIndex);
+      this.#page = loadPageAlone(this.#doc, this.#pageIndex);
     }
     return this.#page;
   }

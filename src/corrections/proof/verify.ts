@@ -4,6 +4,7 @@
 import {
   closeDocument,
   loadPage,
+  loadPageAlone,
   openPdf,
   renderPageRgb as renderPage,
   type RgbImage,
@@ -192,7 +193,8 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   if (v.widthsReadAlike) guards.push({ name: 'widths_read_alike', ...v.widthsReadAlike });
   const { doc, reopen } = reopenOutput(v);
   try {
-    const page = loadPage(doc, v.pageIndex);
+    // Only read, never saved: on a long flat tree MuPDF need not parse every page to find this one.
+    const page = loadPageAlone(doc, v.pageIndex);
     const afterRender = renderPage(page, WORKING_DPI);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pageReachOf } from '../../../../src/corrections/proof/page-reach.ts';
-import { FLAT_TREE_PAGES, pdfiumPageView } from '../../../../src/corrections/proof/second-renderer.ts';
+import { pdfiumPageView } from '../../../../src/corrections/proof/second-renderer.ts';
+import { FLAT_TREE_PAGES } from '../../../../src/pdf/page-frame.ts';
 import { openPdf } from '../../../../src/pdf/mupdf-adapter.ts';
 import { renderPageWithPdfium } from '../../../../src/verify/pdfium-render.ts';
 
