@@ -12,10 +12,11 @@ import {
   parseValue,
   PdfSyntaxError,
   skipSpace,
+  stringBytes,
   type IndirectObject,
   type PdfValue,
 } from './object-syntax.ts';
-import type { ObjectIndex } from './xref-index.ts';
+import type { ObjectIndex, XrefEntry } from './xref-index.ts';
 import { xrefStreamData } from './xref-index.ts';
 
 export interface SavedRegion {
@@ -214,12 +215,23 @@ function decodeXrefRows(data: Uint8Array, widths: number[]): number[][] {
   return rows;
 }
 
-/** The xref stream rewritten with mapped offsets, unfiltered (its dictionary's other keys kept). */
+/** The object number of each row of a cross-reference stream, from its /Index (default: from 0). */
+function rowNumbers(dict: PdfValue, count: number): number[] {
+  const index = dictGet(dict, '/Index');
+  const pairs = index?.kind === 'array' ? index.items.map((x) => intOf(x) ?? 0) : [0, count];
+  const nums: number[] = [];
+  for (let i = 0; i + 1 < pairs.length; i += 2)
+    for (let k = 0; k < pairs[i + 1]; k += 1) nums.push(pairs[i] + k);
+  return nums;
+}
+
+/** The xref stream rewritten with mapped offsets and the entries `back` names pointed back, unfiltered (its dictionary's other keys kept). */
 function rewriteXrefStream(
   bytes: Uint8Array,
   obj: IndirectObject,
   map: (o: number) => number,
   from: number,
+  back: Map<number, XrefEntry>,
 ): string {
   const dict = obj.value;
   if (dict.kind !== 'dict' || !obj.stream) throw new Error('cross-reference stream without a dictionary');
@@ -228,9 +240,22 @@ function rewriteXrefStream(
   const widths = w.items.map((x) => intOf(x) ?? 0);
   const rows = decodeXrefRows(xrefStreamData(bytes, dict, obj.stream), widths);
   for (const row of rows) if (row[0] === 1 && row[1] >= from) row[1] = map(row[1]);
-  // One more byte for offsets when the file grew past the field's reach.
-  const max = Math.max(0, ...rows.map((r) => r[1]));
-  while (max >= 256 ** widths[1]) widths[1] += 1;
+  if (back.size) {
+    const nums = rowNumbers(dict, rows.length);
+    rows.forEach((row, i) => {
+      const e = back.get(nums[i]);
+      if (!e) return;
+      row[0] = e.type;
+      row[1] = e.type === 1 ? e.offset : e.stream;
+      row[2] = e.type === 1 ? 0 : e.index;
+    });
+  }
+  // One more byte for a field when the file grew past its reach (or an entry pointed back needs it).
+  for (const f of [1, 2]) {
+    const max = Math.max(0, ...rows.map((r) => r[f]));
+    while (max >= 256 ** widths[f]) widths[f] += 1;
+  }
+  if (widths[0] === 0 && rows.some((r) => r[0] !== 1)) widths[0] = 1; // (no field: every row type 1)
   const data = deflateSync(encodeXrefRows(rows, widths));
   let head = '<<';
   for (const [key, value] of dict.entries) {
@@ -249,18 +274,72 @@ export interface ExactSave {
 }
 
 /**
+ * The original's cross-reference entry for `obj` when MuPDF wrote it as the original has it (same
+ * structure, names, strings, references; numbers the same 32-bit value): it can be left out of the
+ * update. Null for a stream, an object the original lacks, or one the update's table cannot point
+ * back at (a classic table has no entry for an object inside an object stream).
+ */
+function asWritten(obj: IndirectObject, index: ObjectIndex, region: SavedRegion): XrefEntry | null {
+  const entry = index.entries.get(obj.num);
+  const source = index.get(obj.num);
+  if (!entry || !source || obj.stream || source.stream) return null;
+  if (entry.type === 2 && !region.xrefStream) return null;
+  return sameValue(obj.value, source.value) ? entry : null;
+}
+
+function sameValue(a: PdfValue, b: PdfValue): boolean {
+  switch (a.kind) {
+    case 'number':
+      return b.kind === 'number' && f32(a.text) === f32(b.text);
+    case 'name':
+    case 'keyword':
+      return b.kind === a.kind && a.text === b.text;
+    case 'string':
+      return b.kind === 'string' && stringBytes(a.text).equals(stringBytes(b.text));
+    case 'ref':
+      return b.kind === 'ref' && a.num === b.num && a.gen === b.gen;
+    case 'array':
+      return (
+        b.kind === 'array' &&
+        a.items.length === b.items.length &&
+        a.items.every((x, i) => sameValue(x, b.items[i]))
+      );
+    case 'dict':
+      return (
+        b.kind === 'dict' &&
+        a.entries.size === b.entries.size &&
+        [...a.entries].every(([k, v]) => {
+          const w = b.entries.get(k);
+          return w !== undefined && sameValue(v, w);
+        })
+      );
+  }
+}
+
+/**
  * Puts the original's number tokens back into what MuPDF saved. `derivedFrom` names, for new objects
  * copied from existing ones (a form or font copied for one page), the object each was copied from.
+ * `unwritten` names objects docfix touched without meaning to change them (the root page-tree node
+ * set and put back to look a page up, page-frame.ts): in an incremental save, each that MuPDF wrote
+ * as the original has it is left out of the update, its entry pointed back at the original's.
  */
 export function keepOriginalNumbers(
   original: Uint8Array,
   saved: Uint8Array,
   originalIndex: ObjectIndex,
   derivedFrom: Map<number, number>,
+  unwritten: ReadonlySet<number> = new Set(),
 ): ExactSave {
   const region = readSavedRegion(original, saved);
   const reps: Replacement[] = [];
+  const back = new Map<number, XrefEntry>();
   for (const obj of region.objects) {
+    const was = region.incremental && unwritten.has(obj.num) ? asWritten(obj, originalIndex, region) : null;
+    if (was) {
+      reps.push({ start: obj.start, end: obj.end, text: '' });
+      back.set(obj.num, was);
+      continue;
+    }
     const source = originalIndex.get(obj.num) ?? originalIndex.get(derivedFrom.get(obj.num) ?? -1);
     if (source) collect(obj.value, source.value, originalIndex, reps, 0);
   }
@@ -279,17 +358,19 @@ export function keepOriginalNumbers(
   if (region.xrefStream) {
     // The stream's own entry points at where it now starts.
     const ownMap = (o: number) => (o === region.xrefStream!.start ? xrefAt : map(o));
-    section = rewriteXrefStream(saved, region.xrefStream, ownMap, region.start);
+    section = rewriteXrefStream(saved, region.xrefStream, ownMap, region.start, back);
   } else {
     // The table and its trailer as written, each entry of the written part at its new offset.
     const t = region.table!;
     const tableText = text(saved, t.start, region.startxrefNumber.start).replace(/startxref\s*$/, '');
     const chars = [...tableText];
-    for (const lineAt of t.lines.values()) {
+    for (const [num, lineAt] of t.lines) {
       const rel = lineAt - t.start;
       const m = /^(\d{10}) (\d{5}) n/.exec(tableText.slice(rel, rel + 18));
-      if (!m || Number(m[1]) < region.start) continue;
-      const mapped = String(map(Number(m[1]))).padStart(10, '0');
+      const was = back.get(num);
+      if (!m || (Number(m[1]) < region.start && !was)) continue;
+      // (asWritten points a table's entries back only at objects written in the file itself.)
+      const mapped = String(was?.type === 1 ? was.offset : map(Number(m[1]))).padStart(10, '0');
       if (mapped.length !== 10) throw new Error('offset too large for a cross-reference table');
       for (let i = 0; i < 10; i += 1) chars[rel + i] = mapped[i];
     }

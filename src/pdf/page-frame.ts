@@ -90,22 +90,27 @@ export function loadPage(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
 /** Page count from which a page of a flat page tree is looked up through a one-kid view of it. */
 export const FLAT_TREE_PAGES = 64;
 
+/** The root page-tree node `loadPageAlone` set and put back, by document (left out of its save). */
+const treeTouched = new WeakMap<mupdf.PDFDocument, Set<number>>();
+
 /**
- * Loads page `index` of a document docfix only reads (never saves), like `loadPage`. MuPDF's first
- * page lookup maps the whole page tree, parsing every page's dictionary: 8–15 ms on an 833-page
- * manual, paid again by each document opened. On a flat tree of FLAT_TREE_PAGES kids or more, the
- * root's Kids is, while the page is looked up, this one page written `index + 1` times: MuPDF parses
- * one dictionary and numbers the page `index`, as its open pages are known by (a view with the page
- * alone would make it page 0, and a later lookup of page 0 would answer it). Kids and Count are then
- * put back, which drops MuPDF's map, so a later lookup maps the whole tree again. The page reads what
- * it inherits through its own /Parent, unchanged. Not for a document that will be saved: the root
- * node, once touched, would be written in the update.
+ * Loads page `index` like `loadPage`, without MuPDF mapping the whole page tree. Its first page
+ * lookup parses every page's dictionary: 8–15 ms on an 833-page manual, paid again by each document
+ * opened. On a flat tree of FLAT_TREE_PAGES kids or more, the root's Kids is, while the page is
+ * looked up, this one page written `index + 1` times: MuPDF parses one dictionary and numbers the
+ * page `index`, as its open pages are known by (with the page alone it would be page 0, and a later
+ * lookup of page 0 would answer it). Kids and Count are then put back, which drops MuPDF's map, so
+ * a later lookup maps the whole tree again. The page reads what it inherits through its own
+ * /Parent, unchanged. MuPDF now counts the root node as changed: a save leaves it out of the update
+ * when it is written as it was (`pageTreeTouched`, save/save-correction.ts). Not in an encrypted
+ * document, where the node written again could not be told equal to the original.
  */
 export function loadPageAlone(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
-  const root = doc.getTrailer().get('Root');
+  const trailer = doc.getTrailer();
+  const root = trailer.get('Root');
   // (A null object answers no get: a broken file takes MuPDF's own way, and its repair.)
-  const pages = root.isDictionary() ? root.get('Pages') : null;
-  if (!pages?.isDictionary()) return loadPage(doc, index);
+  const pages = root.isDictionary() && trailer.get('Encrypt').isNull() ? root.get('Pages') : null;
+  if (!pages?.isDictionary() || !pages.isIndirect()) return loadPage(doc, index);
   const kids = pages.get('Kids');
   const count = pages.get('Count');
   if (
@@ -117,6 +122,8 @@ export function loadPageAlone(doc: mupdf.PDFDocument, index: number): mupdf.PDFP
     return loadPage(doc, index);
   const kid = kids.get(index);
   if (!kid.isIndirect() || kid.get('Type').asName() !== 'Page') return loadPage(doc, index);
+  const touched = treeTouched.get(doc) ?? new Set<number>();
+  treeTouched.set(doc, touched.add(pages.asIndirect()));
   const view = doc.newArray();
   for (let i = 0; i <= index; i += 1) view.push(kid);
   pages.put('Kids', view);
@@ -127,6 +134,11 @@ export function loadPageAlone(doc: mupdf.PDFDocument, index: number): mupdf.PDFP
     pages.put('Kids', kids);
     pages.put('Count', count);
   }
+}
+
+/** The objects `loadPageAlone` touched in `doc` only to look a page up (none: an empty set). */
+export function pageTreeTouched(doc: mupdf.PDFDocument): ReadonlySet<number> {
+  return treeTouched.get(doc) ?? new Set();
 }
 
 /**

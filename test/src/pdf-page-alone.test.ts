@@ -1,18 +1,25 @@
-// Pages of documents docfix only reads, looked up alone (page-frame.ts, loadPageAlone): on a long
-// flat page tree the page comes through a one-kid view of the root node, and must be the very page
-// `loadPage` gives — the same object, the boxes and rotation it inherits from the root, the same
-// pixels and text — with the tree put back as it was, so later lookups of other pages still find them.
+// Pages looked up alone (page-frame.ts, loadPageAlone): on a long flat page tree the page comes
+// through a view of the root node's /Kids, and must be the very page `loadPage` gives — the same
+// object, the boxes and rotation it inherits from the root, the same pixels and text — with the tree
+// put back as it was, so later lookups of other pages still find them. The engine's own input is
+// looked up so too: its save leaves the root node out of the update (exact-save.ts), in a classic
+// cross-reference table and in a stream alike, so the proof finds only the declared objects written.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeDocument, loadPage, loadPageAlone, mupdf, openPdf } from '../../src/pdf/mupdf-adapter.ts';
 import { FLAT_TREE_PAGES } from '../../src/pdf/page-frame.ts';
 import { takeBytes } from '../../src/corrections/locate/pdf-bytes.ts';
+import { applyEdit } from '../../src/corrections/engine.ts';
+import { streamDecoder } from '../../src/corrections/proof/verify.ts';
+import { readSavedRegion } from '../../src/pdf/exact-save.ts';
+import { ObjectIndex } from '../../src/pdf/xref-index.ts';
+import { editInput } from './corrections/fixtures.ts';
 
 /**
  * `count` pages in one flat /Kids, each writing its number; MediaBox, Rotate and Resources set on the
  * root /Pages node only, so every page inherits them through /Parent.
  */
-function flatTree(count: number): Uint8Array {
+function flatTree(count: number, options = 'compress'): Uint8Array {
   const doc = new mupdf.PDFDocument();
   try {
     const font = doc.addSimpleFont(new mupdf.Font('Helvetica'));
@@ -39,7 +46,7 @@ function flatTree(count: number): Uint8Array {
       page.delete('Rotate');
       page.delete('Resources');
     }
-    return takeBytes(doc.saveToBuffer('compress'));
+    return takeBytes(doc.saveToBuffer(options));
   } finally {
     doc.destroy();
   }
@@ -129,5 +136,45 @@ test('a short tree, a page past the end and a nested tree take loadPage’s own 
     closeDocument(nested);
   }
 });
+
+for (const [table, options] of [
+  ['a classic cross-reference table', 'compress'],
+  ['a cross-reference stream, the root node in an object stream', 'compress,objstms'],
+] as const) {
+  test(`a correction on a long flat tree (${table}) writes the page, not the root node it looked it up by`, async () => {
+    const pdf = flatTree(FLAT_TREE_PAGES + 6, options);
+    const index = FLAT_TREE_PAGES + 4;
+    const result = await applyEdit(editInput(pdf, 'page', 'gape', index));
+    assert.ok(result.verification.passed, result.verification.failure_reason ?? '');
+    const root = (() => {
+      const { doc } = openPdf(pdf);
+      try {
+        return doc.getTrailer().get('Root').get('Pages').asIndirect();
+      } finally {
+        closeDocument(doc);
+      }
+    })();
+    const region = readSavedRegion(pdf, result.output);
+    assert.ok(region.incremental);
+    assert.not.ok(
+      region.objects.some((o) => o.num === root),
+      `object ${root} (the root /Pages) is not in the update`,
+    );
+    const { doc } = openPdf(result.output);
+    try {
+      const before = new ObjectIndex(pdf, streamDecoder(doc));
+      const after = new ObjectIndex(result.output, streamDecoder(doc));
+      assert.equal(after.entries.get(root), before.entries.get(root), 'its entry points at the original');
+      assert.is(doc.countPages(), FLAT_TREE_PAGES + 6);
+      assert.match(loadPage(doc, index).toStructuredText('preserve-whitespace').asText(), `gape ${index}`);
+      assert.match(loadPage(doc, 0).toStructuredText('preserve-whitespace').asText(), 'page 0');
+    } finally {
+      closeDocument(doc);
+    }
+    // Every other page proven by its objects: nothing the update wrote reaches them.
+    const pages = result.verification.pages as { proven_by: string }[];
+    assert.is(pages.filter((p) => p.proven_by === 'objects').length, FLAT_TREE_PAGES + 5);
+  });
+}
 
 test.run();

@@ -2,7 +2,7 @@
 // target found (target.ts), with what the page looked like before the edit. Every later stage reads
 // the `Located` it returns.
 import { DocfixError } from '../../errors.ts';
-import { loadPage, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { loadPageAlone, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { EditRequest } from '../../schemas.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { NOT_BUILT, refuse } from '../refusals.ts';
@@ -100,7 +100,8 @@ export function locate(
       `Page index ${pageIndex} is beyond the last page (${pageCount - 1}).`,
     );
   }
-  const page = loadPage(doc, pageIndex);
+  // Without MuPDF mapping a long flat tree (the save leaves the root node out: page-frame.ts).
+  const page = loadPageAlone(doc, pageIndex);
   const before = beforeState(input, pageIndex, page);
   const lines = before.lines;
   const interp = interpretPage(page, page.getTransform() as Mat);

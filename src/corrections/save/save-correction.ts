@@ -2,7 +2,7 @@
 // re-printed put back where the input wrote them (src/pdf/exact-save.ts).
 import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
 import type { mupdf, openPdf } from '../../pdf/mupdf-adapter.ts';
-import { restoreShownBoxes } from '../../pdf/page-frame.ts';
+import { pageTreeTouched, restoreShownBoxes } from '../../pdf/page-frame.ts';
 import { ObjectIndex, readXref, type StreamDecoder, type XrefRead } from '../../pdf/xref-index.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { sha256, takeBytes } from '../locate/pdf-bytes.ts';
@@ -30,6 +30,7 @@ export function saveExact(
       saved,
       inputIndex,
       new Map(objects.declared.filter((d) => d.from !== undefined).map((d) => [d.num, d.from!])),
+      pageTreeTouched(doc),
     );
     output = exact.bytes;
     numbersKept = exact.restored;
