@@ -287,13 +287,18 @@ function asWritten(obj: IndirectObject, index: ObjectIndex, region: SavedRegion)
   return sameValue(obj.value, source.value) ? entry : null;
 }
 
+/** A name as read, its #xx escapes decoded (MuPDF writes a name's characters its own way). */
+const plainName = (s: string) =>
+  s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
 function sameValue(a: PdfValue, b: PdfValue): boolean {
   switch (a.kind) {
     case 'number':
       return b.kind === 'number' && f32(a.text) === f32(b.text);
     case 'name':
+      return b.kind === 'name' && plainName(a.text) === plainName(b.text);
     case 'keyword':
-      return b.kind === a.kind && a.text === b.text;
+      return b.kind === 'keyword' && a.text === b.text;
     case 'string':
       return b.kind === 'string' && stringBytes(a.text).equals(stringBytes(b.text));
     case 'ref':
