@@ -150,10 +150,15 @@ function collect(now: PdfValue, was: PdfValue, index: ObjectIndex, out: Replacem
   }
 }
 
+/**
+ * `bytes` with the replacements made, as parts (views of `bytes` between new texts: the caller copies
+ * the whole file once, not once per step: a fresh buffer of a long file costs its page faults), their
+ * length, and where an offset of `bytes` moved to.
+ */
 function apply(
   bytes: Uint8Array,
   reps: Replacement[],
-): { bytes: Uint8Array; map: (offset: number) => number } {
+): { parts: Buffer[]; length: number; map: (offset: number) => number } {
   reps.sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
   let at = 0;
@@ -162,6 +167,7 @@ function apply(
     at = r.end;
   }
   parts.push(Buffer.from(bytes.buffer, bytes.byteOffset + at, bytes.length - at));
+  const length = parts.reduce((n, p) => n + p.length, 0);
   const ends = reps.map((r) => r.end);
   const deltas: number[] = [];
   let sum = 0;
@@ -177,7 +183,7 @@ function apply(
     }
     return offset + (lo > 0 ? deltas[lo - 1] : 0);
   };
-  return { bytes: new Uint8Array(Buffer.concat(parts)), map };
+  return { parts, length, map };
 }
 
 function encodeXrefRows(rows: number[][], widths: number[]): Uint8Array {
@@ -358,7 +364,7 @@ export function keepOriginalNumbers(
     throw new PdfSyntaxError('objects after the cross-reference section');
   const body = apply(saved.subarray(0, tail), reps);
   const map = body.map;
-  const xrefAt = body.bytes.length;
+  const xrefAt = body.length;
   let section: string;
   if (region.xrefStream) {
     // The stream's own entry points at where it now starts.
@@ -381,12 +387,13 @@ export function keepOriginalNumbers(
     }
     section = chars.join('');
   }
-  const bytes = new Uint8Array(
-    Buffer.concat([
-      Buffer.from(body.bytes),
-      Buffer.from(section, 'latin1'),
-      Buffer.from(`startxref\n${xrefAt}\n%%EOF\n`),
-    ]),
-  );
+  const parts = [...body.parts, Buffer.from(section, 'latin1'), Buffer.from(`startxref\n${xrefAt}\n%%EOF\n`)];
+  // One copy into memory of its own (not Node's shared pool: the bytes may be handed to a thread).
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
   return { bytes, restored: reps.length, incremental: region.incremental };
 }

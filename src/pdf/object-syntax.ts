@@ -23,8 +23,20 @@ for (const c of '()<>[]{}/%') DELIM[c.charCodeAt(0)] = 1;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
 const INTEGER = /^\d+$/;
 
-const latin1 = (bytes: Uint8Array, start: number, end: number) =>
-  Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+/** Bytes as latin-1 text; a short token (most are) built directly, not through a Buffer view. */
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start > 32)
+    return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
+  let text = '';
+  for (let i = start; i < end; i += 1) text += String.fromCharCode(bytes[i]);
+  return text;
+}
+
+function digitsOnly(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end <= start) return false;
+  for (let i = start; i < end; i += 1) if (bytes[i] < 0x30 || bytes[i] > 0x39) return false;
+  return true;
+}
 
 /** Skips white space and comments from `pos`; returns the next position. */
 export function skipSpace(bytes: Uint8Array, pos: number): number {
@@ -109,11 +121,11 @@ export function parseValue(bytes: Uint8Array, pos: number, depth = 0): PdfValue 
   if (DELIM[c]) throw new PdfSyntaxError(`unexpected '${String.fromCharCode(c)}'`);
   const end = regularEnd(bytes, pos);
   const text = latin1(bytes, start, end);
-  if (INTEGER.test(text)) {
+  if (digitsOnly(bytes, start, end)) {
     // `N G R` is a reference: look ahead two tokens.
     const p1 = skipSpace(bytes, end);
     const e1 = regularEnd(bytes, p1);
-    if (e1 > p1 && INTEGER.test(latin1(bytes, p1, e1))) {
+    if (digitsOnly(bytes, p1, e1)) {
       const p2 = skipSpace(bytes, e1);
       const e2 = regularEnd(bytes, p2);
       if (e2 === p2 + 1 && bytes[p2] === 0x52 /* R */) {

@@ -2,7 +2,7 @@
 // re-printed put back where the input wrote them (src/pdf/exact-save.ts).
 import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
 import type { mupdf, openPdf } from '../../pdf/mupdf-adapter.ts';
-import { pageTreeTouched, restoreShownBoxes } from '../../pdf/page-frame.ts';
+import { freePages, pageTreeTouched, restoreShownBoxes } from '../../pdf/page-frame.ts';
 import { ObjectIndex, readXref, type StreamDecoder, type XrefRead } from '../../pdf/xref-index.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { sha256, takeBytes } from '../locate/pdf-bytes.ts';
@@ -78,6 +78,9 @@ export function inputIndexOf(pdf: Uint8Array, decode: StreamDecoder): ObjectInde
 
 export function save(doc: mupdf.PDFDocument): Uint8Array {
   restoreShownBoxes(doc);
+  // MuPDF numbers its open pages again once saved: after a page was looked up alone (page-frame.ts)
+  // that maps the whole tree, the cost the lookup spared. Nothing reads a page after the save.
+  if (pageTreeTouched(doc).size) freePages(doc);
   // Incremental: the original bytes stay as a prefix (signed revisions stay byte-exact) and the
   // document's encryption is kept for the new objects.
   const options = doc.canBeSavedIncrementally() ? 'incremental' : 'garbage=0';
