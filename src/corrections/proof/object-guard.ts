@@ -268,7 +268,7 @@ export function objectsUntouched(
       });
     } else result.rewritten.push({ num, from: decl?.from ?? num, kind: decl!.kind, changed: paths });
   }
-  trailerKept(result, inputIndex, outputIndex);
+  trailerKept(result, inSide, outSide, opts);
   result.passed = result.undeclared.length === 0;
   result.detail = detailOf(result, region.incremental);
   return result;
@@ -329,13 +329,23 @@ function noEarlierVersion(
 }
 
 /** The trailer keeps the same catalog, encryption and identity. */
-function trailerKept(result: ObjectGuard, inputIndex: ObjectIndex, outputIndex: ObjectIndex): void {
-  const tIn = inputIndex.trailer;
-  const tOut = outputIndex.trailer;
+/**
+ * The trailer's /Root, /Encrypt and /Info as the input has them: the same reference, or (a direct
+ * dictionary, as some producers write /Info) the same value token for token.
+ */
+function trailerKept(result: ObjectGuard, inSide: Side, outSide: Side, opts: { encrypted: boolean }): void {
+  const tIn = inSide.index.trailer;
+  const tOut = outSide.index.trailer;
   for (const key of ['/Root', '/Encrypt', '/Info']) {
     const a = dictGet(tOut ?? undefined, key);
     const b = dictGet(tIn ?? undefined, key);
-    const same = (!a && !b) || (a?.kind === 'ref' && b?.kind === 'ref' && a.num === b.num && a.gen === b.gen);
+    let same = !a && !b;
+    if (a?.kind === 'ref' && b?.kind === 'ref') same = a.num === b.num && a.gen === b.gen;
+    else if (a && b && a.kind !== 'ref' && b.kind !== 'ref') {
+      const changed: string[] = [];
+      differences(a, b, outSide, inSide, '', changed, opts);
+      same = changed.length === 0;
+    }
     if (!same && tIn && tOut) result.undeclared.push({ num: 0, paths: [`trailer${key}`] });
   }
 }
