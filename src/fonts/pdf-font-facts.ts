@@ -34,9 +34,12 @@ export interface FontDictFacts extends PdfFontFacts {
 /** The name and descriptor facts of a font dictionary, without its widths (its style's evidence). */
 export function fontNameFacts(font: mupdf.PDFObject): FontDictFacts {
   const subtype = name(get(font, 'Subtype')) ?? '';
-  const baseFont = name(get(font, 'BaseFont')) ?? name(get(font, 'Name')) ?? '';
   const descendant = subtype === 'Type0' ? firstOf(get(font, 'DescendantFonts')) : null;
   const descriptor = get(descendant ?? font, 'FontDescriptor');
+  // A Type 3 font has no BaseFont; its descriptor's FontName (PDF 1.5, as Skia writes the outlines
+  // of NimbusSans-Bold) says which face drew its procedures, where /Name is only a resource name.
+  const type3Name = subtype === 'Type3' ? name(get(descriptor, 'FontName')) : undefined;
+  const baseFont = name(get(font, 'BaseFont')) ?? type3Name ?? name(get(font, 'Name')) ?? '';
   return {
     baseFont,
     subtype,
@@ -86,13 +89,22 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
   return facts;
 }
 
-/** A Type 3 font's FontMatrix scale when it is uniform (no skew, same across and up), else null. */
+/**
+ * A Type 3 font's FontMatrix scale when it is uniform (no skew, the same across and up, or down:
+ * Skia writes its procedures with y pointing down, `0.001 0 0 -0.001 0 0`), else null.
+ */
 export function type3Scale(font: mupdf.PDFObject): number | null {
   const fm = get(font, 'FontMatrix');
   if (!fm || !fm.isArray() || fm.length !== 6) return null;
   const [a, b, c, d] = [0, 1, 2, 3].map((i) => num(fm.get(i)));
   if (a === undefined || !(a > 0) || b !== 0 || c !== 0 || d === undefined) return null;
-  return Math.abs(d - a) <= a * 1e-6 ? a : null;
+  return Math.abs(Math.abs(d) - a) <= a * 1e-6 ? a : null;
+}
+
+/** The Type 3 font's glyph space has y pointing down (its FontMatrix turns it over). */
+export function type3Flipped(font: mupdf.PDFObject): boolean {
+  const d = num(get(font, 'FontMatrix')?.get(3) ?? null);
+  return d !== undefined && d < 0;
 }
 
 /**

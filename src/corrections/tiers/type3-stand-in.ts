@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { Face } from '../../fonts/machine-fonts.ts';
 import { faceAdvance, loadFace } from '../../fonts/font-match.ts';
-import { type3Letters, type3Scale } from '../../fonts/pdf-font-facts.ts';
+import { type3Flipped, type3Letters, type3Scale } from '../../fonts/pdf-font-facts.ts';
 import { streamBytes } from '../locate/pdf-bytes.ts';
 import { unicodeToGlyphName } from '../locate/encodings.ts';
 import { extendToUnicodeOf } from './tier2.ts';
@@ -326,8 +326,9 @@ function writeType3Copy(
     if (!procs.get(name).isNull()) name = `${name}.docfix`;
     const gid = (gidOf.get(ch) ?? 0).toString(16).padStart(4, '0');
     // Text state the glyph would inherit from the line (Tz, Ts, Tc, Tw) is set back: the face's
-    // glyph is drawn once, one em high, at the glyph origin.
-    const body = `${decimal(widthOf(ch))} 0 d0\nBT /DocfixFace ${decimal(1 / scale)} Tf 100 Tz 0 Ts 0 Tc 0 Tw <${gid}> Tj ET\n`;
+    // glyph is drawn once, one em high, at the glyph origin (turned over where the glyph space is).
+    const turn = type3Flipped(font.dict) ? '1 0 0 -1 0 0 Tm ' : '';
+    const body = `${decimal(widthOf(ch))} 0 d0\nBT ${turn}/DocfixFace ${decimal(1 / scale)} Tf 100 Tz 0 Ts 0 Tc 0 Tw <${gid}> Tj ET\n`;
     const bytes = new TextEncoder().encode(body);
     const proc = doc.addStream(bytes, doc.newDictionary());
     changed.push({

@@ -513,3 +513,53 @@ export function type3TexPdf(drawAs: string | 'boxes', line: string, scale = 0.00
     return new Uint8Array(doc.saveToBuffer('').asUint8Array());
   });
 }
+
+/**
+ * A line in a Type 3 font as Skia (Chrome's printing) writes one: glyph space with y pointing down
+ * (FontMatrix 0.001 0 0 -0.001 0 0), each procedure drawing `face`'s glyph turned over, widths the
+ * face's, a ToUnicode map, and the face named only by the descriptor's FontName (`AAAAAA+` and
+ * `psName`); no BaseFont.
+ */
+export function skiaType3Pdf(face: string, psName: string, line: string): Uint8Array {
+  return withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const drawing = new mupdf.Font(psName, bundledFont(face));
+    const chars = [...new Set(line)];
+    const glyphs = chars.map((ch, i) => {
+      const gid = drawing.encodeCharacter(ch.codePointAt(0) ?? 0);
+      const width = Math.round(drawing.advanceGlyph(gid) * 1000);
+      const draw =
+        ch === ' ' ? '' : `BT 1 0 0 -1 0 0 Tm /F 1000 Tf <${gid.toString(16).padStart(4, '0')}> Tj ET`;
+      return { code: i + 1, name: `g${i + 1}`, width, draw };
+    });
+    const font = type3Font(doc, 0.001, [-200, 300, 1200, -900], glyphs);
+    const fm = doc.newArray();
+    for (const v of [0.001, 0, 0, -0.001, 0, 0]) fm.push(doc.newReal(v));
+    font.put('FontMatrix', fm);
+    const descriptor = doc.newDictionary();
+    descriptor.put('Type', doc.newName('FontDescriptor'));
+    descriptor.put('FontName', doc.newName(`AAAAAA+${psName}`));
+    descriptor.put('Flags', doc.newInteger(32));
+    descriptor.put('ItalicAngle', doc.newInteger(0));
+    font.put('FontDescriptor', doc.addObject(descriptor));
+    const hex = (n: number, len: number) => n.toString(16).toUpperCase().padStart(len, '0');
+    const cmap = [
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+      '/CMapName /Skia-T3 def /CMapType 2 def',
+      '1 begincodespacerange <00> <FF> endcodespacerange',
+      `${glyphs.length} beginbfchar`,
+      ...chars.map((ch, i) => `<${hex(i + 1, 2)}> <${hex(ch.codePointAt(0) ?? 0, 4)}>`),
+      'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
+    ].join('\n');
+    font.put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
+    const res = doc.newDictionary();
+    const fonts = doc.newDictionary();
+    fonts.put('F', doc.addFont(drawing));
+    res.put('Font', fonts);
+    font.put('Resources', res);
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('T3', doc.addObject(font));
+    const codes = [...line].map((ch) => hex(chars.indexOf(ch) + 1, 2)).join('');
+    page.put('Contents', doc.addStream(`BT /T3 14 Tf 40 100 Td <${codes}> Tj ET`, doc.newDictionary()));
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+}

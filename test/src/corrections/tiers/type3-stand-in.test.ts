@@ -10,8 +10,12 @@ import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { loadFontInfo } from '../../../../src/corrections/locate/fonts.ts';
 import { INK_AGREEMENT, inkAgreement } from '../../../../src/corrections/tiers/type3-stand-in.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
-import { editInput, type3TexPdf, withDoc } from '../fixtures.ts';
-import { popplerProblemsOf as popplerProblems } from '../poppler.ts';
+import { bundledFont, editInput, makePdf, skiaType3Pdf, type3TexPdf, withDoc } from '../fixtures.ts';
+import { POPPLER_DPI, popplerProblemsOf as popplerProblems, pdftoppm, type Ppm } from '../poppler.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
 
 const corpusPdf = (name: string) =>
   new Uint8Array(
@@ -136,6 +140,70 @@ test('a wider letter of its own width in a pk font (widths in tenths of a pixel)
   const alike = r.verification.guards.find((g) => g.name === 'widths_read_alike');
   assert.ok(alike?.passed, alike?.detail);
   assert.equal(popplerProblems(pdf, r.output, 'Hello', 'Hellþ', r.verification.declared_box!), []);
+});
+
+/** The dark pixels (gray < 128) of a poppler render inside `box` (render pixels). */
+function darkIn(ppm: Ppm, box: [number, number, number, number]): Set<number> {
+  const out = new Set<number>();
+  for (let y = box[1]; y < box[3]; y += 1)
+    for (let x = box[0]; x < box[2]; x += 1) {
+      const i = ppm.offset + (y * ppm.width + x) * 3;
+      if (ppm.data[i] + ppm.data[i + 1] + ppm.data[i + 2] < 3 * 128) out.add(y * ppm.width + x);
+    }
+  return out;
+}
+
+test('a Type 3 font as Skia writes it (y down, named by its descriptor) gets “ç” from that face, upright', async () => {
+  const line = 'greater than or equal to';
+  const pdf = skiaType3Pdf('liberation-serif-regular', 'LiberationSerif', line);
+  const r = await applyEdit(editInput(pdf, 'equal', 'equçl'));
+  assert.is(r.proposal.tier, 4);
+  assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
+  const m = (r.proposal.measurements as unknown as Matched).matched_font;
+  assert.is(m.face, 'liberation-serif-regular');
+  assert.ok(m.ink_agreement >= INK_AGREEMENT, `ink ${m.ink_agreement}`);
+  assert.equal(popplerProblems(pdf, r.output, 'equal', 'equçl', r.verification.declared_box!), []);
+  // Upright as the face draws it: poppler's pixels of the corrected word are those of the word set
+  // in the face itself (0.70 of their ink in common at 150 dpi; with the ç turned over, 0.14).
+  const reference = withDoc(makePdf([{ content: 'BT ET' }]), (doc) => {
+    const page = doc.findPage(0);
+    page
+      .get('Resources')
+      .get('Font')
+      .put(
+        'R',
+        doc.addSimpleFont(new mupdf.Font('LiberationSerif', bundledFont('liberation-serif-regular'))),
+      );
+    page.put(
+      'Contents',
+      doc.addStream('BT /R 14 Tf 40 100 Td (greater than or equ\\347l to) Tj ET', doc.newDictionary()),
+    );
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-skia-t3-'));
+  try {
+    writeFileSync(join(dir, 'out.pdf'), r.output);
+    writeFileSync(join(dir, 'ref.pdf'), reference);
+    const got = pdftoppm(join(dir, 'out.pdf'), 0, '', join(dir, 'out'));
+    const want = pdftoppm(join(dir, 'ref.pdf'), 0, '', join(dir, 'ref'));
+    const box = r.verification.declared_box as [number, number, number, number];
+    // The declared box is in 300 dpi render pixels; poppler renders at its own resolution.
+    const k = POPPLER_DPI / 300;
+    const word: [number, number, number, number] = [
+      Math.floor(box[0] * k) - 2,
+      Math.floor(box[1] * k) - 4,
+      Math.ceil(box[2] * k) + 2,
+      Math.ceil(box[3] * k) + 6,
+    ];
+    const a = darkIn(got, word);
+    const b = darkIn(want, word);
+    const both = [...a].filter((p) => b.has(p)).length;
+    const iou = both / new Set([...a, ...b]).size;
+    assert.ok(a.size > 20, `${a.size} dark pixels`);
+    assert.ok(iou >= 0.6, `ink in common with the face's own “equçl”: ${iou.toFixed(3)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
