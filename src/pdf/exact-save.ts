@@ -231,7 +231,10 @@ function rowNumbers(dict: PdfValue, count: number): number[] {
   return nums;
 }
 
-/** The xref stream rewritten with mapped offsets and the entries `back` names pointed back, unfiltered (its dictionary's other keys kept). */
+/**
+ * The xref stream rewritten with mapped offsets and the entries `back` names pointed back,
+ * unfiltered (its dictionary's other keys kept).
+ */
 function rewriteXrefStream(
   bytes: Uint8Array,
   obj: IndirectObject,
@@ -395,5 +398,6 @@ export function keepOriginalNumbers(
     bytes.set(part, at);
     at += part.length;
   }
-  return { bytes, restored: reps.length, incremental: region.incremental };
+  // (An object left out is a replacement too, not a number put back.)
+  return { bytes, restored: reps.length - back.size, incremental: region.incremental };
 }

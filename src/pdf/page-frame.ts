@@ -87,7 +87,7 @@ export function loadPage(doc: mupdf.PDFDocument, index: number): mupdf.PDFPage {
   return page;
 }
 
-/** Page count from which a page of a flat page tree is looked up through a one-kid view of it. */
+/** Page count from which a page of a flat page tree is looked up alone (`loadPageAlone`; PDFium's view). */
 export const FLAT_TREE_PAGES = 64;
 
 /** The root page-tree node `loadPageAlone` set and put back, by document (left out of its save). */
