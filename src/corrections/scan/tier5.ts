@@ -903,16 +903,6 @@ function readsReplacement(
     return text.length > wanted.length && text.includes(wanted);
   });
   const aloneReads = tight.some((w) => matchForm(w.text) === wanted);
-  // And the word alone must be read as itself at AGREED_CONFIDENCE at least, whatever the line's
-  // crops read: that crop is the one an outside reader checks, and a word it reads only as a guess
-  // is one that reader may read otherwise. With the line's crops ending in spaces, "woudl" (d and l
-  // given back close) read at 94–96 in each of them but at 28 alone, and native tesseract read
-  // "woud" there.
-  const aloneConfidence = Math.max(
-    -1,
-    ...tight.filter((w) => matchForm(w.text) === wanted).map((w) => w.confidence),
-  );
-  const aloneUnsure = aloneConfidence < AGREED_CONFIDENCE;
   const { bar, why } = confidenceBar(best, word, aloneReads);
   // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
   const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
@@ -925,21 +915,14 @@ function readsReplacement(
       agreeing === readings.length &&
       !oldStill &&
       !other &&
-      !joined &&
-      !aloneUnsure,
+      !joined,
     detail: `recognition of the patched line reads ${readings
       .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
       .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
       oldStill ? `, and still “${v.find}”` : ''
     }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''}${
       joined ? `; alone it reads “${joined.text}” (${joined.confidence}), joined to a neighbour's ink` : ''
-    } (${why}; read in ${agreeing} of ${readings.length})${
-      aloneUnsure && !joined && !other
-        ? aloneReads
-          ? `; alone it is read at ${aloneConfidence}, under ${AGREED_CONFIDENCE}`
-          : `; alone it reads “${tight.map((w) => w.text).join(' ')}”`
-        : ''
-    }`,
+    } (${why}; read in ${agreeing} of ${readings.length})`,
   };
 }
 
