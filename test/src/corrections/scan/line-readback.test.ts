@@ -5,7 +5,7 @@
 // "after" page differing from the "before" one only in the line's text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lineContext, readLineBack, sideInSpace } from '../../../../src/corrections/scan/line-readback.ts';
+import { lineContext, readLineBack } from '../../../../src/corrections/scan/line-readback.ts';
 import { ocrPage } from '../../../../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
 import { openPdf, renderPageRgb, type RgbImage } from '../../../../src/pdf/mupdf-adapter.ts';
@@ -87,39 +87,6 @@ test('a line of two columns: only the target’s own run of words counts (gaps a
     300,
   );
   assert.equal(half.gaps, ctx.gaps);
-});
-
-test('a crop of the patched line ends in a space, never through a word of the line', () => {
-  // The line "prompt whether to remove": the word, and a crop side that would fall inside a neighbour.
-  const words: [number, number, number, number][] = [
-    [100, 100, 260, 140],
-    [284, 100, 450, 140],
-    [474, 100, 520, 140],
-    [544, 100, 700, 140],
-  ];
-  assert.equal(
-    lineContext(
-      words.map((b) => ({ box_render: b })),
-      words[1],
-      300,
-      { width: 2400, height: 400 },
-      300,
-    ).words,
-    words,
-  );
-  const target = words[1];
-  const h = 40;
-  // Inside "remove" (544–700) on the right: out to half a height past it (no word after it).
-  assert.is(sideInSpace(600, 'right', words, target, h), 720);
-  // Inside "to" (474–520): out to the middle of the space after it.
-  assert.is(sideInSpace(500, 'right', words, target, h), 532);
-  // Inside "prompt" on the left: to half a height before it (no word before it).
-  assert.is(sideInSpace(150, 'left', words, target, h), 80);
-  // In a space already, or over the target itself: left as it is.
-  assert.is(sideInSpace(530, 'right', words, target, h), 530);
-  assert.is(sideInSpace(300, 'left', words, target, h), 300);
-  // A word after the cut one on the left side too: the middle of the space between them.
-  assert.is(sideInSpace(600, 'left', words, words[2], h), 532);
 });
 
 test('only the word changed: the line reads as before and the spacing is kept', async () => {
