@@ -20,8 +20,6 @@ export interface LineContext {
   gaps: number[];
   /** Neighbours the band holds (0, 1 or 2). */
   neighbours: number;
-  /** The boxes of the line's recognised words (working pixels), left to right, the target's among them. */
-  words: Box[];
 }
 
 /** Gaps may differ from the line's own range by this much before they count (recognition's boxes move). */
@@ -84,29 +82,7 @@ export function lineContext(
     Math.min(page.width, Math.ceil(after ? after[2] + pad : target[2] + 2 * h)),
     Math.min(page.height, Math.ceil(Math.max(...inBand.map((b) => b[3])) + 0.15 * h)),
   ];
-  return { band, gaps, neighbours: (before ? 1 : 0) + (after ? 1 : 0), words: onLine };
-}
-
-/**
- * A crop's side moved out of any word of the line it would cut (the target's excepted): to the
- * middle of the space before that word (a left side) or after it (a right side), or half a word
- * height beyond it where the line has no next word. Recognition joins the piece of a cut word to
- * the whole ones beside it: the patched "wzether" read "wzethertor" in a crop ending inside "to
- * remove" (and "хэчет" read "хэчетвг"), where the same crop with its side in a space read "wzether".
- */
-export function sideInSpace(x: number, side: 'left' | 'right', words: Box[], target: Box, h: number): number {
-  const cut = words.find((w) => w[0] < x && x < w[2] && !(w[0] < target[2] && target[0] < w[2]));
-  if (!cut) return x;
-  if (side === 'left') {
-    const prev = words
-      .filter((w) => w[2] <= cut[0])
-      .reduce<Box | null>((a, w) => (a && a[2] >= w[2] ? a : w), null);
-    return Math.floor(prev ? (prev[2] + cut[0]) / 2 : cut[0] - h / 2);
-  }
-  const next = words
-    .filter((w) => w[0] >= cut[2])
-    .reduce<Box | null>((a, w) => (a && a[0] <= w[0] ? a : w), null);
-  return Math.ceil(next ? (cut[2] + next[0]) / 2 : cut[2] + h / 2);
+  return { band, gaps, neighbours: (before ? 1 : 0) + (after ? 1 : 0) };
 }
 
 const LEADING = /^[\p{P}\p{S}]*/u;

@@ -42,7 +42,7 @@ import {
 } from '../proof/verify.ts';
 import type { DeclaredObject } from '../proof/object-guard.ts';
 import { retypeHiddenWord, type HiddenWord } from './hidden-text.ts';
-import { lineContext, readLineBack, sideInSpace, type LineContext } from './line-readback.ts';
+import { lineContext, readLineBack, type LineContext } from './line-readback.ts';
 
 /** A crop the account was served (crop.png): box in 300-dpi render pixels, pixels' dpi, when. */
 export interface ServedCrop {
@@ -398,14 +398,12 @@ async function readBack(
   after: RgbImage,
   box300: Box,
   lang: string,
-  lineWords: Box[],
 ): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[] }> {
   const h = box300[3] - box300[1];
-  // Each side in a space of the line, never through a word (sideInSpace).
   const crop = (side: number): Box => [
-    Math.max(0, sideInSpace(Math.round(box300[0] - side * h), 'left', lineWords, box300, h)),
+    Math.max(0, Math.round(box300[0] - side * h)),
     Math.max(0, box300[1] - Math.round(0.1 * h)),
-    Math.min(after.width, sideInSpace(Math.round(box300[2] + side * h), 'right', lineWords, box300, h)),
+    Math.min(after.width, Math.round(box300[2] + side * h)),
     Math.min(after.height, box300[3] + Math.round(0.1 * h)),
   ];
   // The word with some of its line on each side: recognition reads a word with its neighbours far
@@ -797,7 +795,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
     };
     const reading = Promise.all([
-      readBack(after, v.patchBox300, v.lang, v.line.words),
+      readBack(after, v.patchBox300, v.lang),
       // The line around the word reads as before, except the word, and the word keeps the line's spacing.
       readLineBack(v.before, after, v.line, v.patchBox300, {
         find: v.find,
