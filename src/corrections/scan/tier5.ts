@@ -893,9 +893,10 @@ function readsReplacement(
       matchForm(w.text).length >= 3,
   );
   // Read alone, the new word must not be joined to a piece of its neighbour, however unsurely: an
-  // outside reader cropping the word with a little of its line reads it so ("хэчет" read "хэчетве"
-  // at 15 alone, and "хэчетье" by native tesseract on the same crop, where the line's crops read
-  // "хэчет" at 92: a non-word holds less firmly to its own letters than the word it replaced).
+  // outside reader cropping the word with a little of its line reads it so ("reconunes" read at
+  // 88–90 in the line's three crops, "treconunes" at 46 alone, and "treconunes" by native tesseract
+  // on such a crop; "хэчет" read "хэчетве" at 15 alone, native "хэчетье": a non-word holds less
+  // firmly to its own letters than the word it replaced).
   const joined = tight.find((w) => {
     const text = matchForm(w.text);
     return text.length > wanted.length && text.includes(wanted);
