@@ -892,18 +892,36 @@ function readsReplacement(
       Math.abs(matchForm(w.text).length - wanted.length) <= 1 &&
       matchForm(w.text).length >= 3,
   );
+  // Read alone, the new word must not be joined to a piece of its neighbour, however unsurely: an
+  // outside reader cropping the word with a little of its line reads it so ("reconunes" read at
+  // 88–90 in the line's three crops, "treconunes" at 46 alone, and "treconunes" by native tesseract
+  // on such a crop; "хэчет" read "хэчетве" at 15 alone, native "хэчетье": a non-word holds less
+  // firmly to its own letters than the word it replaced).
+  const joined = tight.find((w) => {
+    const text = matchForm(w.text);
+    return text.length > wanted.length && text.includes(wanted);
+  });
   const aloneReads = tight.some((w) => matchForm(w.text) === wanted);
   const { bar, why } = confidenceBar(best, word, aloneReads);
   // Under the absolute threshold, the band's own reading after the patch must reach the bar too.
   const bandSure = bar >= CONFIRM_THRESHOLD || (word !== null && word.after >= bar);
   return {
     name: 'recognition_reads_replacement',
-    passed: best !== null && best >= bar && bandSure && agreeing === readings.length && !oldStill && !other,
+    passed:
+      best !== null &&
+      best >= bar &&
+      bandSure &&
+      agreeing === readings.length &&
+      !oldStill &&
+      !other &&
+      !joined,
     detail: `recognition of the patched line reads ${readings
       .map((r) => `“${r.map((w) => `${w.text} (${w.confidence})`).join(' ')}”`)
       .join(' and ')}; ${best !== null ? `“${v.replacement}” at ${best}` : `not “${v.replacement}”`}${
       oldStill ? `, and still “${v.find}”` : ''
-    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''} (${why}; read in ${agreeing} of ${readings.length})`,
+    }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''}${
+      joined ? `; alone it reads “${joined.text}” (${joined.confidence}), joined to a neighbour's ink` : ''
+    } (${why}; read in ${agreeing} of ${readings.length})`,
   };
 }
 

@@ -50,6 +50,18 @@ test('read at 85 or more, the word passes as before whatever the band read after
   assert.match(g.detail, /threshold 85;/);
 });
 
+test('alone, the new word read joined to a piece of its neighbour (however unsurely): refused', () => {
+  const sure = [read(['если', 93], ['хэчет', 91]), read(['если', 93], ['хэчет', 91]), read(['хэчет', 92])];
+  const x = { find: 'хочет', replacement: 'хэчет' };
+  const g = readsReplacement(sure, read(['ля', 35], ['хэчетве', 14.5]), x, { before: 93, after: 92 });
+  assert.not.ok(g.passed, g.detail);
+  assert.match(g.detail, /alone it reads “хэчетве” \(14\.5\), joined to a neighbour's ink/);
+  // Read alone as itself (a piece of the neighbour apart), it passes.
+  assert.ok(
+    readsReplacement(sure, read(['ля', 35], ['хэчет', 60], ['в', 40]), x, { before: 93, after: 92 }).passed,
+  );
+});
+
 test('alone it reads something else (even not surely): the absolute threshold', () => {
   const g = readsReplacement(lines, read(['Sonstieg', 70]), v, band);
   assert.not.ok(g.passed, g.detail);
