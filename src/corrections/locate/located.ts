@@ -2,7 +2,12 @@
 // target found (target.ts), with what the page looked like before the edit. Every later stage reads
 // the `Located` it returns.
 import { DocfixError } from '../../errors.ts';
-import { loadPageAlone, renderPageRgb as renderPage, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import {
+  loadPageAlone,
+  renderPageRgb as renderPage,
+  type RgbImage,
+  type mupdf,
+} from '../../pdf/mupdf-adapter.ts';
 import type { EditRequest } from '../../schemas.ts';
 import type { EditTaskInput } from '../correction.ts';
 import { NOT_BUILT, refuse } from '../refusals.ts';
