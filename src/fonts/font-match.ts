@@ -34,6 +34,7 @@ import * as mupdf from 'mupdf';
 import { BUNDLED_FACES } from './catalog.ts';
 import type { BundledFace, FontClass } from './catalog.ts';
 import { CLONE_RANK, embeddingRefusal, faceBytes, machineNameRank, type Face } from './machine-fonts.ts';
+import { decodeName } from '../pdf/object-syntax.ts';
 import { hasSubsetTag, withoutSubsetTag } from '../pdf/subset-tag.ts';
 
 /** Facts about a font of the document (see pdf-font-facts.ts to read them from a font dictionary). */
@@ -477,7 +478,7 @@ export interface ParsedFontName {
 /** Decodes #xx escapes and strips a subset tag. */
 export function cleanFontName(baseFont: string): { name: string; subset: boolean } {
   let name = baseFont.startsWith('/') ? baseFont.slice(1) : baseFont;
-  name = name.replace(/#([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  name = decodeName(name);
   const subset = hasSubsetTag(name);
   if (subset) name = withoutSubsetTag(name);
   // dvipdfmx (XeTeX, ptex) appends the CMap to a Type 0 font's name: LMSans10-BoldOblique-Identity-H.

@@ -6,6 +6,7 @@
 // as the original text; then it rewrites the cross-reference offsets of what moved.
 import { deflateSync } from 'node:zlib';
 import {
+  decodeName,
   dictGet,
   intOf,
   parseIndirect,
@@ -17,7 +18,7 @@ import {
   type PdfValue,
 } from './object-syntax.ts';
 import type { ObjectIndex, XrefEntry } from './xref-index.ts';
-import { xrefStreamData } from './xref-index.ts';
+import { xrefStreamData, xrefStreamNumbers } from './xref-index.ts';
 
 export interface SavedRegion {
   /** Offset where the written part starts: the original's length for an incremental save, else 0. */
@@ -221,16 +222,6 @@ function decodeXrefRows(data: Uint8Array, widths: number[]): number[][] {
   return rows;
 }
 
-/** The object number of each row of a cross-reference stream, from its /Index (default: from 0). */
-function rowNumbers(dict: PdfValue, count: number): number[] {
-  const index = dictGet(dict, '/Index');
-  const pairs = index?.kind === 'array' ? index.items.map((x) => intOf(x) ?? 0) : [0, count];
-  const nums: number[] = [];
-  for (let i = 0; i + 1 < pairs.length; i += 2)
-    for (let k = 0; k < pairs[i + 1]; k += 1) nums.push(pairs[i] + k);
-  return nums;
-}
-
 /**
  * The xref stream rewritten with mapped offsets and the entries `back` names pointed back,
  * unfiltered (its dictionary's other keys kept).
@@ -250,7 +241,7 @@ function rewriteXrefStream(
   const rows = decodeXrefRows(xrefStreamData(bytes, dict, obj.stream), widths);
   for (const row of rows) if (row[0] === 1 && row[1] >= from) row[1] = map(row[1]);
   if (back.size) {
-    const nums = rowNumbers(dict, rows.length);
+    const nums = xrefStreamNumbers(dict);
     rows.forEach((row, i) => {
       const e = back.get(nums[i]);
       if (!e) return;
@@ -296,16 +287,12 @@ function asWritten(obj: IndirectObject, index: ObjectIndex, region: SavedRegion)
   return sameValue(obj.value, source.value) ? entry : null;
 }
 
-/** A name as read, its #xx escapes decoded (MuPDF writes a name's characters its own way). */
-const plainName = (s: string) =>
-  s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-
 function sameValue(a: PdfValue, b: PdfValue): boolean {
   switch (a.kind) {
     case 'number':
       return b.kind === 'number' && f32(a.text) === f32(b.text);
     case 'name':
-      return b.kind === 'name' && plainName(a.text) === plainName(b.text);
+      return b.kind === 'name' && decodeName(a.text) === decodeName(b.text);
     case 'keyword':
       return b.kind === 'keyword' && a.text === b.text;
     case 'string':

@@ -38,6 +38,10 @@ function digitsOnly(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
+/** A name's characters, its #xx escapes decoded (writers escape a name's characters their own way). */
+export const decodeName = (s: string) =>
+  s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
 /** Skips white space and comments from `pos`; returns the next position. */
 export function skipSpace(bytes: Uint8Array, pos: number): number {
   const n = bytes.length;

@@ -79,14 +79,24 @@ export function xrefStreamData(
   return data;
 }
 
+/** A cross-reference stream's object number of each row, from /Index (default: from 0 to /Size). */
+export function xrefStreamNumbers(dict: PdfValue): number[] {
+  const indexV = dictGet(dict, '/Index');
+  const index =
+    indexV?.kind === 'array'
+      ? indexV.items.map((x) => intOf(x) ?? 0)
+      : [0, intOf(dictGet(dict, '/Size')) ?? 0];
+  const nums: number[] = [];
+  for (let s = 0; s + 1 < index.length; s += 2)
+    for (let i = 0; i < index[s + 1]; i += 1) nums.push(index[s] + i);
+  return nums;
+}
+
 /** Reads entries of a cross-reference stream's decoded data into `into` (first writer wins). */
 export function readXrefStreamEntries(dict: PdfValue, data: Uint8Array, into: Map<number, XrefEntry>): void {
   const w = dictGet(dict, '/W');
   if (w?.kind !== 'array' || w.items.length < 3) throw new Error('cross-reference stream without /W');
   const widths = w.items.map((x) => intOf(x) ?? 0);
-  const size = intOf(dictGet(dict, '/Size')) ?? 0;
-  const indexV = dictGet(dict, '/Index');
-  const index = indexV?.kind === 'array' ? indexV.items.map((x) => intOf(x) ?? 0) : [0, size];
   const rowLen = widths[0] + widths[1] + widths[2];
   let pos = 0;
   const field = (width: number, dflt: number) => {
@@ -96,18 +106,15 @@ export function readXrefStreamEntries(dict: PdfValue, data: Uint8Array, into: Ma
     pos += width;
     return v;
   };
-  for (let s = 0; s + 1 < index.length; s += 2) {
-    for (let i = 0; i < index[s + 1]; i += 1) {
-      if (pos + rowLen > data.length) return;
-      const num = index[s] + i;
-      const type = field(widths[0], 1);
-      const f2 = field(widths[1], 0);
-      const f3 = field(widths[2], 0);
-      if (into.has(num)) continue;
-      if (type === 1) into.set(num, { type: 1, offset: f2 });
-      else if (type === 2) into.set(num, { type: 2, stream: f2, index: f3 });
-      else into.set(num, { type: 1, offset: -1 }); // free: shadows older sections
-    }
+  for (const num of xrefStreamNumbers(dict)) {
+    if (pos + rowLen > data.length) return;
+    const type = field(widths[0], 1);
+    const f2 = field(widths[1], 0);
+    const f3 = field(widths[2], 0);
+    if (into.has(num)) continue;
+    if (type === 1) into.set(num, { type: 1, offset: f2 });
+    else if (type === 2) into.set(num, { type: 2, stream: f2, index: f3 });
+    else into.set(num, { type: 1, offset: -1 }); // free: shadows older sections
   }
 }
 

@@ -1,6 +1,7 @@
 // A content-stream tokenizer that keeps byte offsets. Every token and every operator knows where it
 // starts and ends in the decoded stream, so an edit can splice new bytes into the original buffer and
 // leave every other byte as it was (docs/engine.md, "Content streams").
+import { decodeName } from '../../pdf/object-syntax.ts';
 
 export type Operand =
   | { kind: 'number'; value: number; start: number; end: number }
@@ -124,7 +125,7 @@ class ContentReader {
     const raw = latin1(bytes, start + 1, this.pos);
     return {
       kind: 'name',
-      value: raw.replace(/#([0-9a-fA-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
+      value: decodeName(raw),
       start,
       end: this.pos,
     };

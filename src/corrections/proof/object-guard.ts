@@ -9,7 +9,7 @@
 // the input alone (`opts.repaired`), so a repaired object may differ from that only where the
 // correction itself declared it.
 import { readSavedRegion } from '../../pdf/exact-save.ts';
-import { dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
+import { decodeName, dictGet, stringBytes, type PdfValue } from '../../pdf/object-syntax.ts';
 import type { ObjectIndex, ObjectSource } from '../../pdf/xref-index.ts';
 import type { ChangedObject } from '../rewrite/write.ts';
 
@@ -83,9 +83,6 @@ interface Side {
   index: ObjectIndex;
   bytes: Uint8Array;
 }
-
-const decodeName = (s: string) =>
-  s.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 /** The other side of a dictionary only one side has. */
 const NO_ENTRIES: PdfValue = { kind: 'dict', entries: new Map(), start: 0, end: 0 };
@@ -328,7 +325,6 @@ function noEarlierVersion(
   else if (o.inputIndex.inUse(num)) result.undeclared.push({ num, paths: ['(unreadable in the input)'] });
 }
 
-/** The trailer keeps the same catalog, encryption and identity. */
 /**
  * The trailer's /Root, /Encrypt and /Info as the input has them: the same reference, or (a direct
  * dictionary, as some producers write /Info) the same value token for token.
