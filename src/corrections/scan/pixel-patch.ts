@@ -332,16 +332,17 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
   let drawing: Drawing | null = null;
   let page: PageLetters | null = null;
   if (missing().length && fit) {
+    if (fit.mismatch > MAX_DRAWN_MISMATCH) return faceTooFar(fit, missing());
     page = pageLetters(req, word, own, widthOf);
     const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
     // Faces of the other kind (serif, sans) go before the nearest is taken: at body sizes a sans
     // letter can cover a serif word's letters nearly as well (its feet are a few pixels), and its
     // drawn letter is then the one seen to be foreign.
     const pageKind = faceKind(page.footRatio);
-    let ofKind = faces;
+    let ofKind = faces.filter((f) => f.mismatch <= MAX_DRAWN_MISMATCH);
     if (pageKind) {
       const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page!.heightChars)]));
-      ofKind = faces.filter((f) => faceKind(feet.get(f)!) !== otherKind(pageKind));
+      ofKind = ofKind.filter((f) => faceKind(feet.get(f)!) !== otherKind(pageKind));
       if (!ofKind.length) return kindMismatch(page, missing(), feet);
     }
     const matched = ofKind
@@ -456,6 +457,22 @@ function kindMismatch(page: PageLetters, missing: string[], feet: Map<FaceChoice
       ),
       serif_at_least: SERIF_FEET,
       sans_at_most: SANS_FEET,
+    },
+    advice: ['Choose a replacement made of letters the page already shows (they are cloned, not drawn).'],
+  };
+}
+
+/** A refusal for letters the page never shows when even the nearest face is too far from the word's own. */
+function faceTooFar(nearest: FaceChoice, missing: string[]): Refused {
+  const share = Math.round(nearest.mismatch * 100);
+  return {
+    refused: `${missing.map((c) => `“${c}”`).join(', ')} would be drawn in ${nearest.face.id}, the face nearest the word's letters, whose letters still differ from them in ${share} % of their ink (at most ${Math.round(MAX_DRAWN_MISMATCH * 100)} % is drawn: beyond it the drawn letter is seen, and read, as another face's)`,
+    code: 'letter_style_mismatch',
+    evidence: {
+      missing,
+      face: nearest.face.id,
+      drawn_face_mismatch: Math.round(nearest.mismatch * 1000) / 1000,
+      max_drawn_mismatch: MAX_DRAWN_MISMATCH,
     },
     advice: ['Choose a replacement made of letters the page already shows (they are cloned, not drawn).'],
   };
@@ -1551,8 +1568,18 @@ interface FaceChoice {
   mismatch: number;
 }
 
-/** Beyond this mismatch with the word's own letters, no face is near enough to draw with. */
+/** Beyond this mismatch with the word's own letters, no face is near enough to space letters by. */
 const MAX_FACE_MISMATCH = 0.55;
+
+/**
+ * Beyond this mismatch, a face is not near enough to draw a letter with: its letters share less
+ * than 55 % of their ink with the word's own (1 − IoU, averaged over the word's letters), and the
+ * letter it draws is another face's, to a reader's eye and to recognition alike. (On four seen sets
+ * of scans, 2026-11-29: of 27 drawn-letter patches that verified, the 6 drawn by faces at
+ * 0.455–0.531 included the 4 that native tesseract then read as another word — “sqnse” in P052 on a
+ * Computer Modern page read “Sanse”, “profondûur” read “profondüur”; none of the 21 at 0.15–0.43 was.)
+ */
+export const MAX_DRAWN_MISMATCH = 0.45;
 
 /**
  * The faces whose letters, drawn at the word's size, cover the word's own letter images within

@@ -8,7 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { patchWord, type ScanRaster } from '../../../../src/corrections/scan/pixel-patch.ts';
+import {
+  MAX_DRAWN_MISMATCH,
+  patchWord,
+  type ScanRaster,
+} from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
 import { SERIF_FEET } from '../../../../src/corrections/scan/letter-matching.ts';
@@ -125,6 +129,35 @@ test('a letter nowhere on the raster is drawn in the face nearest the word (cost
   );
   const without = patchOf(page, 'dated', 'dazed', false);
   assert.ok('refused' in without && without.code === 'letter_not_on_page');
+});
+
+test('a letter is not drawn by a face far from the word: refused letter_style_mismatch, naming it', () => {
+  // Liberation Sans Bold's letters share about half their ink with Liberation Serif's: its “z”,
+  // bold and without feet on a regular serif word, was drawn before MAX_DRAWN_MISMATCH.
+  const page = rasterOf('dated', 4);
+  const far = patchLetterFaces().filter((f) => f.id === 'liberation-sans-bold');
+  const r = patchWord({
+    raster: page.raster,
+    words: [],
+    target: { text: 'dated', box: page.box, confidence: 95 },
+    replacement: 'dazed',
+    letterFaces: far,
+  });
+  assert.ok('refused' in r && r.code === 'letter_style_mismatch', 'refused' in r ? r.code : 'drawn');
+  if (!('refused' in r)) return;
+  assert.is(r.evidence.face, 'liberation-sans-bold');
+  const mismatch = r.evidence.drawn_face_mismatch as number;
+  assert.ok(mismatch > MAX_DRAWN_MISMATCH && mismatch <= 0.55, `mismatch ${mismatch}`);
+  assert.match(r.refused, /liberation-sans-bold/);
+  // The same page's own face still draws it (the test above: mismatch under 0.3).
+  const near = patchWord({
+    raster: page.raster,
+    words: [],
+    target: { text: 'dated', box: page.box, confidence: 95 },
+    replacement: 'dazed',
+    letterFaces: [...far, ...patchLetterFaces().filter((f) => f.id === 'liberation-serif-regular')],
+  });
+  assert.ok(!('refused' in near), 'refused' in near ? near.refused : '');
 });
 
 /**
