@@ -7,7 +7,7 @@ import { loadFace } from '../../fonts/font-match.ts';
 import { machineFaces, type Face, type MachineFontSettings } from '../../fonts/machine-fonts.ts';
 import type { DrawnLetter, LetterFace } from './pixel-patch.ts';
 
-/** Faces offered to a patch: upright serif and sans, regular and bold (scans of letters and forms). */
+/** Faces offered to a patch: upright serif and sans, regular and bold, and fixed-pitch (scans of letters, forms and listings). */
 const PATCH_FACES = [
   'liberation-serif-regular',
   'liberation-serif-bold',
@@ -17,15 +17,19 @@ const PATCH_FACES = [
   // not Times, whose thin hairlines and bracketed feet Liberation Serif does not have.
   'lm-roman-10-regular',
   'lm-roman-10-bold',
+  // Typewriter and listing pages (Courier, TeX's cmtt): without a fixed-pitch face, their missing
+  // letters came from a sans face, narrower and without the slab feet of the page's own.
+  'liberation-mono-regular',
+  'lm-mono-10-regular',
 ];
 
 /**
  * Text faces of the machine a patch may draw with too (fontconfig's or DOCFIX_FONT_DIRS'): the
- * common book and office families and TeX's Computer Modern, upright, regular or bold (a scan's slant
+ * common book and office families, Courier's URW clone and TeX's Computer Modern, upright, regular or bold (a scan's slant
  * is measured and applied; condensed and light cuts are left out as they rarely fit and cost time).
  */
 const MACHINE_PATCH_FAMILIES =
-  /^(nimbus roman|nimbus sans|c059|p052|dejavu serif|dejavu sans|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;
+  /^(nimbus roman|nimbus sans|nimbus mono ps|c059|p052|dejavu serif|dejavu sans|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;
 const MAX_MACHINE_FACES = 12;
 
 /** One glyph of `face` at `emPx` pixels per em, cropped to its ink; null when the face lacks it. */

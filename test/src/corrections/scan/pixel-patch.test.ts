@@ -22,8 +22,13 @@ const FACE = faceById('liberation-serif-regular')!;
 const EM = 60;
 
 /** A grey raster with `word` set in the face at EM px, each letter `gap` px after the last one's ink. */
-function rasterOf(word: string, gap: number, cut: (x: number, y: number) => boolean = () => false) {
-  const glyphs = [...word].map((c) => rasteriseLetter(FACE, c, EM)!);
+function rasterOf(
+  word: string,
+  gap: number,
+  cut: (x: number, y: number) => boolean = () => false,
+  face = FACE,
+) {
+  const glyphs = [...word].map((c) => rasteriseLetter(face, c, EM)!);
   const width = glyphs.reduce((t, g) => t + g.width + gap, 40);
   const height = 120;
   const baseline = 90;
@@ -129,6 +134,19 @@ test('a letter nowhere on the raster is drawn in the face nearest the word (cost
   );
   const without = patchOf(page, 'dated', 'dazed', false);
   assert.ok('refused' in without && without.code === 'letter_not_on_page');
+});
+
+test('a typewriter page gets its missing letter from a fixed-pitch face', () => {
+  // Before fixed-pitch faces were offered, the “z” of a Courier-like word came from Liberation Sans.
+  const page = rasterOf('dated', 4, undefined, faceById('liberation-mono-regular')!);
+  const result = patchOf(page, 'dated', 'dazed');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  assert.is(result.method, 'drawn');
+  assert.is(result.measurements.drawn_face, 'liberation-mono-regular');
+  // A proportional page still gets a proportional face.
+  const serif = patchOf(rasterOf('dated', 4), 'dated', 'dazed');
+  assert.ok(!('refused' in serif) && serif.measurements.drawn_face === 'liberation-serif-regular');
 });
 
 test('a letter is not drawn by a face far from the word: refused letter_style_mismatch, naming it', () => {
