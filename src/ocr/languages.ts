@@ -135,6 +135,34 @@ export function languageData(code: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 /**
+ * A second model of `code` on this machine: the first file in the order of precedence after the one
+ * `languageData` takes that is another model (its size or packing differs; tesseract's data comes as
+ * tessdata_best, tessdata or tessdata_fast, and the bundled packages are not Debian's). Null when the
+ * machine has one model of the language. A second reader of a word recognition alone cannot vouch
+ * for (tier 5's drawn letters).
+ */
+export function otherLanguageData(code: string, env: NodeJS.ProcessEnv = process.env): LanguageData | null {
+  const first = languageData(code, env);
+  if (!first) return null;
+  const size = (file: string) => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return -1;
+    }
+  };
+  const firstSize = size(first.file);
+  for (const folder of languageFolders(env)) {
+    for (const data of languagesIn(folder)) {
+      if (data.code !== code || data.file === first.file) continue;
+      if (data.gzip === first.gzip && size(data.file) === firstSize) continue;
+      return data;
+    }
+  }
+  return null;
+}
+
+/**
  * What really installs a language's data (for a refusal's advice and `docfix ocr --languages`): the
  * distribution's package, or the file in a folder DOCFIX_TESSDATA_DIRS names.
  */

@@ -82,23 +82,25 @@ export function recogniserOptions(data: LanguageData): Partial<WorkerOptions> {
  * started on its first use (they load side by side; one that fails to start is dropped, and the pool
  * is started again on the next use once all are gone).
  */
-function recogniserFor(lang: string): Recogniser {
-  let pool = pools.get(lang);
+function recogniserFor(lang: string, model?: LanguageData): Recogniser {
+  const poolKey = model ? `${lang}:${model.file}` : lang;
+  let pool = pools.get(poolKey);
   if (!pool) {
-    const data = languageData(lang);
+    const data = model ?? languageData(lang);
     if (!data) throw new Error(`no language data for ${lang}`);
     const started: Recogniser[] = [];
-    for (let i = 0; i < RECOGNISERS; i++) {
+    // A second model reads a word now and then (a drawn letter's proof): one recogniser is enough.
+    for (let i = 0; i < (model ? 1 : RECOGNISERS); i++) {
       const r: Recogniser = { worker: createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data)), busy: 0 };
       r.worker.catch(() => {
         const at = started.indexOf(r);
         if (at >= 0) started.splice(at, 1);
-        if (started.length === 0 && pools.get(lang) === started) pools.delete(lang);
+        if (started.length === 0 && pools.get(poolKey) === started) pools.delete(poolKey);
       });
       started.push(r);
     }
     pool = started;
-    pools.set(lang, pool);
+    pools.set(poolKey, pool);
   }
   return pool.reduce((a, b) => (b.busy < a.busy ? b : a));
 }
@@ -108,23 +110,26 @@ function recogniserFor(lang: string): Recogniser {
  * `wholePage` uses automatic page segmentation (mode 3; the single-block mode triples word errors
  * on full pages), a region uses single-block mode (6), and `line` one line of text (7: a patched
  * word read back with its neighbours). `dpi` is the image's resolution when the file does not say
- * it (a PGM never does; tesseract sizes its analysis by it).
+ * it (a PGM never does; tesseract sizes its analysis by it). `model` reads with that language file
+ * instead of the language's first (languages.ts, `otherLanguageData`), on a recogniser of its own.
  */
 export function recogniseWords(
   image: Uint8Array,
   lang: string,
   wholePage: boolean | 'line',
   dpi?: number,
+  model?: LanguageData,
 ): Promise<RecognisedWord[]> {
   const inWork = shared.getStore();
   const line = wholePage === 'line';
-  if (!inWork && !line) return recognise(image, lang, wholePage, dpi);
-  const key = `${createHash('sha1').update(image).digest('hex')}:${lang}:${String(wholePage)}:${dpi ?? 0}`;
+  if (!inWork && !line) return recognise(image, lang, wholePage, dpi, model);
+  const modelKey = model ? `:${model.file}` : '';
+  const key = `${createHash('sha1').update(image).digest('hex')}:${lang}${modelKey}:${String(wholePage)}:${dpi ?? 0}`;
   const kept = line ? keptLine(key) : undefined;
   if (kept) return Promise.resolve(kept.map(copyWord));
   let reading = inWork?.get(key);
   if (!reading) {
-    reading = recognise(image, lang, wholePage, dpi);
+    reading = recognise(image, lang, wholePage, dpi, model);
     if (line) reading.then((words) => keepLine(key, words)).catch(() => undefined);
     inWork?.set(key, reading);
   }
@@ -153,11 +158,12 @@ async function recognise(
   lang: string,
   wholePage: boolean | 'line',
   dpi?: number,
+  model?: LanguageData,
 ): Promise<RecognisedWord[]> {
   counts[wholePage === 'line' ? 'line' : wholePage ? 'page' : 'region']++;
   counts.pixels += imageArea(image);
   // Taken now, before any wait: a recognition asked right after this one sees it in hand.
-  const recogniser = recogniserFor(lang);
+  const recogniser = recogniserFor(lang, model);
   recogniser.busy++;
   try {
     const worker = await recogniser.worker;

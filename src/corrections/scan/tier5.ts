@@ -6,10 +6,11 @@
 // the invisible text layer, where there is one, is retyped; and the result is verified like every
 // tier (pixels outside the box, objects, other pages) plus an independent reading of the patch.
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
-import { installAdvice } from '../../ocr/languages.ts';
+import { installAdvice, otherLanguageData, type LanguageData } from '../../ocr/languages.ts';
 import { revisionKey } from '../../ocr/kept-work.ts';
 import { recogniseWords, sharingRecognitions, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPpm, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
@@ -398,7 +399,8 @@ async function readBack(
   after: RgbImage,
   box300: Box,
   lang: string,
-): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[] }> {
+  second: LanguageData | null,
+): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[]; secondTight: RecognisedWord[] | null }> {
   const h = box300[3] - box300[1];
   const crop = (side: number): Box => [
     Math.max(0, Math.round(box300[0] - side * h)),
@@ -421,12 +423,13 @@ async function readBack(
     Math.min(after.width, box300[2] + side),
     Math.min(after.height, box300[3] + Math.round(0.3 * h)),
   ];
-  const [wide, medium, widest, tight] = await Promise.all(
-    [crop(2), crop(4), crop(8), alone].map((box) =>
+  const [wide, medium, widest, tight, secondTight] = await Promise.all([
+    ...[crop(2), crop(4), crop(8), alone].map((box) =>
       recogniseWords(cropPpm(after, box), lang, 'line', WORKING_DPI),
     ),
-  );
-  return { readings: [wide, medium, widest], tight };
+    second ? recogniseWords(cropPpm(after, alone), lang, 'line', WORKING_DPI, second) : Promise.resolve(null),
+  ]);
+  return { readings: [wide!, medium!, widest!], tight: tight!, secondTight };
 }
 
 /**
@@ -528,6 +531,7 @@ async function pixelPatch(
       line,
       hiddenRetyped: hidden.retyped,
       hiddenBefore: hidden.before,
+      drawn: patch.method !== 'clone',
     });
     const fingerprint = createHash('sha256')
       .update(JSON.stringify({ tier: 5, page: t.pageIndex, box: inImage.box, patch: sha256(inImage.data) }))
@@ -765,6 +769,8 @@ function patchExplanation(located: LocatedWord, t: PatchTarget, patch: Patch, wr
 
 interface PatchVerifyInput extends SavedCorrection {
   before: RgbImage;
+  /** Letters the page never shows were drawn (cost medium). */
+  drawn: boolean;
   patchBox300: Box;
   find: string;
   replacement: string;
@@ -794,8 +800,10 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
       passed: diff.outside_pixels === 0,
       detail: `${diff.changed_pixels} pixel(s) changed, ${diff.outside_pixels} outside the patch box ${JSON.stringify(declared)}`,
     };
+    // Letters drawn from a face are read by a second model too, where the machine has one.
+    const second = v.drawn ? otherLanguageData(v.lang) : null;
     const reading = Promise.all([
-      readBack(after, v.patchBox300, v.lang),
+      readBack(after, v.patchBox300, v.lang, second),
       // The line around the word reads as before, except the word, and the word keeps the line's spacing.
       readLineBack(v.before, after, v.line, v.patchBox300, {
         find: v.find,
@@ -809,10 +817,11 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     const textLayer = v.hiddenBefore ? textLayerGuard(page, v) : null;
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
     if (confined.passed) await prepareSecondRenderer(v.input, v.output, v.password, v.pageIndex);
-    const [{ readings, tight }, lineBack] = await reading;
+    const [{ readings, tight, secondTight }, lineBack] = await reading;
     const guards: GuardResult[] = [
       confined,
       readsReplacement(readings, tight, v, lineBack.word),
+      ...(second && secondTight ? [secondReaderReads(secondTight, v, second)] : []),
       lineBack.reading,
       lineBack.spacing,
       ...(textLayer ? [textLayer] : []),
@@ -922,6 +931,33 @@ function readsReplacement(
     }${other ? `; alone it reads “${other.text}” (${other.confidence})` : ''}${
       joined ? `; alone it reads “${joined.text}” (${joined.confidence}), joined to a neighbour's ink` : ''
     } (${why}; read in ${agreeing} of ${readings.length})`,
+  };
+}
+
+/**
+ * A drawn letter's word read alone by a second model of the language (another tesseract data file
+ * on the machine: the bundled package's and Debian's are different networks). Recognition readings
+ * of a drawn letter are the least sure the proof takes: on seen scans, words the engine's model read
+ * as the replacement in every crop ("profondûur" at 89–90) were read as another by the system's model
+ * ("profondüur"), so both must read the replacement, and neither the old word.
+ */
+function secondReaderReads(
+  tight: RecognisedWord[],
+  v: { find: string; replacement: string },
+  model: LanguageData,
+): GuardResult {
+  const wanted = matchForm(v.replacement);
+  const old = matchForm(v.find);
+  const reads = tight.find((w) => matchForm(w.text) === wanted);
+  const oldStill = old !== wanted && tight.some((w) => matchForm(w.text) === old);
+  return {
+    name: 'second_reader_reads_replacement',
+    passed: reads !== undefined && !oldStill,
+    detail: `the word alone read by a second model (${model.source} ${model.code}, ${basename(model.file)}): “${tight
+      .map((w) => `${w.text} (${w.confidence})`)
+      .join(
+        ' ',
+      )}”${reads ? `, the replacement` : `, not “${v.replacement}”`}${oldStill ? ` and still “${v.find}”` : ''}`,
   };
 }
 

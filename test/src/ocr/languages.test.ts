@@ -21,6 +21,7 @@ import {
   installAdvice,
   languageData,
   languageFolders,
+  otherLanguageData,
 } from '../../../src/ocr/languages.ts';
 import { documentLanguage, languageOfTag, languageOfText, ocrPage } from '../../../src/ocr/page-ocr.ts';
 import { closeRecognisers, recogniseWords, recogniserOptions } from '../../../src/ocr/recognizer.ts';
@@ -85,6 +86,26 @@ test('DOCFIX_TESSDATA_DIRS comes first, then the bundled data, then TESSDATA_PRE
   assert.is(languageData('empty', env), null, 'an empty file is no language');
   assert.is(languageData('../eng', env), null, 'a name is never a path');
   assert.is(languageData('xyz', env), null);
+});
+
+test('a second model of a language is the next file that is another model, not a copy of the first', () => {
+  const first = join(work, 'second-first');
+  const copy = join(work, 'second-copy');
+  const other = join(work, 'second-other');
+  for (const dir of [first, copy, join(other, 'tessdata')]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(first, 'qqq.traineddata'), 'a model of ten');
+  writeFileSync(join(copy, 'qqq.traineddata'), 'a model of ten');
+  writeFileSync(join(other, 'tessdata', 'qqq.traineddata'), 'another model, of another size');
+  const env = { DOCFIX_TESSDATA_DIRS: `${first}:${copy}`, TESSDATA_PREFIX: other };
+  assert.is(languageData('qqq', env)!.folder, first);
+  const second = otherLanguageData('qqq', env)!;
+  assert.equal([second.source, second.folder], ['tessdata_prefix', join(other, 'tessdata')]);
+  assert.is(
+    otherLanguageData('qqq', { DOCFIX_TESSDATA_DIRS: `${first}:${copy}` }),
+    null,
+    'a copy is no second model',
+  );
+  assert.is(otherLanguageData('zzz', env), null);
 });
 
 test('the recogniser reads a local file and never a URL: langPath is the folder, no cache', () => {

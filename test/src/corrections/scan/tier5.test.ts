@@ -6,11 +6,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEdit, proposeEdit, type EditTaskInput } from '../../../../src/corrections/engine.ts';
 import type { ServedCrop } from '../../../../src/corrections/scan/tier5.ts';
+import { keptProposals } from '../../../../src/corrections/save/kept-proposals.ts';
+import { languageData } from '../../../../src/ocr/languages.ts';
 import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
 import { compare, pdftoppm, pdftotext } from '../poppler.ts';
 import { makePdf } from '../fixtures.ts';
@@ -220,10 +222,40 @@ test('a letter the page never shows is drawn in the face nearest the scan’s ow
     JSON.stringify(style),
   );
   assert.match(applied.proposal.explanation, /drawn in a matched face/);
+  // The machine's own English data (Debian's tesseract-ocr-eng, a smaller network than the bundled
+  // package's) read the drawn word alone as well.
+  const second = applied.verification.guards.find((g) => g.name === 'second_reader_reads_replacement');
+  assert.ok(second?.passed, second?.detail ?? 'no second reader: is tesseract-ocr-eng installed?');
+  assert.match(second!.detail, /system eng/);
   const { out, box } = patchedLetter(applied.output, applied.verification.declared_box, 'drawn');
   const read = nativeReading(out, box);
   assert.match(read.toLowerCase(), /dazed/, `native tesseract read “${read}”`);
   assert.not.match(read.toLowerCase(), /dated/);
+});
+
+test('a drawn letter whose word a second model reads otherwise is refused', async () => {
+  // The second model here cannot read English at all: Debian's Russian data, named eng.traineddata
+  // in a TESSDATA_PREFIX folder (after the bundled package, before the system's). The same patch as
+  // above then fails `second_reader_reads_replacement`, and only it.
+  const prefix = mkdtempSync(join(work, 'tessdata-'));
+  const russian = languageData('rus');
+  assert.ok(russian?.source === 'system', 'needs Debian’s tesseract-ocr-rus');
+  copyFileSync(russian!.file, join(prefix, 'eng.traineddata'));
+  const before = process.env.TESSDATA_PREFIX;
+  process.env.TESSDATA_PREFIX = prefix;
+  keptProposals.length = 0;
+  try {
+    const target = { method: 'ocr' as const, find: 'dated', match_index: 0, confirmed: true };
+    const proposal = await proposeEdit(input(LETTER, target, 'dazed', WHOLE_PAGE_SEEN));
+    assert.ok(proposal.refusal, 'refused');
+    assert.is(proposal.advice?.code, 'would_not_verify');
+    assert.match(proposal.refusal!, /second_reader_reads_replacement/);
+    assert.not.match(proposal.refusal!, /recognition_reads_replacement|line_reads_as_before/);
+  } finally {
+    if (before === undefined) delete process.env.TESSDATA_PREFIX;
+    else process.env.TESSDATA_PREFIX = before;
+    keptProposals.length = 0;
+  }
 });
 
 /** A person looked at the whole page magnified (a crop the daemon served at 600 dpi). */
