@@ -14,6 +14,7 @@
 import type * as mupdf from 'mupdf';
 import type { PdfFontFacts } from './font-match.ts';
 import { symbolicCodeGlyphs } from './truetype-cmap.ts';
+import { readCMap } from '../corrections/locate/fonts.ts';
 
 const isDict = (o: mupdf.PDFObject | null | undefined): o is mupdf.PDFObject => !!o && o.isDictionary();
 const get = (o: mupdf.PDFObject | null | undefined, key: string): mupdf.PDFObject | null => {
@@ -211,50 +212,15 @@ function cidWidths(font: mupdf.PDFObject, descendant: mupdf.PDFObject | null): M
 // ---------------------------------------------------------------------------------------------
 // ToUnicode
 
-function hexToNumber(hex: string): number {
-  return parseInt(hex, 16);
-}
-
-function hexToText(hex: string): string {
-  const units: number[] = [];
-  for (let i = 0; i + 4 <= hex.length; i += 4) units.push(parseInt(hex.slice(i, i + 4), 16));
-  if (hex.length === 2) units.push(parseInt(hex, 16));
-  return String.fromCharCode(...units);
-}
-
-/** Parses bfchar and bfrange sections of a ToUnicode CMap (codes of 1 or 2 bytes). */
+/**
+ * The ToUnicode CMap's text by code: read by the engine's own CMap reader (the content tokenizer's
+ * syntax, so a hex string may hold white space, as the specification allows and fontkit writes:
+ * `<0066 0069>` for an fi ligature; a pattern match that took it for two strings put every
+ * later character one code off, and each font then matched no face by its widths).
+ */
 export function readToUnicode(stream: mupdf.PDFObject | null): Map<number, string> {
-  const out = new Map<number, string>();
-  if (!stream || !stream.isStream()) return out;
-  const text = stream.readStream().asString();
-  for (const section of text.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
-    for (const m of section[1].matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) {
-      out.set(hexToNumber(m[1]), hexToText(m[2]));
-    }
-  }
-  for (const section of text.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
-    const body = section[1];
-    for (const m of body.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(<[0-9a-fA-F]*>|\[[^\]]*\])/g)) {
-      const lo = hexToNumber(m[1]);
-      const hi = hexToNumber(m[2]);
-      if (hi < lo || hi - lo > 65535) continue;
-      if (m[3].startsWith('[')) {
-        const items = [...m[3].matchAll(/<([0-9a-fA-F]*)>/g)];
-        items.forEach((item, k) => {
-          if (lo + k <= hi) out.set(lo + k, hexToText(item[1]));
-        });
-      } else {
-        const dst = m[3].slice(1, -1);
-        const base = hexToText(dst);
-        if (base.length === 0) continue;
-        const lastUnit = base.charCodeAt(base.length - 1);
-        for (let c = lo; c <= hi; c += 1) {
-          out.set(c, base.slice(0, -1) + String.fromCharCode(lastUnit + (c - lo)));
-        }
-      }
-    }
-  }
-  return out;
+  if (!stream || !stream.isStream()) return new Map();
+  return readCMap(stream.readStream().asUint8Array()).unicode;
 }
 
 // ---------------------------------------------------------------------------------------------
