@@ -112,7 +112,7 @@ export function patchLetterFaces(machine?: MachineFontSettings): LetterFace[] {
       if (!drawn.has(key)) drawn.set(key, rasteriseLetter(face, ch, emPx));
       return drawn.get(key)!;
     };
-    return { id: face.id, draw };
+    return { id: face.id, draw, fixedPitch: face.class === 'mono' };
   });
 }
 

@@ -1627,8 +1627,18 @@ function chooseFaces(
     mismatch /= drawn.length;
     if (mismatch <= MAX_FACE_MISMATCH) near.push({ face, emPx, mismatch });
   }
-  return near.sort((x, y) => x.mismatch - y.mismatch);
+  near.sort((x, y) => x.mismatch - y.mismatch);
+  // A fixed-pitch face only where it fits clearly better than every proportional one: on a coarse or
+  // blurred scan all faces come near alike (a 150 dpi Helvetica word: Liberation Mono 0.354, Nimbus
+  // Sans Bold 0.359), and a typewriter letter in a proportional line is seen at once.
+  const proportional = near.find((f) => !f.face.fixedPitch);
+  return proportional
+    ? near.filter((f) => !f.face.fixedPitch || f.mismatch <= proportional.mismatch - FIXED_PITCH_MARGIN)
+    : near;
 }
+
+/** How much nearer than every proportional face a fixed-pitch face must come to be taken. */
+const FIXED_PITCH_MARGIN = 0.05;
 
 /** A drawn letter softened by a box blur of `radius` pixels (grown by the radius on each side). */
 function blurred(d: DrawnLetter, radius: number): DrawnLetter {

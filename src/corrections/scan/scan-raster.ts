@@ -26,4 +26,6 @@ export interface DrawnLetter {
 export interface LetterFace {
   id: string;
   draw: (ch: string, emPx: number) => DrawnLetter | null;
+  /** Every letter as wide as the next (Courier, typewriter faces). */
+  fixedPitch?: boolean;
 }

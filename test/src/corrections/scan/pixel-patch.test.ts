@@ -14,6 +14,7 @@ import {
   type ScanRaster,
 } from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
+import type { LetterFace } from '../../../../src/corrections/scan/scan-raster.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
 import { SERIF_FEET } from '../../../../src/corrections/scan/letter-matching.ts';
 import { footRatio } from '../../../../src/corrections/scan/letter-style.ts';
@@ -147,6 +148,28 @@ test('a typewriter page gets its missing letter from a fixed-pitch face', () => 
   // A proportional page still gets a proportional face.
   const serif = patchOf(rasterOf('dated', 4), 'dated', 'dazed');
   assert.ok(!('refused' in serif) && serif.measurements.drawn_face === 'liberation-serif-regular');
+});
+
+test('a fixed-pitch face no nearer than a proportional one by the margin is not taken', () => {
+  // A proportional twin drawing exactly the fixed-pitch face's letters comes exactly as near: the
+  // proportional one is taken (on coarse scans all faces come near alike, and a typewriter letter
+  // in a proportional line is seen at once). Alone, the fixed-pitch face draws.
+  const page = rasterOf('dated', 4, undefined, faceById('liberation-mono-regular')!);
+  const mono = patchLetterFaces().find((f) => f.id === 'liberation-mono-regular')!;
+  assert.ok(mono.fixedPitch);
+  const twin = { id: 'proportional-twin', draw: mono.draw, fixedPitch: false };
+  const drawnBy = (letterFaces: LetterFace[]) => {
+    const r = patchWord({
+      raster: page.raster,
+      words: [],
+      target: { text: 'dated', box: page.box, confidence: 95 },
+      replacement: 'dazed',
+      letterFaces,
+    });
+    return 'refused' in r ? r.refused : r.measurements.drawn_face;
+  };
+  assert.is(drawnBy([mono, twin]), 'proportional-twin');
+  assert.is(drawnBy([mono]), 'liberation-mono-regular');
 });
 
 test('a letter is not drawn by a face far from the word: refused letter_style_mismatch, naming it', () => {
