@@ -5,7 +5,7 @@
 // "after" page differing from the "before" one only in the line's text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { lineContext, readLineBack } from '../../../../src/corrections/scan/line-readback.ts';
+import { _internals, lineContext, readLineBack } from '../../../../src/corrections/scan/line-readback.ts';
 import { ocrPage } from '../../../../src/ocr/page-ocr.ts';
 import { closeRecognisers } from '../../../../src/ocr/recognizer.ts';
 import { openPdf, renderPageRgb, type RgbImage } from '../../../../src/pdf/mupdf-adapter.ts';
@@ -120,6 +120,35 @@ test('the space after the word far wider than the line’s own: spacing refused'
   assert.ok(r.reading.passed, r.reading.detail);
   assert.not.ok(r.spacing.passed, r.spacing.detail);
   assert.match(r.spacing.detail, /after out of range/);
+});
+
+test('a side whose recognition boxes overlapped before the patch and still do is kept; a new gap is not', () => {
+  // "la ayuda y": the y's tail reaches under "ayuda", whose box then ends 29 px past the y's start.
+  const word = (text: string, x0: number, x1: number) => ({
+    text,
+    confidence: 95,
+    box: [x0, 0, x1, 40] as [number, number, number, number],
+    line: 0,
+  });
+  const was = [word('la', 0, 40), word('ayuda', 49, 200), word('y', 171, 200)];
+  const line = {
+    band: [0, 0, 300, 40] as [number, number, number, number],
+    gaps: [5, 12, 27],
+    neighbours: 2,
+  };
+  const { spacingGuard } = _internals;
+  const overlapping = spacingGuard(
+    line,
+    [word('la', 0, 40), word('auyda', 49, 194), word('y', 171, 200)],
+    was,
+    1,
+  );
+  assert.ok(overlapping.passed, overlapping.detail);
+  assert.match(overlapping.detail, /after -23 px \(-29 before\)/);
+  // The same word ending 40 px short of the y: a space wider than any of the line's, refused.
+  const opened = spacingGuard(line, [word('la', 0, 40), word('auyda', 49, 131), word('y', 171, 200)], was, 1);
+  assert.not.ok(opened.passed, opened.detail);
+  assert.match(opened.detail, /after out of range/);
 });
 
 test.run();
