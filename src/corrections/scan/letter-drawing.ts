@@ -17,6 +17,13 @@ const PATCH_FACES = [
   // not Times, whose thin hairlines and bracketed feet Liberation Serif does not have.
   'lm-roman-10-regular',
   'lm-roman-10-bold',
+  // DejaVu, the default face of many Linux producers (LibreOffice, WeasyPrint, TCPDF): a machine's
+  // own DejaVu is never offered (one face per PostScript name, and the bundle has DejaVu's), so
+  // without these a DejaVu page's missing letter came from another serif or sans face.
+  'dejavu-serif-regular',
+  'dejavu-serif-bold',
+  'dejavu-sans-regular',
+  'dejavu-sans-bold',
   // Typewriter and listing pages (Courier, TeX's cmtt): without a fixed-pitch face, their missing
   // letters came from a sans face, narrower and without the slab feet of the page's own.
   'liberation-mono-regular',
@@ -32,7 +39,7 @@ const PATCH_FACES = [
  * page's “û” a fifth too wide, and native tesseract read the word as another.
  */
 const MACHINE_PATCH_FAMILIES =
-  /^(nimbus roman|nimbus sans|nimbus sans narrow|nimbus mono ps|c059|p052|urw gothic|dejavu serif|dejavu sans|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;
+  /^(nimbus roman|nimbus sans|nimbus sans narrow|nimbus mono ps|c059|p052|urw gothic|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;
 const MAX_MACHINE_FACES = 16;
 
 /** One glyph of `face` at `emPx` pixels per em, cropped to its ink; null when the face lacks it. */
