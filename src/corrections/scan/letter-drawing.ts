@@ -33,10 +33,10 @@ const PATCH_FACES = [
 /**
  * Text faces of the machine a patch may draw with too (fontconfig's or DOCFIX_FONT_DIRS'): the
  * common book and office families, URW's clones of Courier, Helvetica Narrow and Avant Garde (what
- * Ghostscript and MuPDF draw those with) and TeX's Computer Modern, upright, regular or bold (a scan's slant is
- * measured and applied; other condensed and light cuts are left out as they rarely fit and cost
- * time). A face of another width than the page's is never the nearest: Nimbus Sans drew a narrow
- * page's “û” a fifth too wide, and native tesseract read the word as another.
+ * Ghostscript and MuPDF draw those with) and TeX's Computer Modern, upright, regular or bold (a
+ * scan's slant is measured and applied; other condensed and light cuts are left out as they rarely
+ * fit and cost time). A face of another width than the page's is never the nearest: Nimbus Sans
+ * drew a narrow page's “û” a fifth too wide, and native tesseract read the word as another.
  */
 const MACHINE_PATCH_FAMILIES =
   /^(nimbus roman|nimbus sans|nimbus sans narrow|nimbus mono ps|c059|p052|urw gothic|cmr10|cmbx10|lm roman 10|latin modern roman|tex gyre (termes|heros|pagella|schola)|free(serif|sans)|times new roman|arial|georgia|verdana)$/i;

@@ -423,13 +423,16 @@ async function readBack(
     Math.min(after.width, box300[2] + side),
     Math.min(after.height, box300[3] + Math.round(0.3 * h)),
   ];
-  const [wide, medium, widest, tight, secondTight] = await Promise.all([
-    ...[crop(2), crop(4), crop(8), alone].map((box) =>
+  const secondReading = second
+    ? recogniseWords(cropPpm(after, alone), lang, 'line', WORKING_DPI, second)
+    : null;
+  secondReading?.catch(() => undefined); // awaited below, after the others
+  const [wide, medium, widest, tight] = await Promise.all(
+    [crop(2), crop(4), crop(8), alone].map((box) =>
       recogniseWords(cropPpm(after, box), lang, 'line', WORKING_DPI),
     ),
-    second ? recogniseWords(cropPpm(after, alone), lang, 'line', WORKING_DPI, second) : Promise.resolve(null),
-  ]);
-  return { readings: [wide!, medium!, widest!], tight: tight!, secondTight };
+  );
+  return { readings: [wide, medium, widest], tight, secondTight: await secondReading };
 }
 
 /**
@@ -950,14 +953,12 @@ function secondReaderReads(
   const old = matchForm(v.find);
   const reads = tight.find((w) => matchForm(w.text) === wanted);
   const oldStill = old !== wanted && tight.some((w) => matchForm(w.text) === old);
+  const read = tight.map((w) => `${w.text} (${w.confidence})`).join(' ');
+  const verdict = `${reads ? 'the replacement' : `not “${v.replacement}”`}${oldStill ? ` and still “${v.find}”` : ''}`;
   return {
     name: 'second_reader_reads_replacement',
     passed: reads !== undefined && !oldStill,
-    detail: `the word alone read by a second model (${model.source} ${model.code}, ${basename(model.file)}): “${tight
-      .map((w) => `${w.text} (${w.confidence})`)
-      .join(
-        ' ',
-      )}”${reads ? `, the replacement` : `, not “${v.replacement}”`}${oldStill ? ` and still “${v.find}”` : ''}`,
+    detail: `the word alone read by a second model (${model.source} ${model.code}, ${basename(model.file)}): “${read}”, ${verdict}`,
   };
 }
 
