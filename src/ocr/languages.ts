@@ -142,21 +142,16 @@ export function languageData(code: string, env: NodeJS.ProcessEnv = process.env)
  * for (tier 5's drawn letters).
  */
 export function otherLanguageData(code: string, env: NodeJS.ProcessEnv = process.env): LanguageData | null {
-  const first = languageData(code, env);
-  if (!first) return null;
-  const size = (file: string) => {
-    try {
-      return statSync(file).size;
-    } catch {
-      return -1;
-    }
-  };
-  const firstSize = size(first.file);
+  if (!LANGUAGE_CODE.test(code)) return null;
+  // One walk in the order of precedence: the first file found is `languageData`'s.
+  let first: { data: LanguageData; size: number } | null = null;
   for (const folder of languageFolders(env)) {
     for (const data of languagesIn(folder)) {
-      if (data.code !== code || data.file === first.file) continue;
-      if (data.gzip === first.gzip && size(data.file) === firstSize) continue;
-      return data;
+      if (data.code !== code) continue;
+      const size = statSync(data.file, { throwIfNoEntry: false })?.size ?? -1;
+      if (!first) first = { data, size };
+      else if (data.file !== first.data.file && (data.gzip !== first.data.gzip || size !== first.size))
+        return data;
     }
   }
   return null;

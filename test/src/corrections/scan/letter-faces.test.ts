@@ -9,9 +9,10 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { patchWord, type ScanRaster } from '../../../../src/corrections/scan/pixel-patch.ts';
+import { patchWord } from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces } from '../../../../src/corrections/scan/letter-drawing.ts';
 import type { LetterFace } from '../../../../src/corrections/scan/scan-raster.ts';
+import { wordRaster } from './word-raster.ts';
 
 const URW = '/usr/share/fonts/opentype/urw-base35';
 const FILES = [
@@ -38,24 +39,11 @@ test.after(() => {
 });
 
 /** A grey raster of `word` drawn by `face` at 60 px per em, letters 4 px apart. */
-function pageOf(face: LetterFace, word: string) {
-  const glyphs = [...word].map((c) => face.draw(c, 60)!);
-  const width = glyphs.reduce((t, g) => t + g.width + 4, 40);
-  const height = 120;
-  const baseline = 90;
-  const data = new Uint8Array(width * height).fill(250);
-  let x = 20;
-  for (const g of glyphs) {
-    for (let y = 0; y < g.height; y++)
-      for (let i = 0; i < g.width; i++) {
-        const at = (baseline - g.baseline + y) * width + x + i;
-        data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + i] / 255) * 230));
-      }
-    x += g.width + 4;
-  }
-  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
-  return { raster, box: [18, baseline - 48, x + 2, baseline + 4] as [number, number, number, number] };
-}
+const pageOf = (face: LetterFace, word: string) =>
+  wordRaster(
+    [...word].map((c) => face.draw(c, 60)!),
+    4,
+  );
 
 function drawnFace(pageFace: string, word: string, replacement: string): string {
   const face = faces.find((f) => f.id === pageFace);

@@ -15,6 +15,7 @@ import {
 } from '../../../../src/corrections/scan/pixel-patch.ts';
 import { patchLetterFaces, rasteriseLetter } from '../../../../src/corrections/scan/letter-drawing.ts';
 import type { LetterFace } from '../../../../src/corrections/scan/scan-raster.ts';
+import { wordRaster } from './word-raster.ts';
 import { faceById } from '../../../../src/fonts/catalog.ts';
 import { SERIF_FEET } from '../../../../src/corrections/scan/letter-matching.ts';
 import { footRatio } from '../../../../src/corrections/scan/letter-style.ts';
@@ -29,30 +30,11 @@ function rasterOf(
   cut: (x: number, y: number) => boolean = () => false,
   face = FACE,
 ) {
-  const glyphs = [...word].map((c) => rasteriseLetter(face, c, EM)!);
-  const width = glyphs.reduce((t, g) => t + g.width + gap, 40);
-  const height = 120;
-  const baseline = 90;
-  const data = new Uint8Array(width * height).fill(250);
-  const cells: [number, number][] = [];
-  let x = 20;
-  for (const g of glyphs) {
-    for (let y = 0; y < g.height; y++)
-      for (let i = 0; i < g.width; i++) {
-        const ty = baseline - g.baseline + y;
-        const v = 250 - Math.round((g.coverage[y * g.width + i] / 255) * 230);
-        if (!cut(x + i, ty)) data[ty * width + x + i] = Math.min(data[ty * width + x + i], v);
-      }
-    cells.push([x, x + g.width]);
-    x += g.width + gap;
-  }
-  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
-  return {
-    raster,
-    cells,
-    glyphs,
-    box: [18, baseline - 48, x + 2, baseline + 4] as [number, number, number, number],
-  };
+  return wordRaster(
+    [...word].map((c) => rasteriseLetter(face, c, EM)!),
+    gap,
+    cut,
+  );
 }
 
 /** The patch of `word` (alone on `page`) spelling `replacement`, with the bundled faces or none. */
