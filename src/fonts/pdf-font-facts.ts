@@ -14,7 +14,8 @@
 import type * as mupdf from 'mupdf';
 import type { PdfFontFacts } from './font-match.ts';
 import { symbolicCodeGlyphs } from './truetype-cmap.ts';
-import { readCMap } from '../corrections/locate/fonts.ts';
+import { plainGlyphNameUnicode, readCMap } from '../corrections/locate/fonts.ts';
+import { cffGlyphNamesById } from '../corrections/locate/glyph-names.ts';
 
 const isDict = (o: mupdf.PDFObject | null | undefined): o is mupdf.PDFObject => !!o && o.isDictionary();
 const get = (o: mupdf.PDFObject | null | undefined, key: string): mupdf.PDFObject | null => {
@@ -78,9 +79,12 @@ export function fontFactsFromPdf(font: mupdf.PDFObject): FontDictFacts {
   // them (XeTeX's Type 1 subsets map only their ligatures in ToUnicode).
   const encoding =
     subtype !== 'Type0' ? simpleEncoding(font, subtype, facts.flags) : new Map<number, string>();
-  if (toUnicode.size === 0 && encoding.size === 0) return facts;
+  // A name-keyed CFF under Identity names the glyph each code draws: that name, not a ToUnicode
+  // which may be wrong (mutool convert's is, above ASCII), says whose width the code carries.
+  const named = subtype === 'Type0' ? nameKeyedCidLetters(descendant) : new Map<number, string>();
+  if (toUnicode.size === 0 && encoding.size === 0 && named.size === 0) return facts;
   facts.unicode_source = toUnicode.size > 0 ? 'ToUnicode' : 'Encoding';
-  const unicodeOf = (code: number) => toUnicode.get(code) ?? encoding.get(code);
+  const unicodeOf = (code: number) => named.get(code) ?? toUnicode.get(code) ?? encoding.get(code);
   for (const [code, width] of codeWidths) {
     if (!(width > 0)) continue; // 0: a code the (subset) font does not use
     const text = unicodeOf(code);
@@ -136,6 +140,25 @@ export function type3Letters(font: mupdf.PDFObject): Map<number, string> {
     }
     if (ch !== undefined && /^[A-Za-z0-9]$/.test(ch)) out.set(code, ch);
   }
+  return out;
+}
+
+/** Code → letter of a CIDFontType0 whose CFF program is name-keyed (glyph id = CID = code). */
+function nameKeyedCidLetters(descendant: mupdf.PDFObject | null): Map<number, string> {
+  const out = new Map<number, string>();
+  if (name(get(descendant, 'Subtype')) !== 'CIDFontType0') return out;
+  const file = get(get(descendant, 'FontDescriptor'), 'FontFile3');
+  if (!file || !file.isStream() || name(get(file, 'Subtype')) === 'OpenType') return out;
+  let names: (string | null)[] | null = null;
+  try {
+    names = cffGlyphNamesById(file.readStream().asUint8Array());
+  } catch {
+    return out; // a program that cannot be read: the ToUnicode is all there is
+  }
+  names?.forEach((glyph, gid) => {
+    const ch = plainGlyphNameUnicode(glyph);
+    if (gid > 0 && ch) out.set(gid, ch);
+  });
   return out;
 }
 

@@ -5,6 +5,7 @@ import type { TierRejection } from '../../schemas.ts';
 import { respacedPhrase, type Fit } from '../fit/fit-rule.ts';
 import { respacingExtent } from '../fit/line-respacing.ts';
 import type { Located } from '../locate/located.ts';
+import type { StreamUnit } from '../locate/text-interpreter.ts';
 import { NOT_BUILT, refuse } from '../refusals.ts';
 import { planEdits, type OperandChange, type StreamEdit } from '../rewrite/rewrite.ts';
 import type { ResourceOverrides } from '../rewrite/write.ts';
@@ -35,7 +36,7 @@ export function planEdit(
   const { interp, glyphs, g0 } = t;
   const { codes, widthFont, draw } = product;
   const overrides: ResourceOverrides = new Map();
-  const owner = interp.units[g0.unit].kind === 'page' ? -1 : g0.unit;
+  const owner = resourceOwner(interp.units, g0.unit);
   let edits: Map<number, StreamEdit[]>;
   let changes: OperandChange[];
   if (draw.use === 'inserted') {
@@ -106,4 +107,15 @@ export function fingerprintOf(
       }),
     )
     .digest('hex');
+}
+
+/**
+ * The stream whose /Resources a unit draws with (-1: the page's): a form without resources of its
+ * own uses those of the stream that drew it (MuPDF's mutool convert writes its pages so). A font the
+ * correction adds goes there: giving the form a /Resources it never had would change what it is.
+ */
+function resourceOwner(units: readonly StreamUnit[], id: number): number {
+  let unit = units[id];
+  while (unit.kind === 'form' && !unit.ownResources && unit.parent) unit = units[unit.parent.unit];
+  return unit.kind === 'page' ? -1 : unit.id;
 }

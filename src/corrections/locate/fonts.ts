@@ -4,7 +4,13 @@
 import { mupdf } from '../../pdf/mupdf-adapter.ts';
 import { parseContent, type Operand } from './content-stream.ts';
 import { resolved, streamBytes } from './pdf-bytes.ts';
-import { cffBuiltinEncoding, cffGlyphNames, type1BuiltinEncoding, type1GlyphNames } from './glyph-names.ts';
+import {
+  cffBuiltinEncoding,
+  cffGlyphNames,
+  cffGlyphNamesById,
+  type1BuiltinEncoding,
+  type1GlyphNames,
+} from './glyph-names.ts';
 import { baseEncodingUnicode, glyphNameToUnicode, type BaseEncoding } from './encodings.ts';
 import { predefinedCMap, type CodespaceRange } from './cjk-cmaps.ts';
 import { withoutSubsetTag } from '../../pdf/subset-tag.ts';
@@ -559,4 +565,47 @@ export function programGlyphNames(info: FontInfo): Set<string> | null {
   }
   glyphNameCache.set(info, names);
   return names;
+}
+
+const cidGlyphNameCache = new WeakMap<FontInfo, (string | null)[] | null>();
+
+/**
+ * A CIDFontType0 under Identity-H/V whose embedded CFF program is name-keyed: the code is the CID,
+ * the CID is the glyph id (a CFF without ROS has no CIDs of its own), and the program names each
+ * glyph. Answers the glyph names by code, the proof of what each code draws; null for any other font.
+ */
+export function nameKeyedCidGlyphs(info: FontInfo): (string | null)[] | null {
+  if (cidGlyphNameCache.has(info)) return cidGlyphNameCache.get(info)!;
+  let names: (string | null)[] | null = null;
+  try {
+    if (
+      info.composite &&
+      info.descendantKind === 'CIDFontType0' &&
+      (info.encodingName === 'Identity-H' || info.encodingName === 'Identity-V') &&
+      info.fontFile?.key === 'FontFile3' &&
+      info.fontFile.subtype !== 'OpenType'
+    ) {
+      const desc = resolved(info.dict.get('DescendantFonts').get(0));
+      names = cffGlyphNamesById(streamBytes(resolved(desc.get('FontDescriptor')).get('FontFile3')));
+    }
+  } catch {
+    names = null;
+  }
+  cidGlyphNameCache.set(info, names);
+  return names;
+}
+
+/**
+ * Whether a program's glyph name is the plain name of `ch`: its AGL name, uniXXXX or uXXXX. A name
+ * with a suffix (a.sc, a.alt) draws a variant of the letter, not the letter itself.
+ */
+export function glyphNameIs(name: string | null | undefined, ch: string): boolean {
+  return plainGlyphNameUnicode(name) === ch;
+}
+
+/** The character a plain glyph name (no variant suffix, no ligature) stands for, if any. */
+export function plainGlyphNameUnicode(name: string | null | undefined): string | undefined {
+  if (!name || name.includes('.') || name.includes('_')) return undefined;
+  const text = glyphNameToUnicode(name);
+  return text !== undefined && [...text].length === 1 ? text : undefined;
 }

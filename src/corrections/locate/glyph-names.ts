@@ -68,11 +68,20 @@ export function type1GlyphNames(program: Uint8Array): Set<string> | null {
 
 /** Names of the glyphs in a bare CFF program (FontFile3 /Type1C); null for CID-keyed or unreadable. */
 export function cffGlyphNames(b: Uint8Array): Set<string> | null {
-  const program = readCffProgram(b);
-  if (!program) return null;
+  const charset = cffGlyphNamesById(b);
+  if (!charset) return null;
   const out = new Set<string>(['.notdef']);
-  for (const n of program.charset) if (n) out.add(n);
+  for (const n of charset) if (n) out.add(n);
   return out;
+}
+
+/**
+ * Glyph name by glyph id of a bare, name-keyed CFF program (null where a name is an expert string);
+ * null for CID-keyed or unreadable programs. A CIDFontType0 whose program is name-keyed (MuPDF
+ * writes its fonts so) selects glyphs by CID as glyph id: these names say what each code draws.
+ */
+export function cffGlyphNamesById(b: Uint8Array): (string | null)[] | null {
+  return readCffProgram(b)?.charset ?? null;
 }
 
 /**

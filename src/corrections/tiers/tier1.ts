@@ -3,7 +3,14 @@
 // in its program). Nothing is added to the document; only the text operators change. Its per-character
 // answer is also what tier 2 starts from: it adds codes only for the characters left without one.
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
-import { codeWidth, fontLabel, programGlyphNames, type FontInfo } from '../locate/fonts.ts';
+import {
+  codeWidth,
+  fontLabel,
+  glyphNameIs,
+  nameKeyedCidGlyphs,
+  programGlyphNames,
+  type FontInfo,
+} from '../locate/fonts.ts';
 import { baseEncodingName } from '../locate/encodings.ts';
 import { TIER_NAMES } from '../refusals.ts';
 import type { ReusedCodes, Tier } from './tier.ts';
@@ -53,8 +60,15 @@ export function tier1Code(
       if (name && !font.dict.get('CharProcs').get(name).isNull()) return { code, source: 'type3_charproc' };
       continue;
     }
-    // The program must draw this very code as the character: for CID fonts only an identity
-    // CIDToGIDMap on a TrueType program ties code to glyph id; symbolic TrueType codes bypass Unicode.
+    // The program must draw this very code as the character: for CID fonts an identity CIDToGIDMap
+    // on a TrueType program, or a name-keyed CFF under Identity (whose glyph the program names), ties
+    // code to glyph id; symbolic TrueType codes bypass Unicode.
+    if (font.composite && font.descendantKind === 'CIDFontType0') {
+      if (!glyphNameIs(nameKeyedCidGlyphs(font)?.[code], ch)) continue;
+      if (!font.widths.has(code) && !widthMatches(programAdvance(getProgram(), code), font.defaultWidth))
+        continue;
+      return { code, source: 'font_program' };
+    }
     if (font.composite && (font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)) continue;
     if (!font.composite && font.kind === 'TrueType' && font.symbolic) continue;
     // Type1/CFF: the code's glyph name (Differences or base encoding) must be in the program.
@@ -85,6 +99,10 @@ export function tier1Code(
 
 /** A glyph's own advance and a declared width (thousandths of an em) agree to within one unit. */
 const widthMatches = (own: number, declared: number) => Math.abs(own - declared) <= 1;
+
+/** A glyph's advance in thousandths of an em (NaN without a program). */
+const programAdvance = (program: mupdf.Font | null, gid: number) =>
+  program ? program.advanceGlyph(gid) * 1000 : NaN;
 
 /** Tier 1's code for each of `chars` in `font`, `codeLength` bytes each for a composite font. */
 export function reuseCodes(

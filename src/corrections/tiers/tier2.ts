@@ -4,8 +4,9 @@
 //   ToUnicode entry. The glyph must exist: for embedded programs MuPDF's font must map the character
 //   (TrueType through its Unicode cmap, Type1/CFF through glyph names); for non-embedded standard
 //   fonts every conforming viewer's font has the Latin set, and the width is the standard metric.
-// - CID fonts with Identity-H and an identity CIDToGIDMap (CIDFontType2): the glyph id is the code;
-//   a /W entry and a ToUnicode entry are added.
+// - CID fonts with Identity-H and an identity CIDToGIDMap (CIDFontType2), or a name-keyed CFF program
+//   (CIDFontType0, the glyph found by its name): the glyph id is the code; a /W entry and a ToUnicode
+//   entry are added.
 // Anything else is refused with evidence. The caller verifies by rendering, including that each new
 // glyph actually leaves ink.
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
@@ -14,6 +15,8 @@ import type { Tier } from './tier.ts';
 import {
   builtinFont,
   codeUnicode,
+  glyphNameIs,
+  nameKeyedCidGlyphs,
   programGlyphNames,
   standardName,
   withFraction,
@@ -408,13 +411,14 @@ function extendCid(
     return refusal(`The CID font ${font.baseFont} is not embedded.`, 'glyph_not_provable', {
       font: font.baseFont,
     });
+  // A name-keyed CFF program under Identity draws glyph id = CID = code, and names its glyphs.
+  const named = font.encodingName === 'Identity-H' ? nameKeyedCidGlyphs(font) : null;
   if (
-    font.encodingName !== 'Identity-H' ||
-    font.descendantKind !== 'CIDFontType2' ||
-    !font.cidToGidIdentity
+    !named &&
+    (font.encodingName !== 'Identity-H' || font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)
   ) {
     return refusal(
-      `Adding a code to ${font.baseFont} needs Identity-H with an identity CIDToGIDMap on a TrueType CID font (it has ${font.encodingName}, ${font.descendantKind}).`,
+      `Adding a code to ${font.baseFont} needs Identity-H with an identity CIDToGIDMap on a TrueType CID font, or a name-keyed CFF one (it has ${font.encodingName}, ${font.descendantKind}).`,
       'not_available',
       { font: font.baseFont },
     );
@@ -427,7 +431,9 @@ function extendCid(
   const codes = new Map<string, number>();
   const widths = new Map<number, number>();
   for (const ch of missing) {
-    const gid = program.encodeCharacter(ch.codePointAt(0)!);
+    const gid = named
+      ? named.findIndex((name, id) => id > 0 && glyphNameIs(name, ch))
+      : program.encodeCharacter(ch.codePointAt(0)!);
     if (gid <= 0) {
       return refusal(
         `The embedded program of ${font.baseFont} has no glyph for “${ch}” (a subset keeps only the glyphs the document used).`,
