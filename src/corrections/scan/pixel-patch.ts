@@ -1378,7 +1378,8 @@ const ratio = (a: number | null, b: number | null) =>
  * How the patched word looks beside the line's other words (issue 32 item 5): its stroke width, ink
  * density, letter gaps and the paper's noise, as the same measures of the line's words (or of the old
  * word when the line has none to measure), with their ratios. A word with drawn letters whose stroke
- * or x-height still differs from the old word's beyond the tolerance is refused.
+ * (the word's) or x-height (the drawn letters') still differs from the old word's beyond the
+ * tolerance is refused.
  */
 function visibilityOf(
   req: PatchRequest,
@@ -1405,22 +1406,28 @@ function visibilityOf(
   };
   const plain = (l: MeasuredLetter) => /^[\p{L}\p{N}]$/u.test(l.ch);
   const newLetters: MeasuredLetter[] = [];
+  const drawnLetters: MeasuredLetter[] = [];
   layout.placed.forEach((p, i) => {
     const c = p.src.cell;
     const top = own.baseline - (p.src.baseline - c.y0);
     const ink = inkBoxIn(after, [p.x, top, p.x + (c.x1 - c.x0), top + (c.y1 - c.y0)], lv.threshold);
-    if (ink)
-      newLetters.push({
-        ch: newChars[i],
-        x0: ink[0],
-        y0: ink[1],
-        x1: ink[2],
-        y1: ink[3],
-        baseline: own.baseline,
-        word: 0,
-      });
+    if (!ink) return;
+    const letter = {
+      ch: newChars[i],
+      x0: ink[0],
+      y0: ink[1],
+      x1: ink[2],
+      y1: ink[3],
+      baseline: own.baseline,
+      word: 0,
+    };
+    newLetters.push(letter);
+    if (p.src.drawn) drawnLetters.push(letter);
   });
   const patchedStyle = letterStyle(after, newLetters.filter(plain), lv);
+  // The height of the letters drawn, not of the whole word: its cloned letters are the page's own,
+  // and which of them a median takes moves it by a pixel on its own.
+  const drawnStyle = letterStyle(after, drawnLetters.filter(plain), lv);
   const oldStyle = letterStyle(scan, measuredOf(own, oldChars, 0).filter(plain), lv);
   const lineLetterList = layout.lineLetters;
   const lineStyle = lineLetterList.length ? letterStyle(scan, lineLetterList, lv) : oldStyle;
@@ -1457,7 +1464,7 @@ function visibilityOf(
       );
   };
   check('stroke width', patchedStyle.stroke_px, oldStyle.stroke_px, tolerance.stroke);
-  check('x-height', patchedStyle.x_height_px, oldStyle.x_height_px, tolerance.height);
+  check('x-height', drawnStyle.x_height_px, oldStyle.x_height_px, tolerance.height);
   const gaps = innerGaps(req, layout, after, lv.threshold);
   Object.assign(figures, { widest_inner_gap_px: gaps.word, line_widest_inner_gap_px: gaps.line });
   if (gaps.line !== null && gaps.word > gaps.line + 1)

@@ -600,4 +600,40 @@ test('a serif page offered only sans faces refuses letter_style_mismatch with th
   assert.ok(faceFeet.length === 2 && faceFeet.every((v) => v < SERIF_FEET));
 });
 
+test('the x-height check measures the drawn letters, not which cloned ones a median takes: "ferramentas" → "ferramôntas"', () => {
+  // Letters set a little apart in height, as a skewed scan sets them: the first five stand 3 px
+  // higher. The old word's median x-height is that of the lower letters; leaving the replaced e out
+  // of the cloned ones moves the median up 3 px (11 % of the x-height) though no letter changed
+  // size. The drawn ô is measured on its own, and nothing stands out.
+  const em = EM;
+  const word = 'ferramentas';
+  const glyphs = [...word].map((c) => rasteriseLetter(FACE, c, em)!);
+  const height = 120;
+  const baseline = 90;
+  const width = glyphs.reduce((t, g) => t + g.width + 2, 40);
+  const data = new Uint8Array(width * height).fill(250);
+  let x = 20;
+  glyphs.forEach((g, i) => {
+    const lift = i < 5 ? 3 : 0;
+    for (let y = 0; y < g.height; y++)
+      for (let j = 0; j < g.width; j++) {
+        const at = (baseline - lift - g.baseline + y) * width + x + j;
+        data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230));
+      }
+    x += g.width + 2;
+  });
+  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
+  const box: [number, number, number, number] = [18, baseline - 48, x + 2, baseline + 4];
+  const result = patchWord({
+    raster,
+    words: [],
+    target: { text: word, box, confidence: 95 },
+    replacement: 'ferramôntas',
+    letterFaces: patchLetterFaces(),
+  });
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  assert.is(result.method, 'drawn');
+});
+
 test.run();
