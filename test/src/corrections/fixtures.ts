@@ -563,3 +563,15 @@ export function skiaType3Pdf(face: string, psName: string, line: string): Uint8A
     return new Uint8Array(doc.saveToBuffer('').asUint8Array());
   });
 }
+
+/** A ToUnicode CMap for two-byte codes: `entries` are bfchar pairs, `<code> <utf-16 hex>` each. */
+export function identityToUnicode(entries: string[]): string {
+  return [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <0000> <FFFF> endcodespacerange',
+    `${entries.length} beginbfchar`,
+    ...entries,
+    'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
+}

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { bundledFont, editInput } from '../fixtures.ts';
+import { bundledFont, editInput, identityToUnicode } from '../fixtures.ts';
 import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
 const LINE = 'The Manager starts it';
@@ -42,14 +42,7 @@ function defaultWidthPdf(): Uint8Array {
     cid.put('DW', 1000);
     const letters = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ '];
     const entries = letters.map((c) => `<${hex(c)}> <${c.codePointAt(0)!.toString(16).padStart(4, '0')}>`);
-    const cmap = [
-      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
-      '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
-      '1 begincodespacerange <0000> <FFFF> endcodespacerange',
-      `${entries.length} beginbfchar`,
-      ...entries,
-      'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
-    ].join('\n');
+    const cmap = identityToUnicode(entries);
     type0.put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
     return takeBytes(doc.saveToBuffer('compress'));
   } finally {

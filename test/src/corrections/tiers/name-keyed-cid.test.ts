@@ -10,7 +10,7 @@ import { glyphNameIs, loadFontInfo, nameKeyedCidGlyphs } from '../../../../src/c
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { fontFactsFromPdf } from '../../../../src/fonts/pdf-font-facts.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput, withDoc } from '../fixtures.ts';
+import { editInput, identityToUnicode, withDoc } from '../fixtures.ts';
 import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
 const LINE = 'Full locally';
@@ -43,14 +43,7 @@ function nameKeyedPdf(): Uint8Array {
       ...ascii.map((c) => `<${hex(c)}> <${hex4(c.codePointAt(0)!)}>`),
       `<${hex('ø')}> <00f9>`, // the producer's mistake: oslash's code read as “ù”
     ];
-    const cmap = [
-      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
-      '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
-      '1 begincodespacerange <0000> <FFFF> endcodespacerange',
-      `${entries.length} beginbfchar`,
-      ...entries,
-      'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
-    ].join('\n');
+    const cmap = identityToUnicode(entries);
     ref.resolve().put('ToUnicode', doc.addStream(cmap, doc.newDictionary()));
     return takeBytes(doc.saveToBuffer('compress'));
   } finally {
