@@ -636,4 +636,44 @@ test('the x-height check measures the drawn letters, not which cloned ones a med
   assert.is(result.method, 'drawn');
 });
 
+test('a drawn letter’s x-height is held to the line’s, not to the one x-height letter of the old word: "hub" → "hvb"', () => {
+  // The old word's only x-height letter, its u, stands 3 px taller than the line's letters (a
+  // blurred or skewed scan measures one letter so). Against it, the drawn v, sized to the line,
+  // would differ by 11 %; against the line's letters it does not.
+  const words = ['to', 'the', 'hub', 'common', 'mean'];
+  const height = 120;
+  const baseline = 90;
+  const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, EM)!));
+  const width = glyphs.flat().reduce((t, g) => t + g.width + 4, 40 + 22 * words.length);
+  const data = new Uint8Array(width * height).fill(250);
+  const boxes: [number, number, number, number][] = [];
+  let x = 20;
+  glyphs.forEach((word, k) => {
+    const x0 = x;
+    word.forEach((g, i) => {
+      const lift = k === 2 && i === 1 ? 3 : 0;
+      for (let y = 0; y < g.height; y++)
+        for (let j = 0; j < g.width; j++) {
+          const at = (baseline - lift - g.baseline + y) * width + x + j;
+          data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230));
+        }
+      x += g.width + 4;
+    });
+    boxes.push([x0, baseline - 48, x - 4, baseline + 4]);
+    x += 22;
+  });
+  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
+  const line = words.map((text, k) => ({ text, box: boxes[k], confidence: 95 }));
+  const result = patchWord({
+    raster,
+    words: line,
+    target: line[2],
+    replacement: 'hvb',
+    letterFaces: patchLetterFaces(),
+  });
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  assert.is(result.method, 'drawn');
+});
+
 test.run();
