@@ -2,7 +2,13 @@
 // way MuPDF writes its fonts (mutool convert, mupdf.js addFont), drawn from a Form XObject that has
 // no /Resources of its own (it uses the page's, as mutool convert writes pages). Its ToUnicode is
 // wrong for one glyph, as mutool convert's is above ASCII: the program's glyph names are the proof
-// of what each code draws. Checked by poppler: the new word is read, nothing moves outside the box.
+// of what each code draws. Checked by poppler: the new word is read, nothing moves outside the box;
+// and native tesseract reads poppler's render of the line, so the glyph drawn is the letter (the
+// text layer alone would read the ToUnicode whatever glyph the code drew).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
@@ -51,6 +57,22 @@ function nameKeyedPdf(): Uint8Array {
   }
 }
 
+/** Native tesseract's reading of poppler's 300 dpi render of the page (one line). */
+function popplerRenderReads(pdf: Uint8Array): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docfix-name-keyed-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-r', '300', '-gray', '-singlefile', join(dir, 'in.pdf'), join(dir, 'page')]);
+    return execFileSync('tesseract', [join(dir, 'page.pgm'), '-', '--psm', '7', '-l', 'eng'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+    }).trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const fontOf = (doc: mupdf.PDFDocument) => doc.loadPage(0).getObject().get('Resources').get('Font').get('F1');
 
 test('the fixture is what MuPDF writes: a CIDFontType0 over a name-keyed CFF, in a form without resources', () => {
@@ -86,6 +108,7 @@ test('a letter the program names but the page never drew: its own code (tier 1)'
   assert.is(r.proposal.tier, 1);
   assert.is(r.proposal.visibility_cost, 'none');
   assert.is(pdftotextOf(r.output).trim(), 'Zull locally');
+  assert.is(popplerRenderReads(r.output), 'Zull locally');
   assert.equal(popplerProblemsOf(pdf, r.output, 'Full', 'Zull', r.verification.declared_box!), []);
 });
 
@@ -95,6 +118,7 @@ test('a letter without a ToUnicode entry: its glyph found by name and given one 
   assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
   assert.is(r.proposal.tier, 2);
   assert.is(pdftotextOf(r.output).trim(), 'Full locallé');
+  assert.is(popplerRenderReads(r.output), 'Full locallé');
   assert.equal(popplerProblemsOf(pdf, r.output, 'locally', 'locallé', r.verification.declared_box!), []);
 });
 
