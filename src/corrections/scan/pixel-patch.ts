@@ -1377,9 +1377,9 @@ const ratio = (a: number | null, b: number | null) =>
 /**
  * How the patched word looks beside the line's other words (issue 32 item 5): its stroke width, ink
  * density, letter gaps and the paper's noise, as the same measures of the line's words (or of the old
- * word when the line has none to measure), with their ratios. A word with drawn letters whose stroke
- * (the word's) or x-height (the drawn letters') still differs from the old word's beyond the
- * tolerance is refused.
+ * word when the line has none to measure), with their ratios. A word with drawn letters is refused
+ * where its stroke still differs from the old word's, or its drawn letters' x-height from the line's
+ * (the old word's when the line has none to measure), beyond the tolerance.
  */
 function visibilityOf(
   req: PatchRequest,
