@@ -303,8 +303,15 @@ async function applyReserved(
   const { tenantId, documentId } = apply;
   const applied = await runApply(services, apply);
 
-  // 1. The new revision, durable before any record points to it.
-  const blobSha = await services.blobs.putBytes(tenantId, documentId, applied.output);
+  // 1. The new revision, durable before any record points to it. A document deleted as it is
+  // written loses its folder under the write (ENOENT): that is a document not found, not a failure.
+  let blobSha: string;
+  try {
+    blobSha = await services.blobs.putBytes(tenantId, documentId, applied.output);
+  } catch (error) {
+    if (await deletedMeanwhile(services, tenantId, documentId)) throw documentNotFound(documentId);
+    throw error;
+  }
 
   // 2. Under the document's lock, the head must still be the one corrected.
   const now = new Date().toISOString();
@@ -334,14 +341,24 @@ async function applyReserved(
     return applyEvent(caller, apply, applied, made, correction);
   });
   if (!written || !correction) {
-    // Deleted while the engine worked: the blob just written must not outlive its document.
-    if (!(await services.documents.get(tenantId, documentId))) {
-      await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
-    }
-    throw new DocfixError('not_found', `No document ${documentId} on this account.`);
+    await deletedMeanwhile(services, tenantId, documentId);
+    throw documentNotFound(documentId);
   }
   return verification;
 }
+
+/**
+ * Whether the document was deleted while the engine worked; if so, its folder goes too (a blob
+ * just written there must not outlive its document).
+ */
+async function deletedMeanwhile(services: Services, tenantId: string, documentId: string): Promise<boolean> {
+  if (await services.documents.get(tenantId, documentId)) return false;
+  await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
+  return true;
+}
+
+const documentNotFound = (documentId: string) =>
+  new DocfixError('not_found', `No document ${documentId} on this account.`);
 
 /** The engine's apply of the checked request, its tier and fingerprint checked against the token. */
 async function runApply(services: Services, apply: CheckedApply): Promise<EngineApplied> {

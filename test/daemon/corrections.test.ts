@@ -46,6 +46,8 @@ interface TaskInput {
 }
 const engineCalls: string[] = [];
 let engineDelayMs = 0;
+/** When set, the fake engine says it has started and waits until the test lets it answer. */
+let engineGate: { started: () => void; release: Promise<void> } | null = null;
 
 function fakePropose(input: TaskInput) {
   const find = input.request.target.method === 'visual' ? '' : input.request.target.find;
@@ -142,6 +144,10 @@ const fakeEngine = {
   load: 0,
   async run(name: string, input: TaskInput) {
     engineCalls.push(name);
+    if (engineGate) {
+      engineGate.started();
+      await engineGate.release;
+    }
     if (engineDelayMs) await new Promise((r) => setTimeout(r, engineDelayMs));
     try {
       if (name === 'proposeEdit') return fakePropose(input);
@@ -488,19 +494,49 @@ test('apply: a document deleted while the engine works leaves no file behind', a
   const attestationId = await attest(documentId);
   const request = edit(attestationId);
   const p = (await propose(documentId, request)).json!;
-  engineDelayMs = 50;
+  // The deletion lands while the engine works, however slow the machine: the engine waits for it.
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  engineGate = { started, release: new Promise<void>((resolve) => (release = resolve)) };
   try {
     const pending = inject('POST', `/v1/documents/${documentId}/edits`, {
       request,
       apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token },
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await running;
     assert.ok(await services.documents.remove(tenantId, documentId));
+    release();
     const r = await pending;
     assert.is(r.status, 404);
     assert.is(errorOf(r), 'not_found');
   } finally {
-    engineDelayMs = 0;
+    engineGate = null;
+  }
+  assert.not.ok(existsSync(services.documents.dir(tenantId, documentId)), 'the document folder is gone');
+});
+
+test('apply: a document deleted as its new revision is written answers 404 and leaves no file behind', async () => {
+  const documentId = await makeDocument();
+  const attestationId = await attest(documentId);
+  const request = edit(attestationId);
+  const p = (await propose(documentId, request)).json!;
+  // The deletion lands between the blob folder made and the blob moved into it: the move finds no
+  // folder (ENOENT), as it did under load when the delete came just after the engine's answer.
+  const putBytes = services.blobs.putBytes;
+  services.blobs.putBytes = async () => {
+    await services.documents.remove(tenantId, documentId);
+    throw Object.assign(new Error('ENOENT: no such file or directory, rename'), { code: 'ENOENT' });
+  };
+  try {
+    const r = await inject('POST', `/v1/documents/${documentId}/edits`, {
+      request,
+      apply: { proposal_id: p.proposal_id, confirm_token: p.confirm_token },
+    });
+    assert.is(r.status, 404);
+    assert.is(errorOf(r), 'not_found');
+  } finally {
+    services.blobs.putBytes = putBytes;
   }
   assert.not.ok(existsSync(services.documents.dir(tenantId, documentId)), 'the document folder is gone');
 });
