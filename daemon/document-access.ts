@@ -1,5 +1,7 @@
 // Reaching a tenant's document from a route: the record (another tenant's id is not_found), the
-// revision work is done on, its file, the page index check and the stored password.
+// revision work is done on, its file, the page index check and the stored password; and a document
+// deleted while a route worked on it.
+import { rm } from 'node:fs/promises';
 import { unsealPassword } from '../src/documents/password-seal.ts';
 import { DocfixError } from '../src/errors.ts';
 import type { Caller, Services } from './services.ts';
@@ -62,3 +64,20 @@ export function checkPageIndex(record: DocumentRecord, pageIndex: number): void 
     );
   }
 }
+
+/**
+ * Whether the document was deleted while a route worked on it (the engine's apply, a certificate);
+ * if so its folder goes too: a blob just written there must not outlive its document.
+ */
+export async function deletedMeanwhile(
+  services: Services,
+  tenantId: string,
+  documentId: string,
+): Promise<boolean> {
+  if (await services.documents.get(tenantId, documentId)) return false;
+  await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
+  return true;
+}
+
+export const documentNotFound = (documentId: string) =>
+  new DocfixError('not_found', `No document ${documentId} on this account.`);

@@ -23,6 +23,7 @@ import { DocfixError } from '../../src/errors.ts';
 import { hasCapability } from '../../src/plans.ts';
 import type { AuditChainOut, CertificateCheckOut, VerificationOut } from '../../src/schemas.ts';
 import { certificateOut, type CertificateRecord } from '../certificate-store.ts';
+import { deletedMeanwhile, documentNotFound } from '../document-access.ts';
 import { passGate, standingCorrections } from '../export-gate.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
 import { publishedKeyDocument, type SigningKeys } from '../signing-keys.ts';
@@ -341,7 +342,14 @@ async function signedCertificate(
     key_url: shown.key_url,
   });
   const sealed = sealFile(rendered.pdf, certificateId, keys.current.key_id, keys.current.secret_key);
-  const stored = await services.blobs.putBytes(tenantId, statement.document_id, sealed.bytes);
+  // A document deleted as its certificate is written loses its folder under the write (ENOENT).
+  const stored = await services.blobs
+    .putBytes(tenantId, statement.document_id, sealed.bytes)
+    .catch(async (error: unknown) => {
+      if (await deletedMeanwhile(services, tenantId, statement.document_id))
+        throw documentNotFound(statement.document_id);
+      throw error;
+    });
   if (stored !== sealed.certificate_sha256) throw new Error('certificate blob hash mismatch');
 
   return {
@@ -396,10 +404,16 @@ async function recordIssued(
       },
     };
   });
-  await issued.catch(async (error: unknown) => {
+  const written = await issued.catch(async (error: unknown) => {
     await certificateStore(services).remove(certificate);
     throw error;
   });
+  if (!written) {
+    // Deleted while the certificate was made: it is withdrawn, and its blob goes with the folder.
+    await certificateStore(services).remove(certificate);
+    await deletedMeanwhile(services, caller.tenant.tenant_id, documentId);
+    throw documentNotFound(documentId);
+  }
 }
 
 export const certificateHandlers: Handlers = {

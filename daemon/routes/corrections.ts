@@ -3,7 +3,6 @@
 // corrections, undo/redo, the manifest, and export/download through the one gate
 // (daemon/export-gate.ts). The engine work itself runs in engine slots (src/corrections/tasks.ts).
 import { createHash } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { canonicalize } from '../../src/canonical-json.ts';
 import {
   engineIdentity,
@@ -28,7 +27,13 @@ import type {
 import { checkTokenEngine, checkTokenHead, signConfirmToken, type TokenBinding } from '../confirm-token.ts';
 import { checkDownloadPaid, passGate, standingCorrections } from '../export-gate.ts';
 import type { Caller, Handlers, Services } from '../services.ts';
-import { currentRevision, documentPassword, loadDocument } from '../document-access.ts';
+import {
+  currentRevision,
+  deletedMeanwhile,
+  documentNotFound,
+  documentPassword,
+  loadDocument,
+} from '../document-access.ts';
 import type { OwedEvent } from '../storage/audited-changes.ts';
 import { nextUtcDay } from '../storage/usage-store.ts';
 import { randomId } from '../storage/ids.ts';
@@ -346,19 +351,6 @@ async function applyReserved(
   }
   return verification;
 }
-
-/**
- * Whether the document was deleted while the engine worked; if so, its folder goes too (a blob
- * just written there must not outlive its document).
- */
-async function deletedMeanwhile(services: Services, tenantId: string, documentId: string): Promise<boolean> {
-  if (await services.documents.get(tenantId, documentId)) return false;
-  await rm(services.documents.dir(tenantId, documentId), { recursive: true, force: true });
-  return true;
-}
-
-const documentNotFound = (documentId: string) =>
-  new DocfixError('not_found', `No document ${documentId} on this account.`);
 
 /** The engine's apply of the checked request, its tier and fingerprint checked against the token. */
 async function runApply(services: Services, apply: CheckedApply): Promise<EngineApplied> {

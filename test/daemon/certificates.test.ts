@@ -3,6 +3,7 @@
 // seeded as records (a corrected revision with its verification), so these tests do not depend on
 // the correction engine; certificates-e2e.test.ts drives the real workflow.
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -504,6 +505,37 @@ test('document deleted: certificate file gone (410 certificate_file_deleted), st
   );
   assert.is(check.status, 'valid');
   assert.is((await verifyFile(h, file)).body.status, 'valid');
+});
+
+test('document deleted while its certificate is made: 404 not_found, no certificate and no folder left', async () => {
+  const services = h.app.docfix;
+  const tenantId = h.account.tenantId;
+  const putBytes = services.blobs.putBytes;
+  // The deletion lands (a) as the certificate's blob is moved into the folder, which is gone (ENOENT),
+  // or (b) just after the blob is written, before the record lists it.
+  for (const when of ['during', 'after'] as const) {
+    const doc = await seedDocument(h, h.account);
+    services.blobs.putBytes = async (...args: Parameters<typeof putBytes>) => {
+      if (when === 'during') {
+        await services.documents.remove(tenantId, doc.documentId);
+        throw Object.assign(new Error('ENOENT: no such file or directory, rename'), { code: 'ENOENT' });
+      }
+      const stored = await putBytes.apply(services.blobs, args);
+      await services.documents.remove(tenantId, doc.documentId);
+      return stored;
+    };
+    try {
+      const res = await issue(h, doc.documentId);
+      assert.is(res.status, 404, `${when}: ${JSON.stringify(res.body)}`);
+      assert.is(res.body?.detail?.error, 'not_found');
+    } finally {
+      services.blobs.putBytes = putBytes;
+    }
+    assert.not.ok(
+      existsSync(services.documents.dir(tenantId, doc.documentId)),
+      `${when}: the folder is gone`,
+    );
+  }
 });
 
 test('a tampered audit entry: verify-chain names it and certificates answer record_does_not_verify', async () => {
