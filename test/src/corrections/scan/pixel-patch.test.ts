@@ -197,7 +197,12 @@ test('a letter is not drawn by a face far from the word: refused letter_style_mi
  * A line of words set in the face at EM px: words `spaces[k]` px after the one before, letters
  * `gaps[k][i]` px after the letter before (4 when not given).
  */
-function lineOf(words: string[], spaces: number[], gaps: number[][] = []) {
+function lineOf(
+  words: string[],
+  spaces: number[],
+  gaps: number[][] = [],
+  lift: (word: number, letter: number) => number = () => 0,
+) {
   const height = 120;
   const baseline = 90;
   const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, EM)!));
@@ -215,7 +220,7 @@ function lineOf(words: string[], spaces: number[], gaps: number[][] = []) {
       if (i > 0) x += gapOf(k, i - 1);
       for (let y = 0; y < g.height; y++)
         for (let j = 0; j < g.width; j++) {
-          const ty = baseline - g.baseline + y;
+          const ty = baseline - lift(k, i) - g.baseline + y;
           const v = 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230);
           data[ty * width + x + j] = Math.min(data[ty * width + x + j], v);
         }
@@ -605,29 +610,11 @@ test('the x-height check measures the drawn letters, not which cloned ones a med
   // higher. The old word's median x-height is that of the lower letters; leaving the replaced e out
   // of the cloned ones moves the median up 3 px (11 % of the x-height) though no letter changed
   // size. The drawn ô is measured on its own, and nothing stands out.
-  const em = EM;
-  const word = 'ferramentas';
-  const glyphs = [...word].map((c) => rasteriseLetter(FACE, c, em)!);
-  const height = 120;
-  const baseline = 90;
-  const width = glyphs.reduce((t, g) => t + g.width + 2, 40);
-  const data = new Uint8Array(width * height).fill(250);
-  let x = 20;
-  glyphs.forEach((g, i) => {
-    const lift = i < 5 ? 3 : 0;
-    for (let y = 0; y < g.height; y++)
-      for (let j = 0; j < g.width; j++) {
-        const at = (baseline - lift - g.baseline + y) * width + x + j;
-        data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230));
-      }
-    x += g.width + 2;
-  });
-  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
-  const box: [number, number, number, number] = [18, baseline - 48, x + 2, baseline + 4];
+  const line = lineOf(['ferramentas'], [], [], (_word, letter) => (letter < 5 ? 3 : 0));
   const result = patchWord({
-    raster,
+    raster: line.raster,
     words: [],
-    target: { text: word, box, confidence: 95 },
+    target: line.words[0],
     replacement: 'ferramôntas',
     letterFaces: patchLetterFaces(),
   });
@@ -641,36 +628,8 @@ test('a drawn letter’s x-height is held to the line’s, not to the one x-heig
   // blurred or skewed scan measures one letter so). Against it, the drawn v, sized to the line,
   // would differ by 11 %; against the line's letters it does not.
   const words = ['to', 'the', 'hub', 'common', 'mean'];
-  const height = 120;
-  const baseline = 90;
-  const glyphs = words.map((w) => [...w].map((c) => rasteriseLetter(FACE, c, EM)!));
-  const width = glyphs.flat().reduce((t, g) => t + g.width + 4, 40 + 22 * words.length);
-  const data = new Uint8Array(width * height).fill(250);
-  const boxes: [number, number, number, number][] = [];
-  let x = 20;
-  glyphs.forEach((word, k) => {
-    const x0 = x;
-    word.forEach((g, i) => {
-      const lift = k === 2 && i === 1 ? 3 : 0;
-      for (let y = 0; y < g.height; y++)
-        for (let j = 0; j < g.width; j++) {
-          const at = (baseline - lift - g.baseline + y) * width + x + j;
-          data[at] = Math.min(data[at], 250 - Math.round((g.coverage[y * g.width + j] / 255) * 230));
-        }
-      x += g.width + 4;
-    });
-    boxes.push([x0, baseline - 48, x - 4, baseline + 4]);
-    x += 22;
-  });
-  const raster: ScanRaster = { width, height, channels: 1, data, bilevel: false };
-  const line = words.map((text, k) => ({ text, box: boxes[k], confidence: 95 }));
-  const result = patchWord({
-    raster,
-    words: line,
-    target: line[2],
-    replacement: 'hvb',
-    letterFaces: patchLetterFaces(),
-  });
+  const line = lineOf(words, [22, 22, 22, 22], [], (word, letter) => (word === 2 && letter === 1 ? 3 : 0));
+  const result = patchOnLine(line, 2, 'hvb');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
   if ('refused' in result) return;
   assert.is(result.method, 'drawn');
