@@ -14,8 +14,7 @@
 import type * as mupdf from 'mupdf';
 import type { PdfFontFacts } from './font-match.ts';
 import { symbolicCodeGlyphs } from './truetype-cmap.ts';
-import { plainGlyphNameUnicode, readCMap } from '../corrections/locate/fonts.ts';
-import { cffGlyphNamesById } from '../corrections/locate/glyph-names.ts';
+import { nameKeyedCffNames, plainGlyphNameUnicode, readCMap } from '../corrections/locate/fonts.ts';
 
 const isDict = (o: mupdf.PDFObject | null | undefined): o is mupdf.PDFObject => !!o && o.isDictionary();
 const get = (o: mupdf.PDFObject | null | undefined, key: string): mupdf.PDFObject | null => {
@@ -146,12 +145,9 @@ export function type3Letters(font: mupdf.PDFObject): Map<number, string> {
 /** Code → letter of a CIDFontType0 whose CFF program is name-keyed (glyph id = CID = code). */
 function nameKeyedCidLetters(descendant: mupdf.PDFObject | null): Map<number, string> {
   const out = new Map<number, string>();
-  if (name(get(descendant, 'Subtype')) !== 'CIDFontType0') return out;
-  const file = get(get(descendant, 'FontDescriptor'), 'FontFile3');
-  if (!file || !file.isStream() || name(get(file, 'Subtype')) === 'OpenType') return out;
   let names: (string | null)[] | null = null;
   try {
-    names = cffGlyphNamesById(file.readStream().asUint8Array());
+    names = descendant ? nameKeyedCffNames(descendant) : null;
   } catch {
     return out; // a program that cannot be read: the ToUnicode is all there is
   }

@@ -578,21 +578,27 @@ export function nameKeyedCidGlyphs(info: FontInfo): (string | null)[] | null {
   if (cidGlyphNameCache.has(info)) return cidGlyphNameCache.get(info)!;
   let names: (string | null)[] | null = null;
   try {
-    if (
-      info.composite &&
-      info.descendantKind === 'CIDFontType0' &&
-      (info.encodingName === 'Identity-H' || info.encodingName === 'Identity-V') &&
-      info.fontFile?.key === 'FontFile3' &&
-      info.fontFile.subtype !== 'OpenType'
-    ) {
-      const desc = resolved(info.dict.get('DescendantFonts').get(0));
-      names = cffGlyphNamesById(streamBytes(resolved(desc.get('FontDescriptor')).get('FontFile3')));
-    }
+    if (info.composite && (info.encodingName === 'Identity-H' || info.encodingName === 'Identity-V'))
+      names = nameKeyedCffNames(resolved(info.dict.get('DescendantFonts').get(0)));
   } catch {
     names = null;
   }
   cidGlyphNameCache.set(info, names);
   return names;
+}
+
+/**
+ * Glyph names by glyph id of a CIDFontType0 descendant's embedded CFF program (FontFile3, not
+ * OpenType) when it is name-keyed; null for any other descendant. Throws on an unreadable stream.
+ */
+export function nameKeyedCffNames(descendant: mupdf.PDFObject): (string | null)[] | null {
+  const subtype = descendant.get('Subtype');
+  if (!subtype.isName() || subtype.asName() !== 'CIDFontType0') return null;
+  const file = resolved(descendant.get('FontDescriptor')).get('FontFile3');
+  if (!file.isStream()) return null;
+  const kind = file.get('Subtype');
+  if (kind.isName() && kind.asName() === 'OpenType') return null;
+  return cffGlyphNamesById(streamBytes(file));
 }
 
 /**

@@ -25,12 +25,7 @@ export function makePdf(pages: FixturePage[], forms: Record<string, string> = {}
       const ff = doc.newDictionary();
       ff.put('F1', font);
       fres.put('Font', ff);
-      const dict = doc.newDictionary();
-      dict.put('Type', doc.newName('XObject'));
-      dict.put('Subtype', doc.newName('Form'));
-      const bbox = doc.newArray();
-      for (const v of [0, 0, 300, 200]) bbox.push(v);
-      dict.put('BBox', bbox);
+      const dict = formDict(doc, [0, 0, 300, 200]);
       dict.put('Resources', fres);
       formRefs.set(name, doc.addStream(content, dict));
     }
@@ -574,4 +569,15 @@ export function identityToUnicode(entries: string[]): string {
     ...entries,
     'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
   ].join('\n');
+}
+
+/** A Form XObject's dictionary with its bounding box; the caller adds /Resources, /Matrix as needed. */
+export function formDict(doc: mupdf.PDFDocument, bbox: number[]): mupdf.PDFObject {
+  const dict = doc.newDictionary();
+  dict.put('Type', doc.newName('XObject'));
+  dict.put('Subtype', doc.newName('Form'));
+  const box = doc.newArray();
+  for (const v of bbox) box.push(v);
+  dict.put('BBox', box);
+  return dict;
 }

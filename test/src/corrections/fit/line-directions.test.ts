@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput, justifiedParagraphPdf } from '../fixtures.ts';
+import { editInput, formDict, justifiedParagraphPdf } from '../fixtures.ts';
 import { compare, POPPLER_DPI, pdftoppm } from '../poppler.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docfix-line-directions-'));
@@ -105,12 +105,7 @@ function pdfOf(c: Case): Uint8Array {
     };
     const res = fontsOf();
     if (c.formMatrix) {
-      const dict = doc.newDictionary();
-      dict.put('Type', doc.newName('XObject'));
-      dict.put('Subtype', doc.newName('Form'));
-      const bbox = doc.newArray();
-      for (const v of [0, 0, 400, 400]) bbox.push(v);
-      dict.put('BBox', bbox);
+      const dict = formDict(doc, [0, 0, 400, 400]);
       const matrix = doc.newArray();
       for (const v of c.formMatrix) matrix.push(v);
       dict.put('Matrix', matrix);

@@ -195,7 +195,8 @@ test('a letter is not drawn by a face far from the word: refused letter_style_mi
 
 /**
  * A line of words set in the face at EM px: words `spaces[k]` px after the one before, letters
- * `gaps[k][i]` px after the letter before (4 when not given).
+ * `gaps[k][i]` px after the letter before (4 when not given), letter i of word k raised `lift(k, i)`
+ * px above the baseline (none when not given).
  */
 function lineOf(
   words: string[],
@@ -611,13 +612,7 @@ test('the x-height check measures the drawn letters, not which cloned ones a med
   // of the cloned ones moves the median up 3 px (11 % of the x-height) though no letter changed
   // size. The drawn ô is measured on its own, and nothing stands out.
   const line = lineOf(['ferramentas'], [], [], (_word, letter) => (letter < 5 ? 3 : 0));
-  const result = patchWord({
-    raster: line.raster,
-    words: [],
-    target: line.words[0],
-    replacement: 'ferramôntas',
-    letterFaces: patchLetterFaces(),
-  });
+  const result = patchOnLine(line, 0, 'ferramôntas');
   assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
   if ('refused' in result) return;
   assert.is(result.method, 'drawn');

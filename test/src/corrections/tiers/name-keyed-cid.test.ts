@@ -16,7 +16,7 @@ import { glyphNameIs, loadFontInfo, nameKeyedCidGlyphs } from '../../../../src/c
 import { takeBytes } from '../../../../src/corrections/locate/pdf-bytes.ts';
 import { fontFactsFromPdf } from '../../../../src/fonts/pdf-font-facts.ts';
 import { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput, identityToUnicode, withDoc } from '../fixtures.ts';
+import { editInput, formDict, identityToUnicode, withDoc } from '../fixtures.ts';
 import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
 const LINE = 'Full locally';
@@ -32,12 +32,7 @@ function nameKeyedPdf(): Uint8Array {
     const hex = (t: string) => [...t].map((c) => hex4(gid(c))).join('');
     const fonts = doc.newDictionary();
     fonts.put('F1', ref);
-    const form = doc.addStream(`BT /F1 12 Tf 20 50 Td <${hex(LINE)}> Tj ET`, doc.newDictionary());
-    form.put('Type', doc.newName('XObject'));
-    form.put('Subtype', doc.newName('Form'));
-    const bbox = doc.newArray();
-    for (const v of [0, 0, 300, 100]) bbox.push(v);
-    form.put('BBox', bbox);
+    const form = doc.addStream(`BT /F1 12 Tf 20 50 Td <${hex(LINE)}> Tj ET`, formDict(doc, [0, 0, 300, 100]));
     const xobjects = doc.newDictionary();
     xobjects.put('Fm0', form);
     const resources = doc.newDictionary();
