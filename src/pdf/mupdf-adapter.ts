@@ -260,12 +260,107 @@ function renderBuffer(byteLength: number): Uint8Array {
   return new Uint8Array(Buffer.allocUnsafeSlow(byteLength).buffer, 0, byteLength);
 }
 
+/** A render of a page against a render of the same page before a change (`renderPageOver`). */
+export interface RenderOver {
+  image: RgbImage;
+  /**
+   * Row ranges [y0, y1) outside which `image` equals the base byte for byte (compared with memcmp as
+   * the rows were taken out of MuPDF), or null when the sizes differ and nothing was compared.
+   */
+  differing: [number, number][] | null;
+}
+
+/** Rows compared (and copied) at a time: one memcmp per block, most blocks of a one-word change equal. */
+const OVER_BLOCK_ROWS = 32;
+
 /**
- * Gives a render's buffer back for the next `renderPageRgb` of the same size. Only its owner calls
- * this, once nothing reads the image any more: the next render overwrites its pixels.
+ * A copy of a base render that a `renderPageOver` image is made in: the blocks the last image
+ * wrote (`dirty`) are put back from the base before the next one. `busy` while an image made in it
+ * is read; a render asked meanwhile copies in full.
+ */
+interface OverBuffer {
+  pixels: Uint8Array;
+  dirty: [number, number][];
+  busy: boolean;
+}
+const overBuffers = new WeakMap<Uint8Array, OverBuffer>();
+const overOwner = new WeakMap<Uint8Array, OverBuffer>();
+
+/**
+ * Renders a page that should look like `base` (a render of the same page before a one-word change)
+ * without copying the 25 MB of samples out of WASM memory: each block of rows is compared with the
+ * base where MuPDF drew it, and only blocks that differ are copied, into a copy of the base kept for
+ * this (made once per base). The image equals a `renderPageRgb` of the page byte for byte; the rows
+ * that differ come back with it, so the comparison need not read the equal ones again. Give the image
+ * back with `recycleRender` once nothing reads it.
+ */
+export function renderPageOver(page: mupdf.Page, dpi: number, base: RgbImage): RenderOver {
+  work.renders += 1;
+  const pixmap = page.toPixmap(dpiMatrix(dpi), mupdf.ColorSpace.DeviceRGB, false, true);
+  try {
+    const view = pixmap.getPixels();
+    const width = pixmap.getWidth();
+    const height = pixmap.getHeight();
+    const stride = pixmap.getStride();
+    const samples = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    const over = overBufferFor(base);
+    if (!over || width !== base.width || height !== base.height || stride !== base.stride) {
+      const pixels = renderBuffer(samples.byteLength);
+      pixels.set(samples);
+      return { image: { width, height, stride, pixels }, differing: null };
+    }
+    // Put back what the last image changed; the copy then equals the base everywhere.
+    for (const [s, e] of over.dirty) over.pixels.set(base.pixels.subarray(s, e), s);
+    over.dirty = [];
+    const mine = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+    const theirs = Buffer.from(base.pixels.buffer, base.pixels.byteOffset, base.pixels.byteLength);
+    const differing: [number, number][] = [];
+    for (let y = 0; y < height; y += OVER_BLOCK_ROWS) {
+      const y1 = Math.min(height, y + OVER_BLOCK_ROWS);
+      const [s, e] = [y * stride, y1 * stride];
+      if (mine.compare(theirs, s, e, s, e) === 0) continue;
+      over.pixels.set(samples.subarray(s, e), s);
+      over.dirty.push([s, e]);
+      const last = differing.at(-1);
+      if (last && last[1] === y) last[1] = y1;
+      else differing.push([y, y1]);
+    }
+    over.busy = true;
+    return { image: { width, height, stride, pixels: over.pixels }, differing };
+  } finally {
+    pixmap.destroy();
+  }
+}
+
+/** The base's copy for `renderPageOver`, made on first use; null while an image made in it is read. */
+function overBufferFor(base: RgbImage): OverBuffer | null {
+  let over = overBuffers.get(base.pixels);
+  if (!over) {
+    const pixels = new Uint8Array(
+      Buffer.allocUnsafeSlow(base.pixels.byteLength).buffer,
+      0,
+      base.pixels.byteLength,
+    );
+    pixels.set(base.pixels);
+    over = { pixels, dirty: [], busy: false };
+    overBuffers.set(base.pixels, over);
+    overOwner.set(pixels, over);
+  }
+  return over.busy ? null : over;
+}
+
+/**
+ * Gives a render's buffer back for the next `renderPageRgb` of the same size (or, made by
+ * `renderPageOver`, for the next render over the same base). Only its owner calls this, once
+ * nothing reads the image any more: the next render overwrites its pixels.
  */
 export function recycleRender(image: RgbImage): void {
   const px = image.pixels;
+  const over = overOwner.get(px);
+  if (over) {
+    over.busy = false;
+    return;
+  }
   const whole = px.byteOffset === 0 && px.buffer.byteLength === px.byteLength;
   if (!whole || spareRenders.includes(px) || spareRenders.length >= SPARE_RENDERS) return;
   spareRenders.push(px);

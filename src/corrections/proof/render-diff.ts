@@ -32,9 +32,15 @@ const bucketOf = (d: number) => (d < 8 ? 0 : d < 32 ? 1 : d < 128 ? 2 : 3);
 /**
  * Compares two RGB renders. Pixels changed outside `declared` (a box in render pixels, or null for
  * "nothing may change") count as `outside_pixels`. Renders of different sizes count every pixel
- * as changed.
+ * as changed. `rows`, when given, are the row ranges [y0, y1) outside which the two renders are
+ * already known equal byte for byte (`renderPageOver` compared them): only those rows are read.
  */
-export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): DiffResult {
+export function diffRenders(
+  a: RgbImage,
+  b: RgbImage,
+  declared: Box | null,
+  rows?: [number, number][] | null,
+): DiffResult {
   if (a.width !== b.width || a.height !== b.height) {
     // Pages of different sizes: every pixel of the larger extent counts as changed.
     const w = Math.max(a.width, b.width);
@@ -67,36 +73,39 @@ export function diffRenders(a: RgbImage, b: RgbImage, declared: Box | null): Dif
   // Blocks of rows first (one memcmp each when strides match), rows only inside differing blocks.
   const sameStride = a.stride === b.stride && a.stride === rowBytes;
   const BLOCK = 32;
-  for (let y = 0; y < a.height; y += 1) {
-    if (sameStride && y % BLOCK === 0) {
-      const end = Math.min(a.height, y + BLOCK) * a.stride;
-      if (bufA.compare(bufB, y * a.stride, end, y * a.stride, end) === 0) {
-        y += BLOCK - 1;
-        continue;
+  const ranges = rows ?? [[0, a.height]];
+  for (const [from, to] of ranges) {
+    for (let y = Math.max(0, from); y < Math.min(a.height, to); y += 1) {
+      if (sameStride && (y - from) % BLOCK === 0) {
+        const end = Math.min(a.height, to, y + BLOCK) * a.stride;
+        if (bufA.compare(bufB, y * a.stride, end, y * a.stride, end) === 0) {
+          y += BLOCK - 1;
+          continue;
+        }
       }
-    }
-    const rowA = y * a.stride;
-    const rowB = y * b.stride;
-    if (bufA.compare(bufB, rowB, rowB + rowBytes, rowA, rowA + rowBytes) === 0) continue;
-    const rowInside = y >= dy0 && y < dy1;
-    for (let x = 0; x < a.width; x += 1) {
-      const i = rowA + x * 3;
-      const j = rowB + x * 3;
-      const d0 = Math.abs(a.pixels[i] - b.pixels[j]);
-      const d1 = Math.abs(a.pixels[i + 1] - b.pixels[j + 1]);
-      const d2 = Math.abs(a.pixels[i + 2] - b.pixels[j + 2]);
-      const d = d0 > d1 ? (d0 > d2 ? d0 : d2) : d1 > d2 ? d1 : d2;
-      if (d === 0) continue;
-      changed += 1;
-      counts[bucketOf(d)] += 1;
-      if (d > maxDelta) maxDelta = d;
-      if (x < x0) x0 = x;
-      if (x >= x1) x1 = x + 1;
-      if (y < y0) y0 = y;
-      if (y >= y1) y1 = y + 1;
-      if (!(rowInside && x >= dx0 && x < dx1)) {
-        outside += 1;
-        if (d > outsideMax) outsideMax = d;
+      const rowA = y * a.stride;
+      const rowB = y * b.stride;
+      if (bufA.compare(bufB, rowB, rowB + rowBytes, rowA, rowA + rowBytes) === 0) continue;
+      const rowInside = y >= dy0 && y < dy1;
+      for (let x = 0; x < a.width; x += 1) {
+        const i = rowA + x * 3;
+        const j = rowB + x * 3;
+        const d0 = Math.abs(a.pixels[i] - b.pixels[j]);
+        const d1 = Math.abs(a.pixels[i + 1] - b.pixels[j + 1]);
+        const d2 = Math.abs(a.pixels[i + 2] - b.pixels[j + 2]);
+        const d = d0 > d1 ? (d0 > d2 ? d0 : d2) : d1 > d2 ? d1 : d2;
+        if (d === 0) continue;
+        changed += 1;
+        counts[bucketOf(d)] += 1;
+        if (d > maxDelta) maxDelta = d;
+        if (x < x0) x0 = x;
+        if (x >= x1) x1 = x + 1;
+        if (y < y0) y0 = y;
+        if (y >= y1) y1 = y + 1;
+        if (!(rowInside && x >= dx0 && x < dx1)) {
+          outside += 1;
+          if (d > outsideMax) outsideMax = d;
+        }
       }
     }
   }

@@ -6,7 +6,9 @@ import {
   loadPage,
   loadPageAlone,
   openPdf,
+  renderPageOver,
   renderPageRgb as renderPage,
+  type RenderOver,
   type RgbImage,
   type mupdf,
 } from '../../pdf/mupdf-adapter.ts';
@@ -195,10 +197,17 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
   try {
     // Only read, never saved: on a long flat tree MuPDF need not parse every page to find this one.
     const page = loadPageAlone(doc, v.pageIndex);
-    const afterRender = renderPage(page, WORKING_DPI);
+    // Made over the before render: only the rows that differ leave WASM memory, and only they are compared.
+    const { image: afterRender, differing } = renderPageOver(page, WORKING_DPI, v.beforeRender);
     const afterLines = readPageText(page);
     const afterAccurate = readPageText(page, true);
-    const { declared, diff } = declaredDiff(v, page, afterRender, afterLines, afterAccurate);
+    const { declared, diff } = declaredDiff(
+      v,
+      page,
+      { image: afterRender, differing },
+      afterLines,
+      afterAccurate,
+    );
     guards.push(glyphsDrawn(v, afterAccurate));
     const inkClear = newInkClear(v, page);
     if (inkClear) guards.push(inkClear);
@@ -253,7 +262,7 @@ export function verifyOutput(v: VerifyInput): VerifyOutput {
 function declaredDiff(
   v: VerifyInput,
   page: mupdf.PDFPage,
-  afterRender: RgbImage,
+  { image: afterRender, differing }: RenderOver,
   afterLines: TextLine[],
   afterAccurate: TextLine[],
 ): { declared: Box | null; diff: DiffResult } {
@@ -263,7 +272,7 @@ function declaredDiff(
   ];
   let glyphBox = unionBox([...v.oldBoxes, ...newBoxes]);
   let declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
-  let diff = diffRenders(v.beforeRender, afterRender, declared);
+  let diff = diffRenders(v.beforeRender, afterRender, declared, differing);
   if (diff.outside_pixels > 0) {
     // Glyphs may overhang their advance (italics, negative side bearings): add the outline boxes
     // MuPDF bounds the old and new glyphs with. Computed only when needed (it walks the page's text).
@@ -271,7 +280,7 @@ function declaredDiff(
     const ink = [...v.oldInk(), ...glyphInkBoxes(page, drawn, v.tolerance).map((b) => toRender(b))];
     glyphBox = unionBox([glyphBox, ...ink]);
     declared = glyphBox ? padBox(glyphBox, DECLARED_PAD_PX, afterRender) : null;
-    diff = diffRenders(v.beforeRender, afterRender, declared);
+    diff = diffRenders(v.beforeRender, afterRender, declared, differing);
   }
   return { declared, diff };
 }
