@@ -172,6 +172,17 @@ function takeStarted(
 }
 
 /**
+ * PDFium's render of `output`'s page already started (whole page), without taking it from the guard;
+ * null when none was started or it failed. Tier 5 reads the patched word on it too.
+ */
+export async function startedSecondRender(output: Uint8Array, pageIndex: number): Promise<RgbImage | null> {
+  const entry = afterCache.find(
+    (e) => e.output === output && e.pageIndex === pageIndex && e.rows === undefined,
+  );
+  return entry ? entry.render.catch(() => null) : null;
+}
+
+/**
  * Renders the page before and after with PDFium ahead of the guard, for a caller with time on its
  * hands (tier 5 while recognition reads the page or the patched line on its own thread), and waits
  * for them: the guard then compares the kept renders. Without `output`, the page before alone.

@@ -223,20 +223,24 @@ test('a letter the page never shows is drawn in the face nearest the scan’s ow
   );
   assert.match(applied.proposal.explanation, /drawn in a matched face/);
   // The machine's own English data (Debian's tesseract-ocr-eng, a smaller network than the bundled
-  // package's) read the drawn word alone as well.
-  const second = applied.verification.guards.find((g) => g.name === 'second_reader_reads_replacement');
-  assert.ok(second?.passed, second?.detail ?? 'no second reader: is tesseract-ocr-eng installed?');
-  assert.match(second!.detail, /system eng/);
+  // package's) read the drawn word alone as well, on MuPDF's render and on PDFium's.
+  const alone = applied.verification.guards.find((g) => g.name === 'word_alone_reads_replacement');
+  assert.ok(alone?.passed, alone?.detail ?? 'no reading of the word alone');
+  assert.match(alone!.detail, /read 4 way\(s\)/, 'is tesseract-ocr-eng installed?');
+  assert.match(alone!.detail, /MuPDF, system eng\.traineddata: “[^”]*dazed/);
+  assert.match(alone!.detail, /PDFium, system eng\.traineddata: “[^”]*dazed/);
   const { out, box } = patchedLetter(applied.output, applied.verification.declared_box, 'drawn');
   const read = nativeReading(out, box);
   assert.match(read.toLowerCase(), /dazed/, `native tesseract read “${read}”`);
   assert.not.match(read.toLowerCase(), /dated/);
 });
 
-test('a drawn letter whose word a second model reads otherwise is refused', async () => {
-  // The second model here cannot read English at all: Debian's Russian data, named eng.traineddata
-  // in a TESSDATA_PREFIX folder (after the bundled package, before the system's). The same patch as
-  // above then fails `second_reader_reads_replacement`, and only it.
+/**
+ * Proposes `find` → `replacement` on LETTER with a second model that cannot read English at all:
+ * Debian's Russian data, named eng.traineddata in a TESSDATA_PREFIX folder (after the bundled
+ * package, before the system's).
+ */
+async function proposeWithRussianAsSecond(find: string, replacement: string) {
   const prefix = mkdtempSync(join(work, 'tessdata-'));
   const russian = languageData('rus');
   assert.ok(russian?.source === 'system', 'needs Debian’s tesseract-ocr-rus');
@@ -245,17 +249,32 @@ test('a drawn letter whose word a second model reads otherwise is refused', asyn
   process.env.TESSDATA_PREFIX = prefix;
   keptProposals.length = 0;
   try {
-    const target = { method: 'ocr' as const, find: 'dated', match_index: 0, confirmed: true };
-    const proposal = await proposeEdit(input(LETTER, target, 'dazed', WHOLE_PAGE_SEEN));
-    assert.ok(proposal.refusal, 'refused');
-    assert.is(proposal.advice?.code, 'would_not_verify');
-    assert.match(proposal.refusal!, /second_reader_reads_replacement/);
-    assert.not.match(proposal.refusal!, /recognition_reads_replacement|line_reads_as_before/);
+    const target = { method: 'ocr' as const, find, match_index: 0, confirmed: true };
+    return await proposeEdit(input(LETTER, target, replacement, WHOLE_PAGE_SEEN));
   } finally {
     if (before === undefined) delete process.env.TESSDATA_PREFIX;
     else process.env.TESSDATA_PREFIX = before;
     keptProposals.length = 0;
   }
+}
+
+test('a drawn letter whose word a second model reads otherwise is refused', async () => {
+  // The same patch as above then fails `word_alone_reads_replacement`, and only it.
+  const proposal = await proposeWithRussianAsSecond('dated', 'dazed');
+  assert.ok(proposal.refusal, 'refused');
+  assert.is(proposal.advice?.code, 'would_not_verify');
+  assert.match(proposal.refusal!, /word_alone_reads_replacement/);
+  assert.match(proposal.refusal!, /MuPDF, tessdata_prefix eng\.traineddata: “[^”]*”, not “dazed”/);
+  assert.match(proposal.refusal!, /PDFium, tessdata_prefix eng\.traineddata: “[^”]*”, not “dazed”/);
+  assert.not.match(proposal.refusal!, /recognition_reads_replacement|line_reads_as_before/);
+});
+
+test('a patch of cloned letters whose word a second model reads otherwise is refused too', async () => {
+  // Letters of the page only (“dated” → “daetd”): the word alone is read by every model all the same.
+  const proposal = await proposeWithRussianAsSecond('dated', 'daetd');
+  assert.ok(proposal.refusal, 'refused');
+  assert.match(proposal.refusal!, /word_alone_reads_replacement/);
+  assert.not.match(proposal.refusal!, /recognition_reads_replacement|line_reads_as_before/);
 });
 
 /** A person looked at the whole page magnified (a crop the daemon served at 600 dpi). */
