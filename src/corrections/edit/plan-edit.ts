@@ -72,7 +72,8 @@ export function planEdit(
       },
     ];
     measurements.inserted_font_resource = newName;
-  } else ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont, respacing?.kerns));
+  } else
+    ({ edits, changes } = planEdits(interp.units, glyphs, codes, widthFont, respacing?.kerns, interp.glyphs));
   if (respacing)
     warnings.push(
       respacing.rest.glyphs > 0 && respacing.gaps.length <= 1 && respacing.rest.shift !== 0

@@ -5,6 +5,7 @@
 import { encodeString, formatNumber, type ContentOp, type Operand } from '../locate/content-stream.ts';
 import type { Glyph, StreamUnit } from '../locate/text-interpreter.ts';
 import { codeWidth, writtenWidth, type FontInfo } from '../locate/fonts.ts';
+import { advancePen, exactAdjustment, penBefore } from './double-pen.ts';
 
 /** A TJ number written before a glyph (thousandths of text space, TJ's sign: positive moves left). */
 export interface Kern {
@@ -123,6 +124,7 @@ export function planEdits(
   codes: { code: number; length: number }[],
   widthFont: FontInfo = glyphs[0].font,
   kerns: Kern[] = [],
+  pageGlyphs: Glyph[] | null = null,
 ): { edits: Map<number, StreamEdit[]>; changes: OperandChange[] } {
   const groups: Glyph[][] = [];
   for (const g of glyphs) {
@@ -181,13 +183,23 @@ export function planEdits(
       newAdvance,
       adjustment,
     });
+    // One word in one string, nothing else re-spaced: the number is written with the digits that put
+    // a double-precision reader's pen back where the old codes left it (double-pen.ts).
+    // A swap of letters of other widths needs one too: the same widths summed in another order can
+    // end an ulp apart.
+    const exact =
+      pageGlyphs && groups.length === 1 && !spread && kerns.length === 0 && first.font.wmode !== 1
+        ? exactNumber(units, pageGlyphs, group, inserted, widthFont, adjustment)
+        : null;
     const pieces: Piece[] = [
       ...head,
       newBytes,
-      adjustment,
+      exact ?? adjustment,
       ...withKerns(str.bytes, afterAt, kernsIn(kerns, first, afterAt)),
     ];
-    if (!pieces.some((p) => typeof p === 'number' && p !== 0)) {
+    if (
+      !pieces.some((p) => (typeof p === 'number' && p !== 0) || (typeof p === 'object' && 'written' in p))
+    ) {
       list.push({ start: str.start, end: str.end, text: encodeString(joinBytes(pieces), hex) });
       return;
     }
@@ -271,8 +283,31 @@ export function emptyStringEdits(op: ContentOp): StreamEdit[] {
     .map((it) => ({ start: it.start, end: it.end, text: ' ' }));
 }
 
-/** A string's bytes or a TJ number, in the order a rewritten array holds them. */
-type Piece = Uint8Array | number;
+/** A string's bytes or a TJ number (or a number's exact text), in the order a rewritten array holds them. */
+type Piece = Uint8Array | number | { written: string };
+
+/**
+ * The TJ number after `inserted` (in place of `group`) as the text that brings poppler's pen to the
+ * double the old codes left it on; null when the pen cannot be replayed or no such text is near.
+ */
+function exactNumber(
+  units: StreamUnit[],
+  pageGlyphs: Glyph[],
+  group: Glyph[],
+  inserted: { code: number; length: number }[],
+  widthFont: FontInfo,
+  adjustment: number,
+): { written: string } | null {
+  const first = group[0];
+  const start = penBefore(units, pageGlyphs, first);
+  if (!start) return null;
+  const to = advancePen(start, group, first.font, first.state);
+  const from = advancePen(start, inserted, widthFont, first.state);
+  if (!to || !from) return null;
+  const written = exactAdjustment(from, to, adjustment, first.state);
+  // The number as the engine writes it already lands there (or none is needed): written as before.
+  return written === null || written === formatNumber(adjustment) ? null : { written };
+}
 
 /** The kerns inside a glyph's string (its unit, operator and element) at or after byte `from`. */
 export const kernsIn = (kerns: Kern[], g: Pick<Glyph, 'unit' | 'opIndex' | 'element'>, from = 0) =>
@@ -321,7 +356,7 @@ export const kernedItems = (
 ) => arrayText(withKerns(str.bytes, from, kerns, to), str.hex);
 
 const joinBytes = (pieces: Piece[]) =>
-  Uint8Array.from(pieces.flatMap((p) => (typeof p === 'number' ? [] : [...p])));
+  Uint8Array.from(pieces.flatMap((p) => (p instanceof Uint8Array ? [...p] : [])));
 
 /** The inside of a TJ array: empty strings and zero numbers left out. */
 function arrayText(pieces: Piece[], hex: boolean): string {
@@ -329,7 +364,8 @@ function arrayText(pieces: Piece[], hex: boolean): string {
   for (const p of pieces) {
     if (typeof p === 'number') {
       if (p !== 0) parts.push(formatNumber(p));
-    } else if (p.length) parts.push(encodeString(p, hex));
+    } else if ('written' in p) parts.push(p.written);
+    else if (p.length) parts.push(encodeString(p, hex));
   }
   return parts.join(' ');
 }
