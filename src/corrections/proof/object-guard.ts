@@ -87,6 +87,21 @@ interface Side {
 /** The other side of a dictionary only one side has. */
 const NO_ENTRIES: PdfValue = { kind: 'dict', entries: new Map(), start: 0, end: 0 };
 
+/**
+ * The text of an encrypted string as the file's reader decrypts it, in the input and in the output:
+ * the string at `path` below object `num` (`from` in the input, when the object was copied from
+ * another). Null where either side has none.
+ */
+export type DecryptedStrings = (from: number, num: number, path: string) => [Uint8Array, Uint8Array] | null;
+
+interface CompareOpts {
+  encrypted: boolean;
+  /** Decrypts strings whose bytes differ in an encrypted file (`DecryptedStrings`). */
+  strings?: DecryptedStrings;
+  /** The object being compared (output number, input number): what `strings` looks up. */
+  at?: { num: number; from: number };
+}
+
 /** Paths where `a` (output) and `b` (input) differ; references followed where one side is direct. */
 function differences(
   a: PdfValue,
@@ -95,7 +110,7 @@ function differences(
   bSide: Side,
   path: string,
   out: string[],
-  opts: { encrypted: boolean },
+  opts: CompareOpts,
   depth = 0,
 ): void {
   if (out.length > 50) return;
@@ -127,12 +142,20 @@ function differences(
       if (decodeName(a.text) !== decodeName((b as typeof a).text)) out.push(path || '/');
       return;
     case 'string':
-      // Encrypted strings are re-encrypted with a fresh vector when an object is written again:
-      // equal length is all the bytes can show (their decrypted text is compared by the text layer).
+      // Encrypted strings are re-encrypted with a fresh vector when an object is written again, and
+      // a string from an object stream (encrypted with its stream, written plain inside it) comes
+      // out encrypted on its own: their bytes cannot show they are the same. Decrypted, they must be
+      // equal; without the decryption, equal length is all the bytes can show.
       {
         const sa = stringBytes(a.text);
         const sb = stringBytes((b as typeof a).text);
-        if (opts.encrypted ? sa.length !== sb.length : !sa.equals(sb)) out.push(path || '/');
+        if (sa.equals(sb)) return;
+        if (!opts.encrypted) out.push(path || '/');
+        else if (opts.strings && opts.at) {
+          const plain = opts.strings(opts.at.from, opts.at.num, path);
+          if (!plain || Buffer.compare(Buffer.from(plain[0]), Buffer.from(plain[1])) !== 0)
+            out.push(path || '/');
+        } else if (sa.length !== sb.length) out.push(path || '/');
       }
       return;
     case 'array': {
@@ -197,7 +220,7 @@ export function objectsUntouched(
   inputIndex: ObjectIndex,
   outputIndex: ObjectIndex,
   declared: DeclaredObject[],
-  opts: { encrypted: boolean; repaired?: RepairedFile },
+  opts: { encrypted: boolean; repaired?: RepairedFile; strings?: DecryptedStrings },
 ): ObjectGuard {
   const byNum = new Map<number, DeclaredObject>();
   const repairs = new Map<number, DeclaredObject>();
@@ -245,7 +268,10 @@ export function objectsUntouched(
       continue;
     }
     result.compared += 1;
-    const paths = pathsChanged(before, after, decl?.kind === 'page', side, outSide, opts);
+    const paths = pathsChanged(before, after, decl?.kind === 'page', side, outSide, {
+      ...opts,
+      at: { num, from: source },
+    });
     const repairPaths = repair && side === inSide ? (repair.paths ?? []) : [];
     if (paths.length === 0 && !repair) continue;
     const declaredPaths = [
@@ -278,7 +304,7 @@ function pathsChanged(
   isPage: boolean,
   side: Side,
   outSide: Side,
-  opts: { encrypted: boolean },
+  opts: CompareOpts,
 ): string[] {
   const paths: string[] = [];
   let was = before.value;
@@ -329,7 +355,7 @@ function noEarlierVersion(
  * The trailer's /Root, /Encrypt and /Info as the input has them: the same reference, or (a direct
  * dictionary, as some producers write /Info) the same value token for token.
  */
-function trailerKept(result: ObjectGuard, inSide: Side, outSide: Side, opts: { encrypted: boolean }): void {
+function trailerKept(result: ObjectGuard, inSide: Side, outSide: Side, opts: CompareOpts): void {
   const tIn = inSide.index.trailer;
   const tOut = outSide.index.trailer;
   for (const key of ['/Root', '/Encrypt', '/Info']) {

@@ -514,6 +514,24 @@ const byObjects = (i: number, identical: boolean): VerifyPage => ({
 });
 
 /**
+ * The string at `path` (keys and array indices, as the object guard names them: `/DA`, `/Kids/0/T`)
+ * below object `num`, decrypted as MuPDF reads it; null where there is none.
+ */
+function stringAt(doc: mupdf.PDFDocument, num: number, path: string): Uint8Array | null {
+  try {
+    let obj = doc.newIndirect(num).resolve();
+    for (const part of path.split(/(?=\/)/).filter(Boolean)) {
+      const key = part.slice(1);
+      obj = obj.isArray() && /^\d+$/.test(key) ? obj.get(Number(key)) : obj.get(key);
+      obj = obj.resolve();
+    }
+    return obj.isString() ? obj.asByteString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The proof by objects, shared by every tier: each object of the input compared token for token
  * with the output (only declared keys may differ: `objects_untouched`), and every other page proven
  * unchanged because the input is kept as a prefix and no other page reaches a rewritten object.
@@ -529,10 +547,23 @@ export function proveStructure(
   const guards: GuardResult[] = [];
   // The output's objects: its appended sections read, the input's entries reused (xref-index.ts).
   const outputIndex = new ObjectIndex(v.output, streamDecoder(doc), { extends: v.inputIndex });
-  const structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
-    encrypted: v.encrypted,
-    ...(v.repaired && { repaired: v.repaired.file }),
-  });
+  let input: mupdf.PDFDocument | null = null;
+  let structure: ReturnType<typeof objectsUntouched>;
+  try {
+    structure = objectsUntouched(v.input, v.output, v.inputIndex, outputIndex, v.declared, {
+      encrypted: v.encrypted,
+      ...(v.repaired && { repaired: v.repaired.file }),
+      // Strings whose encrypted bytes differ, as MuPDF decrypts them in each file.
+      strings: (from, num, path) => {
+        input ??= openPdf(v.input, v.password).doc;
+        const a = stringAt(input, from, path);
+        const b = stringAt(doc, num, path);
+        return a && b ? [a, b] : null;
+      },
+    });
+  } finally {
+    closeDocument(input);
+  }
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
   const prefixKept =
