@@ -89,7 +89,7 @@ function recogniserFor(lang: string, model?: LanguageData): Recogniser {
     const data = model ?? languageData(lang);
     if (!data) throw new Error(`no language data for ${lang}`);
     const started: Recogniser[] = [];
-    // A second model reads a word now and then (a drawn letter's proof): one recogniser is enough.
+    // A second model reads a patched word alone now and then (tier 5's proof): one recogniser is enough.
     for (let i = 0; i < (model ? 1 : RECOGNISERS); i++) {
       const r: Recogniser = { worker: createWorker(lang, OEM.LSTM_ONLY, recogniserOptions(data)), busy: 0 };
       r.worker.catch(() => {

@@ -13,7 +13,7 @@ import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD }
 import { installAdvice, otherLanguageData, type LanguageData } from '../../ocr/languages.ts';
 import { revisionKey } from '../../ocr/kept-work.ts';
 import { recogniseWords, sharingRecognitions, type RecognisedWord } from '../../ocr/recognizer.ts';
-import { cropPpm, diffRenders, padBox, type Box } from '../proof/render-diff.ts';
+import { cropPpm, diffRenders, padBox, unionBox, type Box } from '../proof/render-diff.ts';
 import { prepareSecondRenderer, startedSecondRender } from '../proof/second-renderer.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
@@ -395,9 +395,12 @@ function freshXObjectName(page: mupdf.PDFPage): string {
 const fmt = (v: number) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?0+$/, ''));
 
 /**
- * The word nearly alone, as an outside reader crops it: a little of the line on each side (0.6 × its
- * height and 2 pt) and room above and below (0.3 × its height). Cut to a tenth of its height above
- * and below, "gtue" read as itself while a reader given the word with its room read "glue".
+ * The word nearly alone, as an outside reader crops it: the whole word as recognition boxed it (with
+ * the patch, should that reach beyond), a little of the line on each side (0.6 × its height and 2 pt)
+ * and room above and below (0.3 × its height). Cut to a tenth of its height above and below, "gtue"
+ * read as itself while a reader given the word with its room read "glue"; cropped around the patch
+ * of a swap ("que" → "qeu") rather than the word, "rqeuired" read as itself while the system's model
+ * read "rgeuired" on the word's crop, as native tesseract did.
  */
 function aloneBox(box300: Box, image: { width: number; height: number }): Box {
   const h = box300[3] - box300[1];
@@ -424,17 +427,57 @@ async function readAlone(
   lang: string,
   second: LanguageData | null,
 ): Promise<AloneReading[]> {
-  const crop = cropPpm(image, aloneBox(box300, image));
-  const [bundled, other] = await Promise.all([
-    recogniseWords(crop, lang, 'line', WORKING_DPI),
-    second ? recogniseWords(crop, lang, 'line', WORKING_DPI, second) : null,
-  ]);
-  return [
-    { reader: `${renderer}, ${lang}`, words: bundled },
-    ...(second && other
-      ? [{ reader: `${renderer}, ${second.source} ${basename(second.file)}`, words: other }]
-      : []),
-  ];
+  const base = aloneBox(box300, image);
+  const crops: [string, Uint8Array][] = [[renderer, cropPpm(image, base)]];
+  // And 5% smaller: a reading an outside reader can share holds when its render resamples the word a
+  // little otherwise ("rqeuired" and "suczessive" read so at full size by every model here, and
+  // as "rgeuired" and "suCZeSsSive" at 95% by the system's model, as native tesseract read them on
+  // poppler's render).
+  crops.push([`${renderer} at 95%`, scaledPpm(image, base, 0.95)]);
+  const readings = await Promise.all(
+    crops.map(async ([name, crop]): Promise<AloneReading[]> => {
+      const [bundled, other] = await Promise.all([
+        recogniseWords(crop, lang, 'line', WORKING_DPI),
+        second ? recogniseWords(crop, lang, 'line', WORKING_DPI, second) : null,
+      ]);
+      return [
+        { reader: `${name}, ${lang}`, words: bundled },
+        ...(second && other
+          ? [{ reader: `${name}, ${second.source} ${basename(second.file)}`, words: other }]
+          : []),
+      ];
+    }),
+  );
+  return readings.flat();
+}
+
+/** A crop scaled by `factor` (bilinear), as a binary PPM. */
+function scaledPpm(image: RgbImage, box: Box, factor: number): Uint8Array {
+  const [x0, y0, x1, y1] = box;
+  const w = Math.max(1, Math.round((x1 - x0) * factor));
+  const h = Math.max(1, Math.round((y1 - y0) * factor));
+  const head = new TextEncoder().encode(`P6\n${w} ${h}\n255\n`);
+  const out = new Uint8Array(head.length + w * h * 3);
+  out.set(head);
+  for (let y = 0; y < h; y++) {
+    const sy = Math.min(image.height - 1, Math.max(0, y0 + (y + 0.5) / factor - 0.5));
+    const ya = Math.floor(sy);
+    const yb = Math.min(image.height - 1, ya + 1);
+    const fy = sy - ya;
+    for (let x = 0; x < w; x++) {
+      const sx = Math.min(image.width - 1, Math.max(0, x0 + (x + 0.5) / factor - 0.5));
+      const xa = Math.floor(sx);
+      const xb = Math.min(image.width - 1, xa + 1);
+      const fx = sx - xa;
+      for (let c = 0; c < 3; c++) {
+        const p = (yy: number, xx: number) => image.pixels[yy * image.stride + xx * 3 + c];
+        const v =
+          (p(ya, xa) * (1 - fx) + p(ya, xb) * fx) * (1 - fy) + (p(yb, xa) * (1 - fx) + p(yb, xb) * fx) * fy;
+        out[head.length + (y * w + x) * 3 + c] = Math.round(v);
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -444,6 +487,7 @@ async function readAlone(
 async function readBack(
   after: RgbImage,
   box300: Box,
+  word300: Box,
   lang: string,
   second: LanguageData | null,
 ): Promise<{ readings: RecognisedWord[][]; tight: RecognisedWord[]; alone: AloneReading[] }> {
@@ -459,7 +503,7 @@ async function readBack(
   // widths of context; the replacement must be read in each and the old word in none. And the word
   // alone, as an outside reader crops it, by each model. All are asked at once: they queue on the
   // recognisers' threads while this one goes on with the proof.
-  const alone = readAlone(after, 'MuPDF', box300, lang, second);
+  const alone = readAlone(after, 'MuPDF', word300, lang, second);
   alone.catch(() => undefined); // awaited below, after the others
   const [wide, medium, widest] = await Promise.all(
     [crop(2), crop(4), crop(8)].map((box) => recogniseWords(cropPpm(after, box), lang, 'line', WORKING_DPI)),
@@ -561,6 +605,7 @@ async function pixelPatch(
       ...saved,
       before,
       patchBox300,
+      wordBox300: scaleBox(located.match.box_render, WORKING_DPI / t.renderDpi),
       find: t.find,
       replacement: t.replacement,
       lang: located.lang,
@@ -808,6 +853,8 @@ interface PatchVerifyInput extends SavedCorrection {
   /** Letters the page never shows were drawn (cost medium). */
   drawn: boolean;
   patchBox300: Box;
+  /** The word's box as recognition found it on the page before, in working render pixels. */
+  wordBox300: Box;
   find: string;
   replacement: string;
   lang: string;
@@ -838,8 +885,9 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     };
     // The word alone is read by a second model too, where the machine has one.
     const second = otherLanguageData(v.lang);
+    const wordAndPatch = unionBox([v.wordBox300, v.patchBox300]) ?? v.patchBox300;
     const reading = Promise.all([
-      readBack(after, v.patchBox300, v.lang, second),
+      readBack(after, v.patchBox300, wordAndPatch, v.lang, second),
       // The line around the word reads as before, except the word, and the word keeps the line's spacing.
       readLineBack(v.before, after, v.line, v.patchBox300, {
         find: v.find,
@@ -855,7 +903,7 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     if (confined.passed) await prepareSecondRenderer(v.input, v.output, v.password, v.pageIndex);
     // And on PDFium's render of the page (other resampling of the scan, other antialiasing).
     const pdfiumAfter = confined.passed ? await startedSecondRender(v.output, v.pageIndex) : null;
-    const onPdfium = pdfiumAfter ? readAlone(pdfiumAfter, 'PDFium', v.patchBox300, v.lang, second) : null;
+    const onPdfium = pdfiumAfter ? readAlone(pdfiumAfter, 'PDFium', wordAndPatch, v.lang, second) : null;
     onPdfium?.catch(() => undefined); // awaited below
     const [{ readings, tight, alone }, lineBack] = await reading;
     const guards: GuardResult[] = [
