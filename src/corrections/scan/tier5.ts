@@ -398,9 +398,8 @@ const fmt = (v: number) => (Math.abs(v) < 1e-9 ? '0' : v.toFixed(6).replace(/\.?
  * The word nearly alone, as an outside reader crops it: the whole word as recognition boxed it (with
  * the patch, should that reach beyond), a little of the line on each side (0.6 × its height and 2 pt)
  * and room above and below (0.3 × its height). Cut to a tenth of its height above and below, "gtue"
- * read as itself while a reader given the word with its room read "glue"; cropped around the patch
- * of a swap ("que" → "qeu") rather than the word, "rqeuired" read as itself while the system's model
- * read "rgeuired" on the word's crop, as native tesseract did.
+ * read as itself while a reader given the word with its room read "glue". The word's box, not only
+ * the patch's: a swap's patch covers the letters it moves, an outside reader crops the word.
  */
 function aloneBox(box300: Box, image: { width: number; height: number }): Box {
   const h = box300[3] - box300[1];
