@@ -427,27 +427,26 @@ async function readAlone(
   second: LanguageData | null,
 ): Promise<AloneReading[]> {
   const base = aloneBox(box300, image);
-  const crops: [string, Uint8Array][] = [[renderer, cropPpm(image, base)]];
-  // And 5% smaller: a reading an outside reader can share holds when its render resamples the word a
-  // little otherwise ("rqeuired" and "suczessive" read so at full size by every model here, and
-  // as "rgeuired" and "suCZeSsSive" at 95% by the system's model, as native tesseract read them on
-  // poppler's render).
-  crops.push([`${renderer} at 95%`, scaledPpm(image, base, 0.95)]);
-  const readings = await Promise.all(
-    crops.map(async ([name, crop]): Promise<AloneReading[]> => {
-      const [bundled, other] = await Promise.all([
-        recogniseWords(crop, lang, 'line', WORKING_DPI),
-        second ? recogniseWords(crop, lang, 'line', WORKING_DPI, second) : null,
-      ]);
-      return [
-        { reader: `${name}, ${lang}`, words: bundled },
-        ...(second && other
-          ? [{ reader: `${name}, ${second.source} ${basename(second.file)}`, words: other }]
-          : []),
-      ];
-    }),
+  const crop = cropPpm(image, base);
+  // And 5% smaller, by the other model (the bundled one where it is the only one): a reading an
+  // outside reader can share holds when its render resamples the word a little otherwise
+  // ("rqeuired" and "suczessive" read so at full size by every model here, and as "rgeuired" and
+  // "suCZeSsSive" at 95% by the system's model, as native tesseract read them on poppler's render).
+  const smaller = scaledPpm(image, base, 0.95);
+  const named = (model: LanguageData | null) => (model ? `${model.source} ${basename(model.file)}` : lang);
+  const asked: [string, Uint8Array, LanguageData | null][] = [
+    [`${renderer}, ${lang}`, crop, null],
+    ...(second
+      ? [[`${renderer}, ${named(second)}`, crop, second] as [string, Uint8Array, LanguageData]]
+      : []),
+    [`${renderer} at 95%, ${named(second)}`, smaller, second],
+  ];
+  return Promise.all(
+    asked.map(async ([reader, pixels, model]) => ({
+      reader,
+      words: await recogniseWords(pixels, lang, 'line', WORKING_DPI, model ?? undefined),
+    })),
   );
-  return readings.flat();
 }
 
 /** A crop scaled by `factor` (bilinear), as a binary PPM. */
