@@ -465,6 +465,24 @@ export function subsetOpenType(font: Uint8Array, chars: ReadonlyMap<number, numb
   return { bytes: writeSfnt(out, 0x4f54544f), glyphs: [...keep].sort((a, b) => a - b) };
 }
 
+/** A glyph drawn as MuPDF draws it (96 px em, grey, on a 160 px square): its pixels. */
+function glyphPixels(font: mupdf.Font, gid: number): Buffer {
+  const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, 160, 160], false);
+  const text = new mupdf.Text();
+  const device = new mupdf.DrawDevice(mupdf.Matrix.identity, pix);
+  try {
+    pix.clear(255);
+    text.showGlyph(font, [96, 0, 0, -96, 32, 120], gid, 0, 0);
+    device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
+    device.close();
+    return Buffer.from(pix.getPixels());
+  } finally {
+    device.destroy();
+    text.destroy();
+    pix.destroy();
+  }
+}
+
 /**
  * Whether every kept glyph of `subset` draws exactly as in the whole face, already loaded (MuPDF,
  * 96 px em, grey). A CFF
@@ -473,25 +491,17 @@ export function subsetOpenType(font: Uint8Array, chars: ReadonlyMap<number, numb
  */
 export function drawsAlike(whole: mupdf.Font, subset: Uint8Array, glyphs: number[]): boolean {
   const cut = new mupdf.Font('subset', subset);
-  const draw = (font: mupdf.Font, gid: number) => {
-    const pix = new mupdf.Pixmap(mupdf.ColorSpace.DeviceGray, [0, 0, 160, 160], false);
-    const text = new mupdf.Text();
-    const device = new mupdf.DrawDevice(mupdf.Matrix.identity, pix);
-    try {
-      pix.clear(255);
-      text.showGlyph(font, [96, 0, 0, -96, 32, 120], gid, 0, 0);
-      device.fillText(text, mupdf.Matrix.identity, mupdf.ColorSpace.DeviceGray, [0], 1);
-      device.close();
-      return Buffer.from(pix.getPixels());
-    } finally {
-      device.destroy();
-      text.destroy();
-      pix.destroy();
-    }
-  };
   try {
-    return glyphs.every((gid) => draw(whole, gid).equals(draw(cut, gid)));
+    return glyphs.every((gid) => glyphPixels(whole, gid).equals(glyphPixels(cut, gid)));
   } finally {
     cut.destroy();
   }
+}
+
+/**
+ * Whether a glyph draws anything: a subset may keep a glyph's id, advance and cmap entry and empty its
+ * outline (iText does), so a program that maps a letter need not draw it.
+ */
+export function glyphLeavesInk(font: mupdf.Font, gid: number): boolean {
+  return glyphPixels(font, gid).some((v) => v < 255);
 }

@@ -13,6 +13,7 @@ import {
 } from '../locate/fonts.ts';
 import { baseEncodingName } from '../locate/encodings.ts';
 import { TIER_NAMES } from '../refusals.ts';
+import { glyphLeavesInk } from '../../fonts/font-subset.ts';
 import type { ReusedCodes, Tier } from './tier.ts';
 
 export interface CodeChoice {
@@ -67,6 +68,7 @@ export function tier1Code(
       if (!glyphNameIs(nameKeyedCidGlyphs(font)?.[code], ch)) continue;
       if (!font.widths.has(code) && !widthMatches(programAdvance(getProgram(), code), font.defaultWidth))
         continue;
+      if (!drawsInk(getProgram(), code, ch)) continue;
       return { code, source: 'font_program' };
     }
     if (font.composite && (font.descendantKind !== 'CIDFontType2' || !font.cidToGidIdentity)) continue;
@@ -77,8 +79,10 @@ export function tier1Code(
       font.differences.get(code) ??
       (font.baseEncoding ? baseEncodingName(font.baseEncoding, code) : undefined);
     if (names && name) {
-      if (names.has(name)) return { code, source: 'font_program' };
-      continue;
+      if (!names.has(name)) continue;
+      const program = getProgram();
+      if (program && !drawsInk(program, program.encodeCharacter(ch.codePointAt(0) ?? 0), ch)) continue;
+      return { code, source: 'font_program' };
     }
     const program = getProgram();
     const gid = program ? program.encodeCharacter(ch.codePointAt(0) ?? 0) : 0;
@@ -92,9 +96,19 @@ export function tier1Code(
       !widthMatches(program.advanceGlyph(gid) * 1000, font.defaultWidth)
     )
       continue;
+    if (!drawsInk(program, gid, ch)) continue;
     return { code, source: 'font_program' };
   }
   return null;
+}
+
+/**
+ * A glyph of the program that draws something for a letter: a subset may keep a glyph's id, advance
+ * and cmap entry and empty its outline (iText does), and drawn the letter would be a blank. Unknown
+ * (no program, no glyph id) is left to the verification.
+ */
+function drawsInk(program: mupdf.Font | null, gid: number, ch: string): boolean {
+  return !program || gid <= 0 || /\s/u.test(ch) || glyphLeavesInk(program, gid);
 }
 
 /** A glyph's own advance and a declared width (thousandths of an em) agree to within one unit. */

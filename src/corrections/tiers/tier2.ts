@@ -27,6 +27,7 @@ import { unicodeToGlyphName } from '../locate/encodings.ts';
 import { streamBytes } from '../locate/pdf-bytes.ts';
 import type { Interpretation } from '../locate/text-interpreter.ts';
 import { copyDict, type ChangedObject } from '../rewrite/write.ts';
+import { glyphLeavesInk } from '../../fonts/font-subset.ts';
 
 export interface Extension {
   /** The new font dictionary (indirect) to draw with. */
@@ -322,6 +323,8 @@ function embeddedGlyphs(
         },
       );
     }
+    const emptied = emptiedOutline(font, program, ch, gid);
+    if (emptied) return emptied;
     widths.set(ch, fitted(program.advanceGlyph(gid) * 1000, fractions.get(ch)));
   }
   return {
@@ -453,6 +456,8 @@ function extendCid(
         { font: font.baseFont, character: ch, gid },
       );
     }
+    const emptied = emptiedOutline(font, program, ch, gid);
+    if (emptied) return emptied;
     const known = codeUnicode(font, gid);
     if (known !== undefined && known !== ch) {
       return refusal(
@@ -508,6 +513,25 @@ function extendCid(
     changed,
     proof: 'embedded CID program maps the character to a glyph id',
   };
+}
+
+/**
+ * A refusal when the program maps a letter to a glyph that draws nothing: a subset may keep the
+ * glyph's id, advance and cmap entry and empty its outline (iText does), and that glyph would draw
+ * an empty space where the letter goes. Refused here, the ladder goes on to a face that draws it.
+ */
+function emptiedOutline(
+  font: FontInfo,
+  program: mupdf.Font,
+  ch: string,
+  gid: number,
+): ExtensionRefusal | null {
+  if (/\s/u.test(ch) || glyphLeavesInk(program, gid)) return null;
+  return refusal(
+    `The embedded program of ${font.baseFont} maps “${ch}” to glyph ${gid}, whose outline the subset emptied: it draws nothing.`,
+    'glyph_not_in_program',
+    { font: font.baseFont, character: ch, gid },
+  );
 }
 
 function range(a: number, b: number): number[] {

@@ -1057,14 +1057,22 @@ test('a ligature MuPDF splits with its last letter on the next glyph: the ligatu
   }
 });
 
-test('tier 2 in a font with fractional widths: the added code takes the fraction of the width it replaces', async () => {
-  // tax-form-incremental.pdf's font writes "e" with a fraction; "ë" from its program did not have
-  // it, and poppler (which reads widths as written) would have seen the rest of the line move.
+test('a font with fractional widths whose subset emptied the letter: drawn by a matched face, the line kept in poppler', async () => {
+  // tax-form-incremental.pdf's font writes "e" with a fraction, and its subset keeps "ë"'s glyph id,
+  // advance and cmap entry with an empty outline: tier 2 took it and "comprisës" verified drawn as
+  // "compris s" (glyphs_drawn did not see the empty outline). No glyph of it draws ink that the page
+  // does not already show, so the letter comes from a matched face; an added code still takes the
+  // fraction of the width it replaces (withFraction, below), and poppler, which reads widths as
+  // written, sees nothing move outside the word.
   const work = mkdtempSync(join(tmpdir(), 'docfix-fraction-'));
   try {
     const pdf = corpusPdf('tax-form-incremental.pdf');
     const r = await applyEdit(editInput(pdf, 'comprises', 'comprisës'));
-    assert.is(r.proposal.tier, 2);
+    assert.is(r.proposal.tier, 4);
+    assert.ok(
+      (r.proposal.rejected ?? []).some((x) => x.tier === 2 && /emptied/.test(x.reason)),
+      JSON.stringify(r.proposal.rejected),
+    );
     assert.ok(r.verification.passed, r.verification.failure_reason ?? '');
     const alike = r.verification.guards.find((g) => g.name === 'widths_read_alike');
     assert.ok(alike?.passed, JSON.stringify(alike));
