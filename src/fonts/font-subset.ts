@@ -505,3 +505,8 @@ export function drawsAlike(whole: mupdf.Font, subset: Uint8Array, glyphs: number
 export function glyphLeavesInk(font: mupdf.Font, gid: number): boolean {
   return glyphPixels(font, gid).some((v) => v < 255);
 }
+
+/** Whether glyph `gid` can stand for `ch`: white space draws nothing, any other letter draws ink. */
+export function drawsLetter(font: mupdf.Font, gid: number, ch: string): boolean {
+  return /\s/u.test(ch) || glyphLeavesInk(font, gid);
+}

@@ -13,7 +13,7 @@ import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD }
 import { installAdvice, otherLanguageData, type LanguageData } from '../../ocr/languages.ts';
 import { revisionKey } from '../../ocr/kept-work.ts';
 import { recogniseWords, sharingRecognitions, type RecognisedWord } from '../../ocr/recognizer.ts';
-import { cropPpm, diffRenders, padBox, unionBox, type Box } from '../proof/render-diff.ts';
+import { cropPpm, diffRenders, padBox, scaledPpm, unionBox, type Box } from '../proof/render-diff.ts';
 import { prepareSecondRenderer, startedSecondRender } from '../proof/second-renderer.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
@@ -447,35 +447,6 @@ async function readAlone(
       words: await recogniseWords(pixels, lang, 'line', WORKING_DPI, model ?? undefined),
     })),
   );
-}
-
-/** A crop scaled by `factor` (bilinear), as a binary PPM. */
-function scaledPpm(image: RgbImage, box: Box, factor: number): Uint8Array {
-  const [x0, y0, x1, y1] = box;
-  const w = Math.max(1, Math.round((x1 - x0) * factor));
-  const h = Math.max(1, Math.round((y1 - y0) * factor));
-  const head = new TextEncoder().encode(`P6\n${w} ${h}\n255\n`);
-  const out = new Uint8Array(head.length + w * h * 3);
-  out.set(head);
-  for (let y = 0; y < h; y++) {
-    const sy = Math.min(image.height - 1, Math.max(0, y0 + (y + 0.5) / factor - 0.5));
-    const ya = Math.floor(sy);
-    const yb = Math.min(image.height - 1, ya + 1);
-    const fy = sy - ya;
-    for (let x = 0; x < w; x++) {
-      const sx = Math.min(image.width - 1, Math.max(0, x0 + (x + 0.5) / factor - 0.5));
-      const xa = Math.floor(sx);
-      const xb = Math.min(image.width - 1, xa + 1);
-      const fx = sx - xa;
-      for (let c = 0; c < 3; c++) {
-        const p = (yy: number, xx: number) => image.pixels[yy * image.stride + xx * 3 + c];
-        const v =
-          (p(ya, xa) * (1 - fx) + p(ya, xb) * fx) * (1 - fy) + (p(yb, xa) * (1 - fx) + p(yb, xb) * fx) * fy;
-        out[head.length + (y * w + x) * 3 + c] = Math.round(v);
-      }
-    }
-  }
-  return out;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../locate/fonts.ts';
 import { baseEncodingName } from '../locate/encodings.ts';
 import { TIER_NAMES } from '../refusals.ts';
-import { glyphLeavesInk } from '../../fonts/font-subset.ts';
+import { drawsLetter } from '../../fonts/font-subset.ts';
 import type { ReusedCodes, Tier } from './tier.ts';
 
 export interface CodeChoice {
@@ -108,7 +108,7 @@ export function tier1Code(
  * (no program, no glyph id) is left to the verification.
  */
 function drawsInk(program: mupdf.Font | null, gid: number, ch: string): boolean {
-  return !program || gid <= 0 || /\s/u.test(ch) || glyphLeavesInk(program, gid);
+  return !program || gid <= 0 || drawsLetter(program, gid, ch);
 }
 
 /** A glyph's own advance and a declared width (thousandths of an em) agree to within one unit. */

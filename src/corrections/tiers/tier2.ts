@@ -27,7 +27,7 @@ import { unicodeToGlyphName } from '../locate/encodings.ts';
 import { streamBytes } from '../locate/pdf-bytes.ts';
 import type { Interpretation } from '../locate/text-interpreter.ts';
 import { copyDict, type ChangedObject } from '../rewrite/write.ts';
-import { glyphLeavesInk } from '../../fonts/font-subset.ts';
+import { drawsLetter } from '../../fonts/font-subset.ts';
 
 export interface Extension {
   /** The new font dictionary (indirect) to draw with. */
@@ -526,7 +526,7 @@ function emptiedOutline(
   ch: string,
   gid: number,
 ): ExtensionRefusal | null {
-  if (/\s/u.test(ch) || glyphLeavesInk(program, gid)) return null;
+  if (drawsLetter(program, gid, ch)) return null;
   return refusal(
     `The embedded program of ${font.baseFont} maps “${ch}” to glyph ${gid}, whose outline the subset emptied: it draws nothing.`,
     'glyph_not_in_program',
