@@ -189,15 +189,83 @@ export async function readLineBack(
   };
   const word =
     problems.length === 0 && k >= 0 ? { before: was[k].confidence, after: now[k].confidence } : null;
-  return { reading, spacing: spacingGuard(line, problems.length === 0 ? now : null, was, k), word };
+  const ink = { before, after, band: line.band, threshold: inkThreshold(before, line.band) };
+  return { reading, spacing: spacingGuard(line, problems.length === 0 ? now : null, was, k, ink), word };
 }
 
-/** The gaps on each side of word `k` of a reading. */
-function gapsAround(reading: RecognisedWord[], k: number): [string, number][] {
+/** The band's renders before and after the patch, and the grey level under which a pixel is ink. */
+interface BandInk {
+  before: RgbImage;
+  after: RgbImage;
+  band: Box;
+  threshold: number;
+}
+
+/**
+ * The gaps on each side of word `k` of a reading: the paper between the words' ink where the renders
+ * are given (`image`), else between recognition's boxes. Boxes move with what the recogniser makes
+ * of a line: a box that took in some of its neighbour measured "maekn" 49 px into the next word
+ * where 16 px of paper stood between them, as before the patch.
+ */
+function gapsAround(
+  reading: RecognisedWord[],
+  k: number,
+  image?: RgbImage,
+  ink?: BandInk,
+): [string, number][] {
+  const gap = (a: RecognisedWord, b: RecognisedWord) =>
+    (image && ink ? paperBetween(image, ink, a.box, b.box) : null) ?? b.box[0] - a.box[2];
   const sides: [string, number][] = [];
-  if (k > 0) sides.push(['before', reading[k].box[0] - reading[k - 1].box[2]]);
-  if (k + 1 < reading.length) sides.push(['after', reading[k + 1].box[0] - reading[k].box[2]]);
+  if (k > 0) sides.push(['before', gap(reading[k - 1], reading[k])]);
+  if (k + 1 < reading.length) sides.push(['after', gap(reading[k], reading[k + 1])]);
   return sides;
+}
+
+/**
+ * The widest run of paper columns between the middles of two words' boxes (band coordinates), over
+ * the rows either box covers: the space a reader sees between them (null: the boxes do not stand in
+ * that order). A column with a single dark pixel still counts as paper (a speck of the scan).
+ */
+function paperBetween(image: RgbImage, ink: BandInk, a: number[], b: number[]): number | null {
+  const from = Math.round((a[0] + a[2]) / 2);
+  const to = Math.round((b[0] + b[2]) / 2);
+  if (to <= from) return null;
+  const [bx, by] = ink.band;
+  const y0 = Math.max(0, Math.floor(by + Math.min(a[1], b[1])));
+  const y1 = Math.min(image.height, Math.ceil(by + Math.max(a[3], b[3])));
+  let widest = 0;
+  let run = 0;
+  for (let x = Math.max(0, bx + from); x < Math.min(image.width, bx + to); x++) {
+    let dark = 0;
+    for (let y = y0; y < y1 && dark < 2; y++) {
+      const i = y * image.stride + x * 3;
+      if (image.pixels[i] + image.pixels[i + 1] + image.pixels[i + 2] < 3 * ink.threshold) dark++;
+    }
+    run = dark < 2 ? run + 1 : 0;
+    widest = Math.max(widest, run);
+  }
+  return widest;
+}
+
+/** Halfway between the band's ink (its darkest 2 %) and its paper (its lightest 10 %), in grey. */
+function inkThreshold(image: RgbImage, band: Box): number {
+  const counts = new Uint32Array(256);
+  let n = 0;
+  for (let y = Math.max(0, Math.floor(band[1])); y < Math.min(image.height, Math.ceil(band[3])); y++)
+    for (let x = Math.max(0, Math.floor(band[0])); x < Math.min(image.width, Math.ceil(band[2])); x++) {
+      const i = y * image.stride + x * 3;
+      counts[Math.round((image.pixels[i] + image.pixels[i + 1] + image.pixels[i + 2]) / 3)]++;
+      n++;
+    }
+  const level = (share: number) => {
+    let seen = 0;
+    for (let v = 0; v < 256; v++) {
+      seen += counts[v];
+      if (seen >= share * n) return v;
+    }
+    return 255;
+  };
+  return (level(0.02) + level(0.9)) / 2;
 }
 
 /**
@@ -210,12 +278,13 @@ function spacingGuard(
   now: RecognisedWord[] | null,
   was: RecognisedWord[],
   k: number,
+  ink?: BandInk,
 ): GuardResult {
   const name = 'word_spacing_kept';
   if (!now) return { name, passed: false, detail: 'not measured: the line does not read as before' };
-  const sides = gapsAround(now, k);
+  const sides = gapsAround(now, k, ink?.after, ink);
   if (sides.length === 0) return { name, passed: true, detail: 'no neighbour on the line to space against' };
-  const wasSides = new Map(gapsAround(was, k));
+  const wasSides = new Map(gapsAround(was, k, ink?.before, ink));
   const range = [...line.gaps, ...wasSides.values()].filter((g) => g > 0);
   const lo = Math.min(...range);
   const hi = Math.max(...range);
@@ -238,7 +307,7 @@ function spacingGuard(
   return {
     name,
     passed: off.length === 0,
-    detail: `gaps around the new word: ${list}; the line's word gaps ${Math.round(lo)}–${Math.round(hi)} px (${range.length} measured, slack ${Math.round(slack(lo))}/${Math.round(slack(hi))} px)${
+    detail: `gaps around the new word${ink ? ' (paper between the words’ ink)' : ''}: ${list}; the line's word gaps ${Math.round(lo)}–${Math.round(hi)} px (${range.length} measured, slack ${Math.round(slack(lo))}/${Math.round(slack(hi))} px)${
       off.length ? `: ${off.map(([side]) => side).join(' and ')} out of range` : ''
     }`,
   };

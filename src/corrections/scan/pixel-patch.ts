@@ -211,6 +211,7 @@ export function patchWord(req: PatchRequest): PatchResult {
   const paperColour = paperAround(req.raster, layout.box, word);
   const paper = paperOf(req.raster, layout.box, word, paperColour);
   const pixels = erasedOldLetters(req.raster, layout.box, letters.own, layout.kept, paper);
+  keepOtherLinesInk(pixels, req.raster, layout.box, word.lv.threshold);
   layNewLetters(pixels, req.raster, layout, word, letters);
   const seen = visibilityOf(req, word, letters, layout, pixels);
   if (letters.drawing && seen.refusal) return seen.refusal;
@@ -1205,6 +1206,84 @@ function erasedOldLetters(
       for (let x = x0Of(a.x1); x < x1Of(b.x0); x++) paperAt(x, y);
   }
   return pixels;
+}
+
+/**
+ * Ink of the lines above and below that reaches into the patch (a "g"'s tail over an ascender of the
+ * word, an accent of the line below) is put back as scanned after the old letters are erased: a
+ * piece of ink that leaves the patch's box upwards or downwards is not the word's, whose letters lie
+ * wholly inside it. Erasing by letter cells had cut "dpkg"'s tail flat over "maekn". With the paper
+ * next to it where it is darker (its soft edge).
+ */
+function keepOtherLinesInk(pixels: Uint8Array, r: ScanRaster, box: Box, threshold: number): void {
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
+  const reach = bh;
+  const win = clampBox([box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach], r);
+  const ww = win[2] - win[0];
+  const wh = win[3] - win[1];
+  const isInk = (x: number, y: number) => greyAt(r, win[0] + x, win[1] + y) < threshold;
+  const seen = new Uint8Array(ww * wh);
+  const foreign = new Uint8Array(bw * bh);
+  let any = false;
+  const stack: number[] = [];
+  // Only pieces with ink inside the box matter: start from the box's own ink pixels.
+  for (let by = 0; by < bh; by++)
+    for (let bx = 0; bx < bw; bx++) {
+      const x0 = box[0] + bx - win[0];
+      const y0 = box[1] + by - win[1];
+      const start = y0 * ww + x0;
+      if (seen[start] || !isInk(x0, y0)) continue;
+      const piece: number[] = [];
+      let leaves = false;
+      seen[start] = 1;
+      stack.push(start);
+      while (stack.length) {
+        const at = stack.pop()!;
+        piece.push(at);
+        const x = at % ww;
+        const y = (at - x) / ww;
+        const gy = win[1] + y;
+        if (gy < box[1] || gy >= box[3]) leaves = true;
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            const ny = y + dy;
+            if (nx < 0 || ny < 0 || nx >= ww || ny >= wh) continue;
+            const k = ny * ww + nx;
+            if (!seen[k] && isInk(nx, ny)) {
+              seen[k] = 1;
+              stack.push(k);
+            }
+          }
+      }
+      if (!leaves) continue;
+      for (const at of piece) {
+        const x = win[0] + (at % ww) - box[0];
+        const y = win[1] + Math.floor(at / ww) - box[1];
+        if (x >= 0 && y >= 0 && x < bw && y < bh) {
+          foreign[y * bw + x] = 1;
+          any = true;
+        }
+      }
+    }
+  if (!any) return;
+  const n = r.channels;
+  const HALO = 2;
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) {
+      let near = false;
+      for (let dy = -HALO; dy <= HALO && !near; dy++)
+        for (let dx = -HALO; dx <= HALO && !near; dx++) {
+          const nx = x + dx;
+          const ny = y + dy;
+          near = nx >= 0 && ny >= 0 && nx < bw && ny < bh && foreign[ny * bw + nx] === 1;
+        }
+      if (!near) continue;
+      const si = ((box[1] + y) * r.width + box[0] + x) * n;
+      const o = (y * bw + x) * n;
+      for (let k = 0; k < n; k++) pixels[o + k] = Math.min(pixels[o + k], r.data[si + k]);
+    }
 }
 
 /** The new letters laid over the erased word: cloned cells as they are, drawn ones in the ink colour. */

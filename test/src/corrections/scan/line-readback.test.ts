@@ -151,4 +151,53 @@ test('a side whose recognition boxes overlapped before the patch and still do is
   assert.match(opened.detail, /after out of range/);
 });
 
+test('the gaps around the word are the paper between the words’ ink, not recognition’s boxes', () => {
+  // Two words of ink 20 px apart on a white band. After the patch recognition's box of the new
+  // word took in half its neighbour (−50 px by boxes, "maekn" 49 px into the next word on a real
+  // page): the ink still stands 20 px apart, as before, and the spacing is kept. Ink moved to 3 px
+  // from its neighbour is refused, whatever the boxes say.
+  const W = 240;
+  const H = 40;
+  const band = (inkFrom: number[][]): RgbImage => {
+    const pixels = new Uint8Array(W * H * 3).fill(250);
+    for (const [x0, x1] of inkFrom)
+      for (let y = 10; y < 30; y++)
+        for (let x = x0; x < x1; x++) pixels.fill(10, (y * W + x) * 3, (y * W + x) * 3 + 3);
+    return { width: W, height: H, stride: W * 3, pixels };
+  };
+  const word = (text: string, x0: number, x1: number) => ({
+    text,
+    confidence: 95,
+    box: [x0, 10, x1, 30] as [number, number, number, number],
+    line: 0,
+  });
+  const line = { band: [0, 0, W, H] as [number, number, number, number], gaps: [18, 22], neighbours: 1 };
+  const before = band([
+    [10, 100],
+    [120, 200],
+  ]);
+  const was = [word('maken', 10, 100), word('en', 120, 200)];
+  const ink = (after: RgbImage) => ({ before, after, band: line.band, threshold: 130 });
+  const { spacingGuard } = _internals;
+  const boxes = [word('maekn', 10, 170), word('en', 120, 200)];
+  assert.not.ok(spacingGuard(line, boxes, was, 0).passed, 'by boxes alone: −50 px');
+  const kept = spacingGuard(line, boxes, was, 0, ink(before));
+  assert.ok(kept.passed, kept.detail);
+  assert.match(kept.detail, /after 20 px \(20 before\)/);
+  const closed = spacingGuard(
+    line,
+    [word('maekn', 10, 117), word('en', 120, 200)],
+    was,
+    0,
+    ink(
+      band([
+        [10, 117],
+        [120, 200],
+      ]),
+    ),
+  );
+  assert.not.ok(closed.passed, closed.detail);
+  assert.match(closed.detail, /after 3 px/);
+});
+
 test.run();

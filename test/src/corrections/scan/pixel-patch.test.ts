@@ -630,4 +630,33 @@ test('a drawn letter’s x-height is held to the line’s, not to the one x-heig
   assert.is(result.method, 'drawn');
 });
 
+test('ink of the line above reaching into the patch stays as scanned: "round" → "ruond" under a tail', () => {
+  // A descender of the line above (a "g"'s tail) hangs into the word's box over the o, ending a few
+  // pixels above the letters' ink. Erasing the moved letters by their cells had cut it flat.
+  const probe = rasterOf('round', 4);
+  const o = probe.cells[1];
+  let inkTop = probe.raster.height;
+  for (let y = 0; y < probe.raster.height && inkTop === probe.raster.height; y++)
+    for (let x = o[0]; x < o[1]; x++) if (probe.raster.data[y * probe.raster.width + x] < 128) inkTop = y;
+  const tail = (x: number, y: number) => Math.abs(x - (o[0] + o[1]) / 2) <= 2 && y < inkTop - 3;
+  const { raster } = probe;
+  for (let y = 0; y < raster.height; y++)
+    for (let x = 0; x < raster.width; x++) if (tail(x, y)) raster.data[y * raster.width + x] = 20;
+  const result = patchOf(probe, 'round', 'ruond');
+  assert.ok(!('refused' in result), 'refused' in result ? result.refused : '');
+  if ('refused' in result) return;
+  const [x0, y0, x1] = result.box;
+  const w = x1 - x0;
+  let inside = 0;
+  let kept = 0;
+  for (let y = y0; y < result.box[3]; y++)
+    for (let x = x0; x < x1; x++) {
+      if (!tail(x, y)) continue;
+      inside++;
+      if (result.pixels[(y - y0) * w + x - x0] < 128) kept++;
+    }
+  assert.ok(inside > 0, 'the tail reaches into the patch');
+  assert.is(kept, inside, `${inside - kept} of the tail's ${inside} pixels inside the patch erased`);
+});
+
 test.run();
