@@ -35,6 +35,7 @@ import { declareObjects } from './save/declare.ts';
 import { applyOnProposal, keepProposal, keptProposals, proposalKey } from './save/kept-proposals.ts';
 import { repairDeclarations, repairFor, repairWarning } from './save/repair.ts';
 import { saveExact } from './save/save-correction.ts';
+import { mendTrailerSize, trailerMendWarning } from './save/trailer-size.ts';
 import { hiddenWordOverScan, patchCandidate } from './scan/scan-candidate.ts';
 import { crossFontEdits, crossFontRefusal, crossFontSwap } from './tiers/cross-font-swap.ts';
 import { tierContext } from './tiers/tier-context.ts';
@@ -48,21 +49,31 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
 
 /** Proposes an edit: the whole edit done in memory, rendered and compared, nothing kept. */
 export async function proposeEdit(input: EditTaskInput): Promise<EngineProposal> {
-  const result = await run(input, false);
+  const result = await run(...mended(input), false);
   return result.proposal;
+}
+
+/**
+ * The input as the correction works on it: a file whose trailer's /Size falls short of its table is
+ * first mended by an appended section (save/trailer-size.ts), in the open; any other file as it is.
+ */
+function mended(input: EditTaskInput): [EditTaskInput, string | null] {
+  const mend = mendTrailerSize(input.pdf, input.password);
+  return mend ? [{ ...input, pdf: mend.pdf }, trailerMendWarning(mend)] : [input, null];
 }
 
 /** Applies an edit: the same work as a proposal, with the manifest embedded, verified on the saved bytes. */
 export async function applyEdit(
-  input: EditTaskInput,
+  given: EditTaskInput,
 ): Promise<{ proposal: EngineProposal; output: Uint8Array; verification: EngineVerification }> {
+  const [input, mend] = mended(given);
   const key = proposalKey(input);
   const kept = keptProposals.find((e) => e.key === key);
   if (kept) {
     const reused = applyOnProposal(input, kept);
     if (reused) return reused;
   }
-  const result = await run(input, true);
+  const result = await run(input, mend, true);
   if (!result.candidate) {
     throw new DocfixError('edit_refused', result.proposal.refusal ?? 'The engine refused the correction.', {
       advice: result.proposal.advice,
@@ -76,6 +87,7 @@ export async function applyEdit(
 /** A correction made in memory, verified, and answered as a proposal (kept for its apply) or a refusal. */
 async function run(
   input: EditTaskInput,
+  mend: string | null,
   forApply: boolean,
 ): Promise<{ proposal: EngineProposal; candidate: Candidate | null }> {
   const request = input.request;
@@ -83,6 +95,7 @@ async function run(
   const fontAttempt = request.font_attempt ?? 0;
   try {
     const candidate = await attemptAnyTier(input, forApply);
+    if (mend) candidate.warnings.unshift(mend);
     const v = candidate.verify;
     // A proposal runs the same verification as its apply (the second renderer included), so a
     // proposal that says it can be made is made: the only difference at apply is the manifest, whose

@@ -273,4 +273,30 @@ test('a repaired file still refused: the advice names the damage and the repair,
   assert.is(structuralAdvice({ failure_reason: null, stream_changes: {} }, []), null);
 });
 
+test('a trailer /Size short of its table: mended by an appended section, every byte kept, cost none, proven offline', async () => {
+  // poppler's pdfunite writes /Size 50 over objects up to 63: every object stands where the table
+  // says, but MuPDF repairs the file to read it and could only save it rewritten (cost low).
+  const pdf = damaged(corpusPdf('standard14-tcpdf.pdf'), { kind: 'short-size', by: 3 });
+  assert.match(qpdfCheck(pdf, 'short-size.pdf').warnings, /reported number of objects \(48\)/);
+  const input = editInput(pdf, 'Nicola', 'Nicloa');
+  input.manifest = { ...input.manifest, original_sha256: createHash('sha256').update(pdf).digest('hex') };
+  const proposal = await proposeEdit(input);
+  assert.is(proposal.visibility_cost, 'none', proposal.explanation);
+  assert.ok(
+    (proposal.warnings ?? []).some((w) => /trailer gives \/Size 48 .* objects up to 50/.test(w)),
+    JSON.stringify(proposal.warnings),
+  );
+  assert.not.ok((proposal.warnings ?? []).some((w) => w.includes('saved repaired')));
+  const { output, verification } = await applyEdit(input);
+  assert.ok(verification.passed, verification.failure_reason ?? '');
+  assert.ok(Buffer.from(pdf).equals(output.subarray(0, pdf.length)), 'every original byte kept, in place');
+  // qpdf finds nothing left to warn about; poppler reads the correction.
+  const check = qpdfCheck(output, 'short-size-corrected.pdf');
+  assert.is(check.status, 0, check.warnings);
+  assert.match(poppler(output, 'short-size-corrected.pdf'), /Nicloa/);
+  const proof = await rederiveProof(pdf, output);
+  assert.ok(proof.passed, proof.failures.join(' | '));
+  assert.is(proof.objects.changed_undeclared.length, 0);
+});
+
 test.run();
