@@ -2,6 +2,8 @@
 // invisible OCR layer, or both real text and large images), with the measurements behind the verdict.
 // One structured-text pass per page; pages that draw images get one more pass through a small device
 // that sees every image (its pixel size and placement) and whether text is painted or invisible.
+// A page whose resources name an image is recorded once into a display list that both passes replay:
+// its content stream is then read once, not twice (figures' streams are the long ones).
 import { DocfixError } from '../errors.ts';
 import { mupdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
@@ -50,7 +52,7 @@ export function classifyPage(
   const width = bounds[2] - bounds[0];
   const height = bounds[3] - bounds[1];
   // Annotations and widgets are part of what the page shows: record them with the contents then.
-  const ownList = list === undefined && hasAnnotations(page);
+  const ownList = list === undefined && (hasAnnotations(page) || namesImages(page));
   const source: Drawable = list ?? (ownList ? page.toDisplayList(true) : page);
   try {
     return classifyFromList(page, index, source, bounds, width, height, options.text ?? false);
@@ -58,6 +60,36 @@ export function classifyPage(
     if (ownList) (source as mupdf.DisplayList).destroy();
   }
 }
+
+/**
+ * Whether the page's resources, or those of the forms it names (a few levels down), hold an image
+ * XObject: such a page will most likely take the second pass. Inline images are not seen here; a page
+ * drawing only those is run twice, with the same answer.
+ */
+function namesImages(page: mupdf.PDFPage): boolean {
+  const seen = new Set<number>();
+  const inResources = (resources: mupdf.PDFObject, depth: number): boolean => {
+    const xobjects = resources.get('XObject');
+    if (!xobjects.isDictionary()) return false;
+    let found = false;
+    xobjects.forEach((ref) => {
+      if (found) return;
+      if (ref.isIndirect()) {
+        const num = ref.asIndirect();
+        if (seen.has(num)) return;
+        seen.add(num);
+      }
+      const subtype = ref.get('Subtype');
+      const name = subtype.isName() ? subtype.asName() : '';
+      if (name === 'Image') found = true;
+      else if (name === 'Form' && depth < MAX_FORM_DEPTH)
+        found = inResources(ref.get('Resources'), depth + 1);
+    });
+    return found;
+  };
+  return inResources(page.getObject().getInheritable('Resources'), 0);
+}
+const MAX_FORM_DEPTH = 4;
 
 /** A page (run directly) or its display list (replayed): both take a device and give structured text. */
 type Drawable = Pick<mupdf.DisplayList, 'run' | 'toStructuredText'>;
