@@ -218,7 +218,7 @@ function attemptSpan(
     const warnings = [...signatureWarnings(doc), ...cropBoxWarnings(doc, t.page)];
     // A word drawn one glyph per operator: a swap of its own letters of equal widths is made in
     // place (cross-font-swap.ts); in several fonts nothing else can be.
-    const swap = t.byGlyph ? crossFontSwap(t) : null;
+    const swap = t.byGlyph || (t.flows && !t.oneRun) ? crossFontSwap(t) : null;
     if (!swap && !t.oneRun) crossFontRefusal();
     const { tier, product, rejected } = swap
       ? { tier: 1, product: swap.product, rejected: [] }
@@ -236,8 +236,10 @@ function attemptSpan(
     const fit = fitRule(t, tier, product, find, replacement, rejected);
     if (-fit.overflow > 0.5 * fit.emPts)
       warnings.push(`The new text is ${round(-fit.overflow)} pt narrower: a wider gap follows it.`);
-    const plan = swap
-      ? { ...crossFontEdits(t, swap.donors), overrides: new Map() }
+    const swapped = swap ? crossFontEdits(t, swap.donors) : null;
+    if (swap && !swapped) crossFontRefusal();
+    const plan = swapped
+      ? { ...swapped, overrides: new Map() }
       : planEdit(t, product, fit, rejected, warnings);
     rewriteActualText(t, plan.edits, find, replacement, fit.measurements);
     const widthsAlike = widthsReadAlike(t, product, fit);

@@ -137,6 +137,13 @@ export interface Target {
   byGlyph: boolean;
   /** Every glyph is in the first glyph's font and size (otherwise only that swap can be made). */
   oneRun: boolean;
+  /**
+   * The glyphs to change stand one after another as the pen left them (each where the last one's
+   * advance put it: Tj and TJ strings, fonts switched between them, nothing moved) in one stream,
+   * and as many new letters replace them: a swap of them redrawn in their own fonts keeps the
+   * pen's path (cross-font-swap.ts).
+   */
+  flows: boolean;
 }
 
 /** Characters after `find` redrawn with the rest of its word, at most. */
@@ -177,9 +184,9 @@ export function locateTarget(
   const newText = [...replCps, ...beyond];
   const newChars = newText.slice(prefixUsed, newText.length - suffixUsed);
   const glyphs = span.glyphs;
-  const { byGlyph, oneRun } = drawnInPlace(glyphs, newChars, interp);
+  const { byGlyph, oneRun, flows } = drawnInPlace(glyphs, newChars, interp);
   refuseUnseen(glyphs, options.invisible ?? false);
-  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph, oneRun };
+  return { match, findCps, replCps, span, newChars, glyphs, reading, lines, byGlyph, oneRun, flows };
 }
 
 type Match = ReturnType<typeof findMatch>;
@@ -260,7 +267,7 @@ function drawnInPlace(
   glyphs: Glyph[],
   newChars: string[],
   interp: Interpretation,
-): { byGlyph: boolean; oneRun: boolean } {
+): { byGlyph: boolean; oneRun: boolean; flows: boolean } {
   const inOrder = glyphs.every((g, i) => i === 0 || g.index === glyphs[i - 1].index + 1);
   const oneRun =
     inOrder && glyphs.every((g) => g.font === glyphs[0].font && g.state.Tfs === glyphs[0].state.Tfs);
@@ -269,7 +276,8 @@ function drawnInPlace(
   // keeps every pen position whatever is drawn between. Only such a swap is made of them (engine.ts).
   const ascending = glyphs.every((g, i) => i === 0 || g.index > glyphs[i - 1].index);
   const byGlyph = ascending && newChars.length === glyphs.length && drawnOneByOne(glyphs, interp);
-  if (!byGlyph && (!inOrder || !oneRun)) {
+  const flows = inOrder && newChars.length === glyphs.length && penFlows(glyphs, interp);
+  if (!byGlyph && !flows && (!inOrder || !oneRun)) {
     refuse(
       'split_drawing',
       'The letters to change are not drawn one after another in one font and size.',
@@ -290,7 +298,44 @@ function drawnInPlace(
       { worth_reporting: true, rejected: NOT_BUILT },
     );
   }
-  return { byGlyph, oneRun };
+  return { byGlyph, oneRun, flows };
+}
+
+/**
+ * Whether consecutive glyphs were drawn by Tj or TJ strings of one stream with nothing but the pen
+ * between them: each glyph's text matrix is the last one's moved by its advance (no number of a TJ
+ * array, no Td or Tm in between), in one size, scale, spacing and rise.
+ */
+function penFlows(glyphs: Glyph[], interp: Interpretation): boolean {
+  if (glyphs.length < 2) return false;
+  const g0 = glyphs[0];
+  const sameState = (g: Glyph) =>
+    g.unit === g0.unit &&
+    !g.lost &&
+    g.state.Tfs === g0.state.Tfs &&
+    g.state.Th === g0.state.Th &&
+    g.state.Tc === g0.state.Tc &&
+    g.state.Tw === g0.state.Tw &&
+    g.state.Trise === g0.state.Trise;
+  const shows = (g: Glyph) => {
+    const op = interp.units[g.unit].ops[g.opIndex].op;
+    return op === 'Tj' || op === 'TJ';
+  };
+  if (!glyphs.every((g) => sameState(g) && shows(g))) return false;
+  const near = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+  return glyphs.every((g, i) => {
+    if (i === 0) return true;
+    const [a, b, c, d, e, f] = glyphs[i - 1].tm;
+    const w = glyphs[i - 1].advance;
+    return (
+      near(g.tm[0], a) &&
+      near(g.tm[1], b) &&
+      near(g.tm[2], c) &&
+      near(g.tm[3], d) &&
+      near(g.tm[4], e + w * a) &&
+      near(g.tm[5], f + w * b)
+    );
+  });
 }
 
 /** Text of no size or scale is refused, and invisible text unless the caller corrects it (tier 5). */

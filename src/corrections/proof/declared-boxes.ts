@@ -14,6 +14,7 @@ interface NewGlyphs {
   codes: { code: number; length: number }[];
   widthFont: FontInfo;
   inPlace?: boolean;
+  flowAdvances?: number[];
   squeeze?: number;
 }
 
@@ -43,6 +44,12 @@ export function glyphBoxes(t: Located, product: NewGlyphs, fit: Fit, declareRest
   // A line re-spaced by the gaps before the target draws the new text that much to the left.
   let x = (fit.respacing?.targetShift ?? 0) / fit.dirLen;
   codes.forEach((c, i) => {
+    if (product.flowAdvances) {
+      // A flowing swap: each new glyph where the new advances before it put the pen.
+      newOrigins.push(devicePoint(g0, x));
+      x += product.flowAdvances[i];
+      return;
+    }
     if (vertical || product.inPlace) {
       // Each new glyph takes the old one's place in the column (or is drawn by its operator).
       newOrigins.push([glyphs[i].origin[0], glyphs[i].origin[1]]);

@@ -4,7 +4,11 @@
 // each with its own Td. Each new letter is one of the word's own glyphs (its font and code), as
 // wide as the glyph it replaces: it is drawn by the old glyph's operator, with its font set around
 // it where that is another (`/F6 9.96 Tf [(\320)]TJ /F19 9.96 Tf`), and every glyph keeps its
-// place. Anything else of a word in several fonts is refused.
+// place. And a swap of letters the pen draws one after another from several subsets of one face
+// (Prawn and ReportLab split a TrueType face into 256-glyph subsets: “BİÇİM” is drawn `(B) Tj /F1.1
+// 10 Tf (") Tj /F1.0 10 Tf …`): the same glyphs in another order, each in its own font, so the pen
+// ends where it did whatever their widths; a glyph drawn with others by one string is set apart by
+// splitting the string around it. Anything else of a word in several fonts is refused.
 import { encodeString, exactNumber, nameToken } from '../locate/content-stream.ts';
 import { codeWidth } from '../locate/fonts.ts';
 import { codeToBytes, stringOperand, type OperandChange, type StreamEdit } from '../rewrite/rewrite.ts';
@@ -26,6 +30,9 @@ interface Donor {
  * wide (in its font) as the glyph whose place it takes; null otherwise.
  */
 export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph[] } | null {
+  // Drawn as the pen flows (not one glyph per operator): widths may differ, as long as the new
+  // letters are the old glyphs themselves in another order.
+  const flowing = !t.byGlyph && t.flows;
   const { glyphs, newChars } = t;
   const chars = t.match.line.chars.slice(t.span.spanStart, t.span.spanEnd);
   const word: Donor[] = [];
@@ -46,11 +53,13 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
       (d) =>
         d.char === c &&
         sameResources(d.glyph, old) &&
-        Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < SAME_WIDTH_EM,
+        (flowing || Math.abs(codeWidth(d.glyph.font, d.glyph.code) - oldWidth) < SAME_WIDTH_EM),
     );
     if (!donor) return null;
     donors.push(donor.glyph);
   }
+  const drawn = (gs: Glyph[]) => gs.map((g) => `${g.font.objNum}:${g.fontName}:${g.code}`).sort();
+  if (flowing && drawn(donors).join() !== drawn(glyphs).join()) return null;
   const codes: Code[] = donors.map((d) => ({ code: d.code, length: d.length }));
   const fonts = [...new Set(glyphs.map((g) => g.font.baseFont))];
   const product: TierProduct = {
@@ -60,12 +69,15 @@ export function crossFontSwap(t: Located): { product: TierProduct; donors: Glyph
     draw: { use: 'own' },
     keepsOldAdvances: true,
     inPlace: true,
+    ...(flowing && { flowAdvances: donors.map((d) => d.advance) }),
     changed: [],
     measurements: { fonts_of_the_word: fonts },
     warnings: [],
     fontAlternatives: 0,
     explain: (p) =>
-      `Tier 1 (glyph reuse), letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
+      flowing
+        ? `Tier 1 (glyph reuse), letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; the word's own glyphs in another order, each in the font that draws it (${fonts.join(', ')}), set one after another as the pen draws them, so the word ends where it did and nothing else moves.`
+        : `Tier 1 (glyph reuse), letter by letter: “${p.oldText}” becomes “${p.newText}” at ${p.sizePt} pt; each letter is drawn by the operator of the letter it replaces, in the font that draws it elsewhere in the word (${fonts.join(', ')}), as wide as the old one, so nothing else moves.`,
   };
   return { product, donors };
 }
@@ -87,47 +99,93 @@ export function crossFontRefusal(): never {
 /**
  * The edits: each changed glyph's string takes the donor's code; where the donor's font is another
  * one, a Tf with that font (and the glyph's own size) comes before the operator and the old font's
- * Tf after it, so the text state after the operator is what it was.
+ * Tf after it, so the text state after the operator is what it was. An operator that draws other
+ * glyphs too (the flowing swap) is split around the changed one: `(…) Tj /F1.1 10 Tf (") Tj /F1.0
+ * 10 Tf (…) Tj`, a TJ array likewise at the changed string. Null where an operator holds several
+ * changed glyphs of which one changes font.
  */
 export function crossFontEdits(
   t: Located,
   donors: Glyph[],
-): { edits: Map<number, StreamEdit[]>; changes: OperandChange[] } {
+): { edits: Map<number, StreamEdit[]>; changes: OperandChange[] } | null {
   const edits = new Map<number, StreamEdit[]>();
   const changes: OperandChange[] = [];
+  // The changed glyphs by the string that draws them.
+  const byString = new Map<string, { g: Glyph; d: Glyph }[]>();
   t.glyphs.forEach((g, i) => {
     const d = donors[i];
     if (d.font === g.font && d.code === g.code) return;
+    const key = `${g.unit}:${g.opIndex}:${g.element}`;
+    byString.set(key, [...(byString.get(key) ?? []), { g, d }]);
+  });
+  const drawnByOp = (g: Glyph) =>
+    t.interp.glyphs.filter((o) => o.unit === g.unit && o.opIndex === g.opIndex).length;
+  for (const group of byString.values()) {
+    const { g } = group[0];
     const unit = t.interp.units[g.unit];
     const op = unit.ops[g.opIndex];
     const str = stringOperand(op, g.element);
-    const bytes = Uint8Array.from([
-      ...str.bytes.subarray(0, g.offset),
-      ...codeToBytes(d.code, d.length),
-      ...str.bytes.subarray(g.offset + g.length),
-    ]);
     const list = edits.get(g.unit) ?? [];
     edits.set(g.unit, list);
-    changes.push({
-      unit: g.unit,
-      opIndex: g.opIndex,
-      element: g.element,
-      oldAdvance: g.advance,
-      newAdvance: g.advance,
-      adjustment: 0,
-    });
-    if (d.font === g.font) {
+    for (const { g: old } of group)
+      changes.push({
+        unit: old.unit,
+        opIndex: old.opIndex,
+        element: old.element,
+        oldAdvance: old.advance,
+        newAdvance: old.advance,
+        adjustment: 0,
+      });
+    if (group.every(({ g: old, d }) => d.font === old.font)) {
+      // Codes replaced inside the string, from its end so earlier offsets hold.
+      let bytes = Uint8Array.from(str.bytes);
+      for (const { g: old, d } of [...group].sort((a, b) => b.g.offset - a.g.offset))
+        bytes = Uint8Array.from([
+          ...bytes.subarray(0, old.offset),
+          ...codeToBytes(d.code, d.length),
+          ...bytes.subarray(old.offset + old.length),
+        ]);
       list.push({ start: str.start, end: str.end, text: encodeString(bytes, str.hex) });
-      return;
+      continue;
     }
+    if (group.length > 1) return null;
+    const { d } = group[0];
+    const size = exactNumber(g.state.Tfs);
+    const donorFont = `${nameToken(d.fontName)} ${size} Tf`;
+    const ownFont = `${nameToken(g.fontName)} ${size} Tf`;
+    const code = codeToBytes(d.code, d.length);
     const raw = Buffer.from(unit.bytes.subarray(op.start, str.start)).toString('latin1');
     const tail = Buffer.from(unit.bytes.subarray(str.end, op.end)).toString('latin1');
-    const size = exactNumber(g.state.Tfs);
-    list.push({
-      start: op.start,
-      end: op.end,
-      text: ` ${nameToken(d.fontName)} ${size} Tf ${raw}${encodeString(bytes, str.hex)}${tail} ${nameToken(g.fontName)} ${size} Tf `,
-    });
-  });
+    if (drawnByOp(g) === 1) {
+      const bytes = Uint8Array.from([
+        ...str.bytes.subarray(0, g.offset),
+        ...code,
+        ...str.bytes.subarray(g.offset + g.length),
+      ]);
+      list.push({
+        start: op.start,
+        end: op.end,
+        text: ` ${donorFont} ${raw}${encodeString(bytes, str.hex)}${tail} ${ownFont} `,
+      });
+      continue;
+    }
+    const before = str.bytes.subarray(0, g.offset);
+    const after = str.bytes.subarray(g.offset + g.length);
+    const own = (b: Uint8Array) => (b.length ? encodeString(b, str.hex) : '');
+    const middle = ` ${donorFont} ${encodeString(Uint8Array.from(code), str.hex)} Tj ${ownFont} `;
+    if (op.op === 'Tj')
+      list.push({
+        start: op.start,
+        end: op.end,
+        text: `${before.length ? `${own(before)} Tj` : ''}${middle}${after.length ? `${own(after)} Tj` : ''}`,
+      });
+    else if (op.op === 'TJ')
+      list.push({
+        start: op.start,
+        end: op.end,
+        text: `${raw}${own(before)}] TJ ${donorFont} [${encodeString(Uint8Array.from(code), str.hex)}] TJ ${ownFont} [${own(after)}${tail}`,
+      });
+    else return null;
+  }
   return { edits, changes };
 }

@@ -73,6 +73,12 @@ export interface TierProduct {
   /** Each new glyph is drawn by the old one's operator, where it stood (cross-font-swap.ts). */
   inPlace?: boolean;
   /**
+   * With `inPlace`: the new glyphs' own advances (text space) where they follow one another as the
+   * pen draws them, each in its own font (a flowing swap, cross-font-swap.ts): each stands where the
+   * advances before it put it, and the last ends where the old glyphs did.
+   */
+  flowAdvances?: number[];
+  /**
    * Horizontal scale (Tz, as a fraction of the line's) the new run is drawn with: so that its
    * advance is the old glyphs' (a full-width CJK glyph in a proportional font's narrower cell), or
    * so that a Latin Modern optical size has the widths of a cm-super size it lacks (14.4 pt: LM
