@@ -26,8 +26,10 @@ const latin1 = (bytes: Uint8Array, start: number, end: number) =>
  * read (each is followed by `count` lines of 20 bytes). Null when the file ends otherwise.
  */
 function newestTable(pdf: Uint8Array): { at: number; highest: number; trailerAt: number } | null {
+  // The last startxref (a comment or junk may follow the %%EOF: readers skip it).
   const tail = latin1(pdf, Math.max(0, pdf.length - 2048), pdf.length);
-  const m = /startxref\s+(\d+)\s*%%EOF\s*$/.exec(tail);
+  const at0 = tail.lastIndexOf('startxref');
+  const m = at0 < 0 ? null : /^startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(at0));
   if (!m) return null;
   const at = Number(m[1]);
   if (at <= 0 || at >= pdf.length || latin1(pdf, at, at + 4) !== 'xref') return null;
