@@ -14,6 +14,7 @@ import { installAdvice, otherLanguageData, type LanguageData } from '../../ocr/l
 import { revisionKey } from '../../ocr/kept-work.ts';
 import { recogniseWords, sharingRecognitions, type RecognisedWord } from '../../ocr/recognizer.ts';
 import { cropPpm, diffRenders, padBox, scaledPpm, unionBox, type Box } from '../proof/render-diff.ts';
+import { withoutRules } from './ruling-lines.ts';
 import { prepareSecondRenderer, startedSecondRender } from '../proof/second-renderer.ts';
 import { refuse, TIER_NAMES } from '../refusals.ts';
 import { patchWord, type PatchRequest, type RasterWord } from './pixel-patch.ts';
@@ -426,13 +427,14 @@ async function readAlone(
   lang: string,
   second: LanguageData | null,
 ): Promise<AloneReading[]> {
-  const base = aloneBox(box300, image);
-  const crop = cropPpm(image, base);
+  // A table's rules across the crop are no part of the word (ruling-lines.ts).
+  const clean = withoutRules(image, aloneBox(box300, image));
+  const crop = cropPpm(clean.image, clean.box);
   // And 5% smaller, by the other model (the bundled one where it is the only one): a reading an
   // outside reader can share holds when its render resamples the word a little otherwise
   // ("rqeuired" and "suczessive" read so at full size by every model here, and as "rgeuired" and
   // "suCZeSsSive" at 95% by the system's model, as native tesseract read them on poppler's render).
-  const smaller = scaledPpm(image, base, 0.95);
+  const smaller = scaledPpm(clean.image, clean.box, 0.95);
   const named = (model: LanguageData | null) => (model ? `${model.source} ${basename(model.file)}` : lang);
   const asked: [string, Uint8Array, LanguageData | null][] = [
     [`${renderer}, ${lang}`, crop, null],
