@@ -102,7 +102,7 @@ export function crossFontRefusal(): never {
  * Tf after it, so the text state after the operator is what it was. An operator that draws other
  * glyphs too (the flowing swap) is split around the changed one: `(…) Tj /F1.1 10 Tf (") Tj /F1.0
  * 10 Tf (…) Tj`, a TJ array likewise at the changed string. Null where an operator holds several
- * changed glyphs of which one changes font.
+ * changed glyphs of which one changes font (its edits would overlap).
  */
 export function crossFontEdits(
   t: Located,
@@ -120,6 +120,9 @@ export function crossFontEdits(
   });
   const drawnByOp = (g: Glyph) =>
     t.interp.glyphs.filter((o) => o.unit === g.unit && o.opIndex === g.opIndex).length;
+  // An operator rewritten whole (a font set around it, or split) takes no other edit.
+  const stringsOfOp = (g: Glyph) =>
+    [...byString.values()].filter(([x]) => x.g.unit === g.unit && x.g.opIndex === g.opIndex).length;
   for (const group of byString.values()) {
     const { g } = group[0];
     const unit = t.interp.units[g.unit];
@@ -148,7 +151,7 @@ export function crossFontEdits(
       list.push({ start: str.start, end: str.end, text: encodeString(bytes, str.hex) });
       continue;
     }
-    if (group.length > 1) return null;
+    if (group.length > 1 || stringsOfOp(g) > 1) return null;
     const { d } = group[0];
     const size = exactNumber(g.state.Tfs);
     const donorFont = `${nameToken(d.fontName)} ${size} Tf`;
