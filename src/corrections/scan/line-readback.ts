@@ -205,7 +205,7 @@ interface BandInk {
  * The gaps on each side of word `k` of a reading: the paper between the words' ink where the renders
  * are given (`image`), else between recognition's boxes. Boxes move with what the recogniser makes
  * of a line: a box that took in some of its neighbour measured "maekn" 49 px into the next word
- * where 16 px of paper stood between them, as before the patch.
+ * where 9 px of paper stood between them, as before the patch.
  */
 function gapsAround(
   reading: RecognisedWord[],
