@@ -52,8 +52,10 @@ export function classifyPage(
   const width = bounds[2] - bounds[0];
   const height = bounds[3] - bounds[1];
   // Annotations and widgets are part of what the page shows: record them with the contents then.
-  const ownList = list === undefined && (hasAnnotations(page) || namesImages(page));
-  const source: Drawable = list ?? (ownList ? page.toDisplayList(true) : page);
+  const annotated = list === undefined && hasAnnotations(page);
+  const ownList = annotated || (list === undefined && namesImages(page));
+  // Without annotations that draw, the list holds the contents alone, as the page run directly does.
+  const source: Drawable = list ?? (ownList ? page.toDisplayList(annotated) : page);
   try {
     return classifyFromList(page, index, source, bounds, width, height, options.text ?? false);
   } finally {
