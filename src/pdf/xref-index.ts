@@ -20,7 +20,8 @@ export interface ObjectSource {
 const text = (bytes: Uint8Array, start: number, end: number) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 
-function lastStartxref(bytes: Uint8Array): number | null {
+/** The offset the file's last `startxref` gives (whatever follows its %%EOF), or null. */
+export function lastStartxref(bytes: Uint8Array): number | null {
   const tail = text(bytes, Math.max(0, bytes.length - 2048), bytes.length);
   const at = tail.lastIndexOf('startxref');
   if (at < 0) return null;

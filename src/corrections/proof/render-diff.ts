@@ -171,6 +171,25 @@ export function cropPpm(img: RgbImage, box: Box): Uint8Array {
   return out;
 }
 
+/**
+ * The grey levels of a box of a render: for a share of its pixels (0.02: the darkest 2 %), the grey
+ * (the mean of the three channels, rounded) that many pixels are at or under.
+ */
+export function greyLevels(img: RgbImage, box: Box): (share: number) => number {
+  const { x0, y0, w, h } = clampedCrop(img, box);
+  const counts = new Uint32Array(256);
+  for (let y = y0; y < y0 + h; y++)
+    for (let x = x0; x < x0 + w; x++) {
+      const i = y * img.stride + x * 3;
+      counts[Math.round((img.pixels[i] + img.pixels[i + 1] + img.pixels[i + 2]) / 3)]++;
+    }
+  return (share) => {
+    let seen = 0;
+    for (let v = 0; v < 256; v++) if ((seen += counts[v]) >= share * w * h) return v;
+    return 255;
+  };
+}
+
 /** A binary PPM of `w` × `h` pixels, its header written, and where its samples start. */
 function ppmOf(w: number, h: number): { out: Uint8Array; at: number } {
   const head = new TextEncoder().encode(`P6\n${w} ${h}\n255\n`);

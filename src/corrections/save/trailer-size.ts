@@ -7,6 +7,7 @@
 // the correction is then an incremental update on top of it, and the proposal says so.
 import { dictGet, intOf, parseValue, skipSpace, valueText } from '../../pdf/object-syntax.ts';
 import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { lastStartxref } from '../../pdf/xref-index.ts';
 
 export interface TrailerMend {
   /** The input with the mending section appended (its first bytes are the input's, all of them). */
@@ -27,12 +28,8 @@ const latin1 = (bytes: Uint8Array, start: number, end: number) =>
  */
 function newestTable(pdf: Uint8Array): { at: number; highest: number; trailerAt: number } | null {
   // The last startxref (a comment or junk may follow the %%EOF: readers skip it).
-  const tail = latin1(pdf, Math.max(0, pdf.length - 2048), pdf.length);
-  const at0 = tail.lastIndexOf('startxref');
-  const m = at0 < 0 ? null : /^startxref\s+(\d+)\s+%%EOF/.exec(tail.slice(at0));
-  if (!m) return null;
-  const at = Number(m[1]);
-  if (at <= 0 || at >= pdf.length || latin1(pdf, at, at + 4) !== 'xref') return null;
+  const at = lastStartxref(pdf);
+  if (at === null || at <= 0 || at >= pdf.length || latin1(pdf, at, at + 4) !== 'xref') return null;
   let pos = skipSpace(pdf, at + 4);
   let highest = -1;
   for (;;) {

@@ -10,7 +10,7 @@ import type { RgbImage } from '../../pdf/mupdf-adapter.ts';
 import { matchForm } from '../../ocr/page-ocr.ts';
 import { recogniseWords, type RecognisedWord } from '../../ocr/recognizer.ts';
 import type { GuardResult } from '../proof/verify.ts';
-import { cropPpm, type Box } from '../proof/render-diff.ts';
+import { cropPpm, greyLevels, type Box } from '../proof/render-diff.ts';
 
 /** The target's line on the page before the patch, in working (300 dpi) render pixels. */
 export interface LineContext {
@@ -249,22 +249,7 @@ function paperBetween(image: RgbImage, ink: BandInk, a: number[], b: number[]): 
 
 /** Halfway between the band's ink (its darkest 2 %) and its paper (its lightest 10 %), in grey. */
 function inkThreshold(image: RgbImage, band: Box): number {
-  const counts = new Uint32Array(256);
-  let n = 0;
-  for (let y = Math.max(0, Math.floor(band[1])); y < Math.min(image.height, Math.ceil(band[3])); y++)
-    for (let x = Math.max(0, Math.floor(band[0])); x < Math.min(image.width, Math.ceil(band[2])); x++) {
-      const i = y * image.stride + x * 3;
-      counts[Math.round((image.pixels[i] + image.pixels[i + 1] + image.pixels[i + 2]) / 3)]++;
-      n++;
-    }
-  const level = (share: number) => {
-    let seen = 0;
-    for (let v = 0; v < 256; v++) {
-      seen += counts[v];
-      if (seen >= share * n) return v;
-    }
-    return 255;
-  };
+  const level = greyLevels(image, band);
   return (level(0.02) + level(0.9)) / 2;
 }
 

@@ -1218,53 +1218,22 @@ function erasedOldLetters(
 function keepOtherLinesInk(pixels: Uint8Array, r: ScanRaster, box: Box, threshold: number): void {
   const bw = box[2] - box[0];
   const bh = box[3] - box[1];
-  const reach = bh;
-  const win = clampBox([box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach], r);
-  const ww = win[2] - win[0];
-  const wh = win[3] - win[1];
-  const isInk = (x: number, y: number) => greyAt(r, win[0] + x, win[1] + y) < threshold;
-  const seen = new Uint8Array(ww * wh);
+  const win = clampBox([box[0] - bh, box[1] - bh, box[2] + bh, box[3] + bh], r);
+  const { label, width: ww, count } = inkPieces(r, win, threshold);
+  const leaves = new Uint8Array(count);
+  for (let i = 0; i < label.length; i++) {
+    if (label[i] < 0) continue;
+    const gy = win[1] + Math.floor(i / ww);
+    if (gy < box[1] || gy >= box[3]) leaves[label[i]] = 1;
+  }
   const foreign = new Uint8Array(bw * bh);
   let any = false;
-  const stack: number[] = [];
-  // Only pieces with ink inside the box matter: start from the box's own ink pixels.
-  for (let by = 0; by < bh; by++)
-    for (let bx = 0; bx < bw; bx++) {
-      const x0 = box[0] + bx - win[0];
-      const y0 = box[1] + by - win[1];
-      const start = y0 * ww + x0;
-      if (seen[start] || !isInk(x0, y0)) continue;
-      const piece: number[] = [];
-      let leaves = false;
-      seen[start] = 1;
-      stack.push(start);
-      while (stack.length) {
-        const at = stack.pop()!;
-        piece.push(at);
-        const x = at % ww;
-        const y = (at - x) / ww;
-        const gy = win[1] + y;
-        if (gy < box[1] || gy >= box[3]) leaves = true;
-        for (let dy = -1; dy <= 1; dy++)
-          for (let dx = -1; dx <= 1; dx++) {
-            const nx = x + dx;
-            const ny = y + dy;
-            if (nx < 0 || ny < 0 || nx >= ww || ny >= wh) continue;
-            const k = ny * ww + nx;
-            if (!seen[k] && isInk(nx, ny)) {
-              seen[k] = 1;
-              stack.push(k);
-            }
-          }
-      }
-      if (!leaves) continue;
-      for (const at of piece) {
-        const x = win[0] + (at % ww) - box[0];
-        const y = win[1] + Math.floor(at / ww) - box[1];
-        if (x >= 0 && y >= 0 && x < bw && y < bh) {
-          foreign[y * bw + x] = 1;
-          any = true;
-        }
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) {
+      const l = label[(box[1] + y - win[1]) * ww + box[0] + x - win[0]];
+      if (l >= 0 && leaves[l]) {
+        foreign[y * bw + x] = 1;
+        any = true;
       }
     }
   if (!any) return;
@@ -1355,6 +1324,45 @@ function layNewLetters(
 }
 
 /**
+ * The pieces of ink (8-connected pixels darker than `threshold`) of the raster within `win`: each
+ * pixel's piece (-1: paper), in the window's own coordinates, and how many pieces there are.
+ */
+function inkPieces(
+  r: ScanRaster,
+  win: Box,
+  threshold: number,
+): { label: Int32Array; width: number; height: number; count: number } {
+  const ww = win[2] - win[0];
+  const wh = win[3] - win[1];
+  const label = new Int32Array(ww * wh).fill(-1);
+  const isInk = (x: number, y: number) => greyAt(r, win[0] + x, win[1] + y) < threshold;
+  let count = 0;
+  for (let y0 = 0; y0 < wh; y0++)
+    for (let x0 = 0; x0 < ww; x0++) {
+      if (label[y0 * ww + x0] >= 0 || !isInk(x0, y0)) continue;
+      const id = count++;
+      const stack = [y0 * ww + x0];
+      label[y0 * ww + x0] = id;
+      while (stack.length) {
+        const i = stack.pop()!;
+        const x = i % ww;
+        const y = (i - x) / ww;
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            const ny = y + dy;
+            if (nx < 0 || ny < 0 || nx >= ww || ny >= wh) continue;
+            const j = ny * ww + nx;
+            if (label[j] >= 0 || !isInk(nx, ny)) continue;
+            label[j] = id;
+            stack.push(j);
+          }
+      }
+    }
+  return { label, width: ww, height: wh, count };
+}
+
+/**
  * A piece of ink belongs to a cell's letter with this share of its pixels inside the cell, or when
  * its part inside is this share of all the cell's ink (the middle one of three touching letters).
  */
@@ -1372,39 +1380,15 @@ function ownInk(r: ScanRaster, cell: LetterCell, threshold: number): Uint8Array 
   const cw = cell.x1 - cell.x0;
   const ch = cell.y1 - cell.y0;
   const win = clampBox([cell.x0 - cw, cell.y0 - 2, cell.x1 + cw, cell.y1 + 2], r);
-  const ww = win[2] - win[0];
-  const wh = win[3] - win[1];
-  const label = new Int32Array(ww * wh).fill(-1);
-  const pieces: { inside: number; total: number }[] = [];
-  for (let y0 = 0; y0 < wh; y0++)
-    for (let x0 = 0; x0 < ww; x0++) {
-      if (label[y0 * ww + x0] >= 0 || greyAt(r, win[0] + x0, win[1] + y0) >= threshold) continue;
-      const id = pieces.length;
-      let inside = 0;
-      let total = 0;
-      const stack = [y0 * ww + x0];
-      label[y0 * ww + x0] = id;
-      while (stack.length) {
-        const i = stack.pop()!;
-        const x = i % ww;
-        const y = (i - x) / ww;
-        total++;
-        const rx = win[0] + x;
-        const ry = win[1] + y;
-        if (rx >= cell.x0 && rx < cell.x1 && ry >= cell.y0 && ry < cell.y1) inside++;
-        for (let dy = -1; dy <= 1; dy++)
-          for (let dx = -1; dx <= 1; dx++) {
-            const nx = x + dx;
-            const ny = y + dy;
-            if (nx < 0 || ny < 0 || nx >= ww || ny >= wh) continue;
-            const j = ny * ww + nx;
-            if (label[j] >= 0 || greyAt(r, win[0] + nx, win[1] + ny) >= threshold) continue;
-            label[j] = id;
-            stack.push(j);
-          }
-      }
-      pieces.push({ inside, total });
-    }
+  const { label, width: ww, height: wh, count } = inkPieces(r, win, threshold);
+  const pieces = Array.from({ length: count }, () => ({ inside: 0, total: 0 }));
+  for (let i = 0; i < label.length; i++) {
+    if (label[i] < 0) continue;
+    const rx = win[0] + (i % ww);
+    const ry = win[1] + Math.floor(i / ww);
+    pieces[label[i]].total++;
+    if (rx >= cell.x0 && rx < cell.x1 && ry >= cell.y0 && ry < cell.y1) pieces[label[i]].inside++;
+  }
   const cellInk = pieces.reduce((t, p) => t + p.inside, 0);
   const keep = pieces.map((p) => p.inside >= OWN_INK_SHARE * p.total || p.inside >= OWN_CELL_SHARE * cellInk);
   const mine = new Uint8Array(cw * ch);

@@ -4,7 +4,7 @@
 // spreadsheet's table read "" six ways. A row (or column) of ink running across nearly the whole
 // crop is no letter's: it is painted with the crop's paper, as a reader looking at the word ignores it.
 import type { RgbImage } from '../../pdf/mupdf-adapter.ts';
-import type { Box } from '../proof/render-diff.ts';
+import { greyLevels, type Box } from '../proof/render-diff.ts';
 
 /** A rule runs across at least this share of the crop (a word's letters never do: the crop has margins). */
 const RULE_SHARE = 0.85;
@@ -27,16 +27,9 @@ export function withoutRules(image: RgbImage, box: Box): { image: RgbImage; box:
     pixels.set(image.pixels.subarray(src, src + w * 3), y * w * 3);
   }
   const grey = new Uint8Array(w * h);
-  const counts = new Uint32Array(256);
-  for (let i = 0; i < w * h; i++) {
+  for (let i = 0; i < w * h; i++)
     grey[i] = Math.round((pixels[i * 3] + pixels[i * 3 + 1] + pixels[i * 3 + 2]) / 3);
-    counts[grey[i]]++;
-  }
-  const level = (share: number) => {
-    let seen = 0;
-    for (let v = 0; v < 256; v++) if ((seen += counts[v]) >= share * w * h) return v;
-    return 255;
-  };
+  const level = greyLevels(image, [x0, y0, x0 + w, y0 + h]);
   const paper = level(0.7);
   const ink = level(0.02);
   if (paper - ink < 40) return { image: { width: w, height: h, stride: w * 3, pixels }, box: [0, 0, w, h] };
