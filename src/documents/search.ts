@@ -4,8 +4,9 @@
 // over the page's text as the correction engine reads it (src/corrections/page-text.ts), so every hit
 // is a target a correction can take: its page, its text as on the page and the engine's match_index.
 // The pages' text is kept per revision in folded form (text-index.ts): pages whose text cannot hold
-// the query are not read again, and a page is read character by character only when it may match.
-import { readPageText as readTextLines, type TextLine } from '../corrections/locate/page-text.ts';
+// the query are not read again, and on a page that may match only the lines holding the query are
+// read character by character.
+import { readLinesWhere, type TextLine } from '../corrections/locate/page-text.ts';
 import { DocfixError } from '../errors.ts';
 import { loadPage, type mupdf, openPdf } from '../pdf/mupdf-adapter.ts';
 import type { SearchHit, SearchOut } from '../schemas.ts';
@@ -71,6 +72,7 @@ function checkQuery(q: string): void {
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+const lower = (c: string) => c.toLowerCase();
 
 /** A hit as the API answers it, from a match in the engine's lines of page `pageIndex`. */
 function hitOf(pageIndex: number, line: TextLine, m: LineMatch): SearchHit {
@@ -105,23 +107,38 @@ class Collector {
   readonly cap: number;
   readonly rule: MatchRule;
   readonly count: boolean;
+  private readonly lowerQuery: string;
 
   constructor(q: string, options: SearchOptions) {
     this.q = q;
+    this.lowerQuery = Array.from(q, lower).join('');
     this.cap = options.cap ?? SEARCH_MATCH_CAP;
     this.rule = options.rule ?? EXACT_RULE;
     this.count = options.count ?? false;
   }
+
+  /**
+   * The line could hold a match: its characters, each lower-cased on its own under ignoreCase as
+   * lineMatches compares them, contain the query's.
+   */
+  readonly holdsQuery = (chars: readonly string[]): boolean =>
+    this.rule.ignoreCase
+      ? chars.map(lower).join('').includes(this.lowerQuery)
+      : chars.join('').includes(this.q);
 
   /** Nothing more to find: the query is empty, or the listing is full and nobody asked to count. */
   get done(): boolean {
     return this.q === '' || (this.truncated && !this.count);
   }
 
-  /** Reads the page as the engine does and takes its matches. */
-  addPage(pageIndex: number, page: mupdf.Page): void {
+  /**
+   * Reads the page as the engine does and takes its matches. Characters are read only for the lines
+   * whose text holds the query in the rule's case (whole word or not): a line with a match holds it
+   * so, and so does every line with an exact occurrence of a match's text, which match_index counts.
+   */
+  addPage(pageIndex: number, page: mupdf.Page, st?: mupdf.StructuredText): void {
     pagesRead.matched++;
-    const lines = readTextLines(page);
+    const lines = readLinesWhere(page, this.holdsQuery, st);
     const found = lineMatches(
       lines.map((l) => l.chars.map((ch) => ch.c)),
       this.q,
@@ -189,17 +206,14 @@ export function searchWithIndex(
     // Not indexed yet: one structured-text pass gives the index entry; the page is read for matches
     // only when it may hold one.
     const page = loadPage(openDoc(), i);
+    let st: mupdf.StructuredText | null = null;
     try {
-      const st = pageStext(page);
+      st = pageStext(page);
       pagesRead.indexed++;
-      try {
-        const plain = st.asText();
-        index.pages[i] = searchableText(plain);
-        index.blank[i] = plain.trim() === '';
-        added = true;
-      } finally {
-        st.destroy();
-      }
+      const plain = st.asText();
+      index.pages[i] = searchableText(plain);
+      index.blank[i] = plain.trim() === '';
+      added = true;
       if (options.kinds === undefined && index.blank[i]) {
         // Unclassified page without any text: a scan (or blank) the text layer cannot read.
         needRecognition.push(i);
@@ -207,8 +221,11 @@ export function searchWithIndex(
       }
       searched.push(i);
       if (found.done || !mayMatch(index.pages[i]!, q)) continue;
-      found.addPage(i, page);
+      // The index's pass is the one the matches are read from (pageStext and the engine's lines
+      // share their options; an annotated page is read again by the engine's rule).
+      found.addPage(i, page, st);
     } finally {
+      st?.destroy();
       page.destroy();
     }
   }

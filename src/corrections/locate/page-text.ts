@@ -53,6 +53,93 @@ export function readPageText(page: mupdf.Page, accurate = false, annotations = t
 }
 
 /**
+ * The page's lines as readPageText reads them (same order, same indexes, same characters), with
+ * characters read only for the lines whose text `keep` accepts: the others come with their geometry
+ * and no characters. A search reads a page this way; marshalling every character (its quad, origin,
+ * font and colour) costs more than the structured-text pass itself on a long manual, and a query is
+ * on a few lines. Each line's text comes from MuPDF's plain-text dump of the same structured text,
+ * matched to the lines by the dump's layout (a line per text line, an empty one after each block);
+ * a page where that layout does not hold, or where lines may be joined (vertical writing, a line's
+ * direction turning, annotations), is read whole. `st` is used and not destroyed when given; it must
+ * have been made with readPageText's options.
+ */
+export function readLinesWhere(
+  page: mupdf.Page,
+  keep: (chars: readonly string[]) => boolean,
+  st?: mupdf.StructuredText,
+): TextLine[] {
+  // A given structured text of an annotated page holds the annotations' text in drawing order, not
+  // after the page's as readPageText reads it.
+  if (hasDrawingAnnotations(page)) return readPageText(page);
+  const own = st === undefined;
+  const text = st ?? page.toStructuredText('preserve-whitespace');
+  try {
+    const shape = walkLines(text, () => false);
+    const texts = lineTexts(text.asText(), shape);
+    const whole = () => slantedLast(joinColumns(walkLines(text, () => true).lines));
+    if (texts === null || mayJoin(shape)) return whole();
+    const wanted = new Set<number>();
+    texts.forEach((chars, i) => {
+      if (keep(chars)) wanted.add(i);
+    });
+    const { lines } = walkLines(text, (i) => wanted.has(i));
+    // The dump and the walk must agree on every line read: a rune the dump writes otherwise than
+    // the walk hands it over would shift the lines, and the page is then read whole.
+    for (const i of wanted) {
+      if (lines[i]!.text !== texts[i]!.join('')) return whole();
+    }
+    return slantedLast(lines);
+  } finally {
+    if (own) text.destroy();
+  }
+}
+
+/** Annotations or widgets on the page (their text is read after the page's, and may join it). */
+function hasDrawingAnnotations(page: mupdf.Page): boolean {
+  if (!('getAnnotations' in page)) return false;
+  const pdfPage = page as mupdf.PDFPage;
+  return pdfPage.getAnnotations().length > 0 || pdfPage.getWidgets().length > 0;
+}
+
+/**
+ * Each line's characters from the plain-text dump as the walk hands them over (a rune beyond the BMP
+ * cut to 16 bits, as MuPDF.js's onChar does), or null when the dump's layout does not match the
+ * walked lines (MuPDF writes each text block as its lines, each ended by a line break, then one more
+ * line break).
+ */
+function lineTexts(plain: string, shape: WalkedShape): string[][] | null {
+  const rows = plain.split('\n');
+  const out: string[][] = [];
+  let r = 0;
+  for (const count of shape.blockLines) {
+    for (let k = 0; k < count; k++) {
+      const row = rows[r++];
+      if (row === undefined || row === '') return null;
+      const chars: string[] = [];
+      for (const c of row) {
+        const cp = c.codePointAt(0)!;
+        chars.push(cp > 0xffff ? String.fromCharCode(cp & 0xffff) : c);
+      }
+      out.push(chars);
+    }
+    if (rows[r++] !== '') return null;
+  }
+  return r === rows.length - 1 && rows[r] === '' ? out : null;
+}
+
+/**
+ * Lines joinColumns could join: vertical writing, or a horizontal line turned from the one before
+ * (a word set along a curve). Joining needs the characters, so such pages are read whole.
+ */
+function mayJoin(shape: WalkedShape): boolean {
+  return shape.lines.some((line, i) => {
+    if (line.wmode === 1) return true;
+    const prev = shape.lines[i - 1];
+    return prev !== undefined && prev.dir[0] * line.dir[0] + prev.dir[1] * line.dir[1] < 0.99995;
+  });
+}
+
+/**
  * Poppler's threshold for diagonal text: a line whose direction is more than atan(0.1), about 5.7°,
  * off both axes.
  */
@@ -83,38 +170,61 @@ function slantedLast(lines: TextLine[]): TextLine[] {
 
 /** Appends the lines of a structured text to `lines` and destroys it. */
 function walkText(st: mupdf.StructuredText, lines: TextLine[]): void {
-  let current: TextLine | null = null;
   try {
-    st.walk({
-      beginLine(bbox: mupdf.Rect, wmode: number, dir: mupdf.Point) {
-        current = {
-          index: lines.length,
-          bbox: [bbox[0], bbox[1], bbox[2], bbox[3]],
-          wmode,
-          dir: [dir[0], dir[1]],
-          chars: [],
-          text: '',
-        };
-        lines.push(current);
-      },
-      onChar(c: string, origin: mupdf.Point, font: mupdf.Font, size: number, quad: mupdf.Quad) {
-        if (!current) return;
-        current.chars.push({
-          c,
-          origin: [origin[0], origin[1]],
-          quad: [...quad],
-          size,
-          font: font.getName(),
-        });
-      },
-      endLine() {
-        if (current) current.text = current.chars.map((ch) => ch.c).join('');
-        current = null;
-      },
-    });
+    for (const line of walkLines(st, () => true).lines) lines.push({ ...line, index: lines.length });
   } finally {
     st.destroy();
   }
+}
+
+/** The text blocks' line counts of a walk, and its lines (without characters when none were read). */
+interface WalkedShape {
+  blockLines: number[];
+  lines: TextLine[];
+}
+
+/**
+ * The lines of a structured text in MuPDF's order, each with its characters when `withChars` says
+ * so for its index. MuPDF.js asks the walker for onChar line by line (after beginLine), so a line
+ * whose characters are not wanted costs its three geometry calls and nothing per character.
+ */
+function walkLines(st: mupdf.StructuredText, withChars: (index: number) => boolean): WalkedShape {
+  const lines: TextLine[] = [];
+  const blockLines: number[] = [];
+  let current: TextLine | null = null;
+  const onChar = (c: string, origin: mupdf.Point, font: mupdf.Font, size: number, quad: mupdf.Quad) => {
+    current?.chars.push({
+      c,
+      origin: [origin[0], origin[1]],
+      quad: [...quad],
+      size,
+      font: font.getName(),
+    });
+  };
+  const walker: Parameters<mupdf.StructuredText['walk']>[0] = {
+    beginTextBlock() {
+      blockLines.push(0);
+    },
+    beginLine(bbox: mupdf.Rect, wmode: number, dir: mupdf.Point) {
+      current = {
+        index: lines.length,
+        bbox: [bbox[0], bbox[1], bbox[2], bbox[3]],
+        wmode,
+        dir: [dir[0], dir[1]],
+        chars: [],
+        text: '',
+      };
+      walker.onChar = withChars(lines.length) ? onChar : undefined;
+      lines.push(current);
+      blockLines[blockLines.length - 1]!++;
+    },
+    endLine() {
+      if (current) current.text = current.chars.map((ch) => ch.c).join('');
+      current = null;
+    },
+  };
+  st.walk(walker);
+  return { blockLines, lines };
 }
 
 /**
