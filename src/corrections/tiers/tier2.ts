@@ -23,7 +23,7 @@ import {
   type FontInfo,
 } from '../locate/fonts.ts';
 import { fractionsByChar } from '../rewrite/rewrite.ts';
-import { unicodeToGlyphName } from '../locate/encodings.ts';
+import { baseEncodingUnicode, unicodeToGlyphName } from '../locate/encodings.ts';
 import { streamBytes } from '../locate/pdf-bytes.ts';
 import type { Interpretation } from '../locate/text-interpreter.ts';
 import { copyDict, type ChangedObject } from '../rewrite/write.ts';
@@ -334,6 +334,14 @@ function embeddedGlyphs(
   };
 }
 
+/** Letters WinAnsiEncoding has a code for. */
+const WIN_ANSI = new Set(
+  Array.from({ length: 256 }, (_, code) => baseEncodingUnicode('WinAnsiEncoding', code)).filter(
+    (u): u is string => u !== undefined,
+  ),
+);
+const inWinAnsi = (ch: string) => WIN_ANSI.has(ch);
+
 /** Free codes: not drawn with this font anywhere on the page, not a space, in the Widths range first. */
 function freeCodes(font: FontInfo, interp: Interpretation, count: number): number[] | ExtensionRefusal {
   const used = new Set(interp.glyphs.filter((g) => g.font === font).map((g) => g.code));
@@ -380,7 +388,12 @@ function extendedDifferences(
 
 /**
  * The copy's /Widths over the (possibly widened) range with the new codes' widths; codes outside
- * the old range keep the missing width. Answers the widths and the range for measuring.
+ * the old range keep the missing width. Answers the widths and the range for measuring. A standard
+ * font written without /Widths keeps none when every new letter is one of WinAnsi's (whose metrics
+ * every viewer's standard font has): viewers then take every width from their standard font by
+ * glyph name, and a code the encoding leaves undefined keeps the advance each viewer gives it
+ * (MuPDF the .notdef's, poppler none), where any written width would move the text after it in one
+ * of them. Beyond WinAnsi (ő) PDFium has no metrics of its own, and the widths are written.
  */
 function extendedWidths(
   doc: mupdf.PDFDocument,
@@ -389,11 +402,14 @@ function extendedWidths(
   widths: Map<string, number>,
   dict: mupdf.PDFObject,
 ): { widths: Map<number, number>; first: number; last: number } {
+  const newWidths = new Map(font.widths);
+  for (const [ch, code] of codes) newWidths.set(code, widths.get(ch)!);
+  if (font.standard14 && !font.dict.get('Widths').isArray() && [...codes.keys()].every(inWinAnsi)) {
+    return { widths: newWidths, first: font.firstChar, last: font.lastChar };
+  }
   const allCodes = [...codes.values()];
   const first = font.widths.size ? Math.min(font.firstChar, ...allCodes) : Math.min(...allCodes);
   const last = font.widths.size ? Math.max(font.lastChar, ...allCodes) : Math.max(...allCodes);
-  const newWidths = new Map(font.widths);
-  for (const [ch, code] of codes) newWidths.set(code, widths.get(ch)!);
   const arr = doc.newArray();
   for (let c = first; c <= last; c += 1)
     arr.push(Math.round((newWidths.get(c) ?? font.defaultWidth) * 1000) / 1000);
