@@ -139,14 +139,39 @@ function extentAlong(l: TextLine, b: Baseline): { start: number; end: number } |
   return { start, end };
 }
 
-/** The page's other lines parallel to the target's, measured along its baseline (extentAlong). */
-function parallelLines(t: Located, b: Baseline): { start: number; end: number }[] {
-  const out: { start: number; end: number }[] = [];
+/**
+ * The page's other lines parallel to the target's, measured along its baseline (extentAlong), with
+ * how far across it their first character stands (below it positive on an upright line).
+ */
+function parallelLines(t: Located, b: Baseline): { start: number; end: number; across: number }[] {
+  const out: { start: number; end: number; across: number }[] = [];
   for (const l of t.lines) {
     const e = l === t.match.line ? null : extentAlong(l, b);
-    if (e) out.push(e);
+    if (e) out.push({ ...e, across: b.across(l.chars[0]!.origin) });
   }
   return out;
+}
+
+/** How far (in ems) the lines just above and below a line are looked for. */
+const NEIGHBOUR_LINE_EM = 3;
+
+/**
+ * The line is set flush with the lines around it: the nearest line above it or below it (parallel,
+ * overlapping it along the baseline, within NEIGHBOUR_LINE_EM) ends where it does, within half a
+ * point: a justified paragraph's line, or right-aligned text. A paragraph's last line, shorter than
+ * the one above, is not, whatever lines elsewhere on the page happen to end where it does.
+ */
+function setFlush(t: Located, b: Baseline, me: { start: number; end: number }): boolean {
+  let above: { end: number; across: number } | null = null;
+  let below: { end: number; across: number } | null = null;
+  for (const l of parallelLines(t, b)) {
+    if (l.end <= me.start || l.start >= me.end) continue;
+    const off = l.across;
+    if (Math.abs(off) < 0.5 * b.emPts || Math.abs(off) > NEIGHBOUR_LINE_EM * b.emPts) continue;
+    if (off < 0 && (!above || off > above.across)) above = l;
+    if (off > 0 && (!below || off < below.across)) below = l;
+  }
+  return [above, below].some((l) => l !== null && Math.abs(l.end - me.end) < 0.5);
 }
 
 /**
@@ -180,7 +205,7 @@ function columnRightEdge(t: Located, b: Baseline): number | null {
 function roomAfter(t: Located, b: Baseline, columnRight: number | null) {
   const { emPts } = b;
   const me = extentAlong(t.match.line, b);
-  const flush = me !== null && parallelLines(t, b).filter((l) => Math.abs(l.end - me.end) < 0.5).length >= 2;
+  const flush = me !== null && setFlush(t, b, me);
   return (g: Glyph) => {
     const end = b.along(devicePoint(g, g.advance));
     const following = ahead(t, b, end + b.eps, new Set()).first;
@@ -544,8 +569,11 @@ export function respacedPhrase(r: Respacing): string {
       return `${rest}and the ${r.gaps.length} word(s) after it on the line as much (the line is not set flush: it ends ${round(-r.endShift)} pt earlier)`;
     return `${rest}${r.gaps.length ? `and the ${r.gaps.length} word gap(s) after it on the line each widen by ${round(-Math.min(0, ...r.gaps.map((g) => g.before - g.after)))} pt` : 'and a number after it puts the pen back'}`;
   }
+  const given = respacingExtent(r).given;
   const after = r.gaps.length
-    ? `the ${r.gaps.length} word gap(s) after it on the line each give up to ${round(respacingExtent(r).given)} pt`
+    ? given > 0
+      ? `the ${r.gaps.length} word gap(s) after it on the line each give up to ${round(given)} pt`
+      : `the ${r.gaps.length} word(s) after it on the line move as much, their gaps kept`
     : 'no word gap follows on the line';
   const gaps = r.gapsBefore.length
     ? `${after}, and the ${r.gapsBefore.length} before it up to ${round(Math.max(...r.gapsBefore.map((g) => g.before - g.after)))} pt each (it moves ${round(-r.targetShift)} pt left, with the words between the line's first and it)`

@@ -239,12 +239,16 @@ function gapShares(
   // after moving left; a justified one keeps its right edge, and the word gaps after the word widen
   // alike (one gap widened by the whole difference reads as a column break). With no gap after it,
   // a number after the word puts the pen back.
+  // Wider: free space after the line's last word is taken first, whole, where it is enough: every
+  // word after moves right alike and the line's spacing stays as set; else every gap gives alike.
   const allGiven =
     overflow < 0
       ? words.length && end <= 0
         ? [...words.map(() => overflow / words.length), 0]
         : [...words.map(() => 0), overflow]
-      : waterFill(rooms, overflow);
+      : end >= overflow
+        ? [...rooms.slice(0, -1).map(() => 0), overflow]
+        : waterFill(rooms, overflow);
   if (!allGiven) return null;
   return { givenBefore: allGiven.slice(0, beforeRoom.length), given: allGiven.slice(beforeRoom.length) };
 }
