@@ -14,6 +14,7 @@ import { SEARCH_MATCH_CAP, SEARCH_QUERY_MAX } from './limits.ts';
 import { openPdfFile } from './pdf-file.ts';
 import {
   EXACT_RULE,
+  hasAnnotations,
   lineMatches,
   mayMatch,
   pageStext,
@@ -221,9 +222,9 @@ export function searchWithIndex(
       }
       searched.push(i);
       if (found.done || !mayMatch(index.pages[i]!, q)) continue;
-      // The index's pass is the one the matches are read from (pageStext and the engine's lines
-      // share their options; an annotated page is read again by the engine's rule).
-      found.addPage(i, page, st);
+      // The index's pass is the one the matches are read from where it is the page's own: pageStext
+      // records an annotated page with its annotations, which the engine's lines read after it.
+      found.addPage(i, page, hasAnnotations(page) ? undefined : st);
     } finally {
       st?.destroy();
       page.destroy();
