@@ -1713,9 +1713,9 @@ export const MAX_ALIGNED_DRAWN_MISMATCH = 0.3;
  * `spacing`, their letters laid at the cells' top-left corners (within MAX_FACE_MISMATCH): the face
  * whose boxes start and end where the word's letters do spaces moved letters; `shape`, their letters
  * moved over the cells to where they cover each other best (within MAX_FACE_MISMATCH): the face that
- * draws a letter the page never shows. At 200 dpi the corner measure misses the exact face of the
- * page by half its ink, a pixel of blur or threshold moving every box edge, and ranks the faces
- * almost at random; the aligned measure finds it nearest. The spacing measure stays as it was
+ * draws a letter the page never shows where no face near by the corner measure may (letterSources).
+ * On a 200 dpi P052 scan the corner measure missed the page's own face by 0.63, a pixel of blur or
+ * threshold moving every box edge; aligned, it came nearest. The spacing measure stays as it was
  * calibrated: spaced by the aligned one, moved letters opened gaps inside words that native
  * tesseract read as two ("porvi ded", "coud e").
  */
