@@ -272,8 +272,7 @@ function wordInk(req: PatchRequest): WordInk | Refused {
 }
 
 /** A face's letters matched to the page, and how near its shapes came to the word's own. */
-/** A matched drawing, with its face's mismatch by the measure that chose it (chooseFaces). */
-type Drawing = MatchedDrawing & { mismatch: number; measure: 'corner' | 'aligned' };
+type Drawing = MatchedDrawing & { mismatch: number };
 
 /** Where each new letter comes from: the word itself, clearly read words of its size, or a face. */
 interface LetterSources {
@@ -328,27 +327,38 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
   }
   // The face whose letters look most like the word's own: it spaces moved letters. Letters the page
   // never shows are drawn by the near face whose letters, adjusted to the page's measured style, look
-  // most like the page's (and refused when none comes within the tolerance): the faces near by the
-  // spacing measure first (laid at the letters' corners), as calibrated; where none of them may
-  // draw, the faces near by shape (moved to where they cover the letters best: on a coarse scan the
-  // corner measure misses the exact face), under a tighter bar.
-  const near = req.letterFaces?.length
-    ? chooseFaces(r, own, oldChars, lv, req.letterFaces)
-    : { spacing: [], shape: [] };
-  const fit = near.spacing[0] ?? null;
+  // most like the page's (and refused when none comes within the tolerance).
+  const faces = req.letterFaces?.length ? chooseFaces(r, own, oldChars, lv, req.letterFaces) : [];
+  const fit = faces[0] ?? null;
   let drawing: Drawing | null = null;
   let page: PageLetters | null = null;
-  if (missing().length && (near.spacing.length || near.shape.length)) {
+  if (missing().length && fit) {
+    if (fit.mismatch > MAX_DRAWN_MISMATCH) return faceTooFar(fit, missing());
     page = pageLetters(req, word, own, widthOf);
-    const ask = { page, missing: missing(), newChars, sources, bilevel: r.bilevel, tolerance: req.tolerance };
-    const byCorner = drawingFrom(near.spacing, 'corner', ask);
-    const chosen =
-      byCorner === null || 'refused' in byCorner
-        ? (drawingFrom(near.shape, 'aligned', ask) ?? byCorner)
-        : byCorner;
-    // Neither may draw: the corner measure's refusal, as before the shape measure was asked.
-    if (chosen && 'refused' in chosen) return byCorner && 'refused' in byCorner ? byCorner : chosen;
-    drawing = chosen;
+    const tolerance = { ...STYLE_TOLERANCE, ...req.tolerance };
+    // Faces of the other kind (serif, sans) go before the nearest is taken: at body sizes a sans
+    // letter can cover a serif word's letters nearly as well (its feet are a few pixels), and its
+    // drawn letter is then the one seen to be foreign.
+    const pageKind = faceKind(page.footRatio);
+    let ofKind = faces.filter((f) => f.mismatch <= MAX_DRAWN_MISMATCH);
+    if (pageKind) {
+      const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page!.heightChars)]));
+      ofKind = ofKind.filter((f) => faceKind(feet.get(f)!) !== otherKind(pageKind));
+      if (!ofKind.length) return kindMismatch(page, missing(), feet);
+    }
+    const matched = ofKind
+      .filter((f) => f.mismatch <= ofKind[0].mismatch + 0.1)
+      .map((f) => {
+        const m = matchDrawing(f.face, page!, missing(), f.emPx, r.bilevel, tolerance, blurred);
+        return m && { ...m, mismatch: f.mismatch };
+      })
+      .filter((m): m is Drawing => m !== null && newChars.every((c) => sources.has(c) || !!m.draw(c)))
+      // Within the tolerance, the look of the word: how far the face's shapes are from the word's own
+      // plus how far its measured style still is from the page's (both shares; the shapes count for
+      // more: faces adjusted to the page differ by a few hundredths in style, by tenths in shape).
+      .sort((a, b) => a.differs.length - b.differs.length || a.mismatch + a.error - (b.mismatch + b.error));
+    if (matched.length && matched[0].differs.length) return styleMismatch(matched[0], page, missing());
+    drawing = matched[0] ?? null;
   }
   for (const c of drawing ? missing() : []) {
     const d = drawing!.draw(c);
@@ -364,56 +374,6 @@ function letterSources(req: PatchRequest, word: WordInk): LetterSources | Refuse
       evidence: { missing: missing() },
     };
   return { own, sources, fit, drawing, page };
-}
-
-/** What drawingFrom draws for: the page's letters, the letters to draw, the word's letters. */
-interface DrawingAsk {
-  page: PageLetters;
-  missing: string[];
-  newChars: string[];
-  sources: Map<string, Source>;
-  bilevel: boolean;
-  tolerance: Partial<StyleTolerance> | undefined;
-}
-
-/**
- * The drawing of the missing letters by the nearest of `faces` (one measure's list, nearest first)
- * within `maxMismatch`, of the page's kind, matched to its style; a refusal naming why none may
- * draw; null when no face can draw every letter.
- */
-function drawingFrom(
-  faces: FaceChoice[],
-  measure: Drawing['measure'],
-  ask: DrawingAsk,
-): Drawing | Refused | null {
-  const { page, missing } = ask;
-  const maxMismatch = measure === 'corner' ? MAX_DRAWN_MISMATCH : MAX_ALIGNED_DRAWN_MISMATCH;
-  if (!faces.length) return null;
-  if (faces[0]!.mismatch > maxMismatch) return faceTooFar(faces[0]!, missing, maxMismatch);
-  const tolerance = { ...STYLE_TOLERANCE, ...ask.tolerance };
-  // Faces of the other kind (serif, sans) go before the nearest is taken: at body sizes a sans
-  // letter can cover a serif word's letters nearly as well (its feet are a few pixels), and its
-  // drawn letter is then the one seen to be foreign.
-  const pageKind = faceKind(page.footRatio);
-  let ofKind = faces.filter((f) => f.mismatch <= maxMismatch);
-  if (pageKind) {
-    const feet = new Map(faces.map((f) => [f, faceFootRatio(f.face, page.heightChars)]));
-    ofKind = ofKind.filter((f) => faceKind(feet.get(f)!) !== otherKind(pageKind));
-    if (!ofKind.length) return kindMismatch(page, missing, feet);
-  }
-  const matched = ofKind
-    .filter((f) => f.mismatch <= ofKind[0]!.mismatch + 0.1)
-    .map((f) => {
-      const m = matchDrawing(f.face, page, missing, f.emPx, ask.bilevel, tolerance, blurred);
-      return m && { ...m, mismatch: f.mismatch, measure };
-    })
-    .filter((m): m is Drawing => m !== null && ask.newChars.every((c) => ask.sources.has(c) || !!m.draw(c)))
-    // Within the tolerance, the look of the word: how far the face's shapes are from the word's own
-    // plus how far its measured style still is from the page's (both shares; the shapes count for
-    // more: faces adjusted to the page differ by a few hundredths in style, by tenths in shape).
-    .sort((a, b) => a.differs.length - b.differs.length || a.mismatch + a.error - (b.mismatch + b.error));
-  if (matched.length && matched[0]!.differs.length) return styleMismatch(matched[0]!, page, missing);
-  return matched[0] ?? null;
 }
 
 /** Recognised words on the target's line (overlapping most of its height), but the target. */
@@ -504,16 +464,16 @@ function kindMismatch(page: PageLetters, missing: string[], feet: Map<FaceChoice
 }
 
 /** A refusal for letters the page never shows when even the nearest face is too far from the word's own. */
-function faceTooFar(nearest: FaceChoice, missing: string[], maxMismatch: number): Refused {
+function faceTooFar(nearest: FaceChoice, missing: string[]): Refused {
   const share = Math.round(nearest.mismatch * 100);
   return {
-    refused: `${missing.map((c) => `“${c}”`).join(', ')} would be drawn in ${nearest.face.id}, the face nearest the word's letters, whose letters still differ from them in ${share} % of their ink (at most ${Math.round(maxMismatch * 100)} % is drawn: beyond it the drawn letter is seen, and read, as another face's)`,
+    refused: `${missing.map((c) => `“${c}”`).join(', ')} would be drawn in ${nearest.face.id}, the face nearest the word's letters, whose letters still differ from them in ${share} % of their ink (at most ${Math.round(MAX_DRAWN_MISMATCH * 100)} % is drawn: beyond it the drawn letter is seen, and read, as another face's)`,
     code: 'letter_style_mismatch',
     evidence: {
       missing,
       face: nearest.face.id,
       drawn_face_mismatch: Math.round(nearest.mismatch * 1000) / 1000,
-      max_drawn_mismatch: maxMismatch,
+      max_drawn_mismatch: MAX_DRAWN_MISMATCH,
     },
     advice: ['Choose a replacement made of letters the page already shows (they are cloned, not drawn).'],
   };
@@ -1660,7 +1620,6 @@ function patched(
             drawn_face: drawing.face.id,
             drawn_em_px: Math.round(drawing.emPx * 10) / 10,
             drawn_face_mismatch: Math.round(drawing.mismatch * 1000) / 1000,
-            drawn_face_measure: drawing.measure,
             drawn_blur_px: drawing.blur,
             drawn_stroke_change_px: Math.round(drawing.strokeDeltaPx * 100) / 100,
             drawn_slant: drawing.slant,
@@ -1702,22 +1661,8 @@ const MAX_FACE_MISMATCH = 0.55;
 export const MAX_DRAWN_MISMATCH = 0.45;
 
 /**
- * The bar of the shape measure (alignedMismatch) for a face to draw a letter, taken only where no
- * face near by the corner measure may: the exact face of a 200 dpi P052 page came at 0.22–0.30 on
- * its words, the nearest other serif at 0.30–0.34, the sans faces from 0.32.
- */
-export const MAX_ALIGNED_DRAWN_MISMATCH = 0.3;
-
-/**
- * The faces near the word's own letters, drawn at the word's size, by two measures, nearest first:
- * `spacing`, their letters laid at the cells' top-left corners (within MAX_FACE_MISMATCH): the face
- * whose boxes start and end where the word's letters do spaces moved letters; `shape`, their letters
- * moved over the cells to where they cover each other best (within MAX_FACE_MISMATCH): the face that
- * draws a letter the page never shows where no face near by the corner measure may (letterSources).
- * On a 200 dpi P052 scan the corner measure missed the page's own face by 0.63, a pixel of blur or
- * threshold moving every box edge; aligned, it came nearest. The spacing measure stays as it was
- * calibrated: spaced by the aligned one, moved letters opened gaps inside words that native
- * tesseract read as two ("porvi ded", "coud e").
+ * The faces whose letters, drawn at the word's size, cover the word's own letter images within
+ * MAX_FACE_MISMATCH, nearest first (none when no face comes near).
  */
 function chooseFaces(
   r: ScanRaster,
@@ -1725,13 +1670,11 @@ function chooseFaces(
   chars: string[],
   lv: { paper: number; ink: number; threshold: number },
   faces: LetterFace[],
-): { spacing: FaceChoice[]; shape: FaceChoice[] } {
+): FaceChoice[] {
   // Compared on plain letters and figures (marks and punctuation are too small to measure a face).
   const plain = chars.map((c, i) => ({ c, cell: own.letters[i] })).filter((l) => /^[\p{L}\p{N}]$/u.test(l.c));
-  if (!plain.length) return { spacing: [], shape: [] };
-  const inkOf = plain.map(({ cell }) => cellInk(r, cell, lv.threshold));
-  const spacing: FaceChoice[] = [];
-  const shape: FaceChoice[] = [];
+  if (!plain.length) return [];
+  const near: FaceChoice[] = [];
   for (const face of faces) {
     const ratios: number[] = [];
     for (const { c, cell } of plain) {
@@ -1742,97 +1685,35 @@ function chooseFaces(
     const emPx = median(ratios);
     const drawn = plain.map((l) => ({ ...l, d: face.draw(l.c, emPx) }));
     if (drawn.some((l) => !l.d)) continue;
-    let cornered = 0;
-    let aligned = 0;
-    drawn.forEach(({ d }, i) => {
-      cornered += cornerMismatch(inkOf[i]!, d!);
-      aligned += alignedMismatch(inkOf[i]!, d!);
-    });
-    cornered /= drawn.length;
-    aligned /= drawn.length;
-    if (cornered <= MAX_FACE_MISMATCH) spacing.push({ face, emPx, mismatch: cornered });
-    if (aligned <= MAX_FACE_MISMATCH) shape.push({ face, emPx, mismatch: aligned });
+    let mismatch = 0;
+    for (const { cell, d } of drawn) {
+      const g = d!;
+      const w = Math.max(g.width, cell.x1 - cell.x0);
+      const h = Math.max(g.height, cell.y1 - cell.y0);
+      let both = 0;
+      let either = 0;
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const a = x < g.width && y < g.height && g.coverage[y * g.width + x] >= 128;
+          const sx = cell.x0 + x;
+          const sy = cell.y0 + y;
+          const b = sx < cell.x1 && sy < cell.y1 && greyAt(r, sx, sy) < lv.threshold;
+          if (a && b) both++;
+          if (a || b) either++;
+        }
+      mismatch += either ? 1 - both / either : 1;
+    }
+    mismatch /= drawn.length;
+    if (mismatch <= MAX_FACE_MISMATCH) near.push({ face, emPx, mismatch });
   }
-  return { spacing: proportionalFirst(spacing), shape: proportionalFirst(shape) };
-}
-
-/**
- * Nearest first; a fixed-pitch face only where it fits clearly better than every proportional one:
- * on a coarse or blurred scan all faces come near alike (a 150 dpi Helvetica word: Liberation Mono
- * 0.354, Nimbus Sans Bold 0.359), and a typewriter letter in a proportional line is seen at once.
- */
-function proportionalFirst(near: FaceChoice[]): FaceChoice[] {
   near.sort((x, y) => x.mismatch - y.mismatch);
+  // A fixed-pitch face only where it fits clearly better than every proportional one: on a coarse or
+  // blurred scan all faces come near alike (a 150 dpi Helvetica word: Liberation Mono 0.354, Nimbus
+  // Sans Bold 0.359), and a typewriter letter in a proportional line is seen at once.
   const proportional = near.find((f) => !f.face.fixedPitch);
   return proportional
     ? near.filter((f) => !f.face.fixedPitch || f.mismatch <= proportional.mismatch - FIXED_PITCH_MARGIN)
     : near;
-}
-
-/** 1 − IoU of a drawn letter's ink and a cell's, both laid at the cell's top-left corner. */
-function cornerMismatch(ink: CellInk, g: DrawnLetter): number {
-  const w = Math.max(g.width, ink.width);
-  const h = Math.max(g.height, ink.height);
-  let both = 0;
-  let either = 0;
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      const a = x < g.width && y < g.height && g.coverage[y * g.width + x]! >= 128;
-      const b = x < ink.width && y < ink.height && ink.mask[y * ink.width + x] === 1;
-      if (a && b) both++;
-      if (a || b) either++;
-    }
-  return either ? 1 - both / either : 1;
-}
-
-/** A letter cell's ink as a mask (1: darker than the threshold), row by row. */
-interface CellInk {
-  width: number;
-  height: number;
-  mask: Uint8Array;
-}
-
-function cellInk(r: ScanRaster, cell: LetterCell, threshold: number): CellInk {
-  const width = cell.x1 - cell.x0;
-  const height = cell.y1 - cell.y0;
-  const mask = new Uint8Array(Math.max(0, width * height));
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++)
-      mask[y * width + x] = greyAt(r, cell.x0 + x, cell.y0 + y) < threshold ? 1 : 0;
-  return { width, height, mask };
-}
-
-/**
- * Pixels either way a drawn letter is moved over the cell, its centre on the cell's, to find where
- * the two cover each other best: a face's letter and the scan's are both cut to their ink, but the
- * scan's edges are blurred and thresholded, so a box edge lies a pixel or two off either way.
- */
-const ALIGN_PX = 2;
-
-/**
- * 1 − IoU of a drawn letter's ink (coverage ≥ 128) and a cell's ink, at the best of the shifts within
- * ALIGN_PX of their centres aligned. Laid at the cell's top-left corner instead, the exact face of a
- * 200 dpi P052 page missed its own letters by 0.63 while a bold sans came nearest at 0.44; aligned,
- * it is the nearest at 0.22 (DejaVu Serif next at 0.30, the sans faces from 0.32).
- */
-function alignedMismatch(ink: CellInk, g: DrawnLetter): number {
-  const baseX = Math.round((ink.width - g.width) / 2);
-  const baseY = Math.round((ink.height - g.height) / 2);
-  let gInk = 0;
-  for (let i = 0; i < g.coverage.length; i++) if (g.coverage[i]! >= 128) gInk++;
-  let cInk = 0;
-  for (let i = 0; i < ink.mask.length; i++) cInk += ink.mask[i]!;
-  let best = 1;
-  for (let oy = baseY - ALIGN_PX; oy <= baseY + ALIGN_PX; oy++)
-    for (let ox = baseX - ALIGN_PX; ox <= baseX + ALIGN_PX; ox++) {
-      let both = 0;
-      for (let y = Math.max(0, oy); y < Math.min(ink.height, oy + g.height); y++)
-        for (let x = Math.max(0, ox); x < Math.min(ink.width, ox + g.width); x++)
-          if (ink.mask[y * ink.width + x] && g.coverage[(y - oy) * g.width + (x - ox)]! >= 128) both++;
-      const either = gInk + cInk - both;
-      best = Math.min(best, either ? 1 - both / either : 1);
-    }
-  return best;
 }
 
 /** How much nearer than every proportional face a fixed-pitch face must come to be taken. */
