@@ -96,6 +96,25 @@ export function withDoc<T>(bytes: Uint8Array, fn: (doc: mupdf.PDFDocument) => T)
   }
 }
 
+/**
+ * A page drawing `content` with a non-embedded Times-Roman without /Widths (resource `T`), under
+ * `encoding` (none: the font's own, StandardEncoding), as libharu and PDF 2.0 writers leave it.
+ */
+export function standardTimesPdf(content: string, encoding?: string): Uint8Array {
+  const base = makePdf([{ content: 'BT ET' }]);
+  return withDoc(base, (doc) => {
+    const font = doc.newDictionary();
+    font.put('Type', doc.newName('Font'));
+    font.put('Subtype', doc.newName('Type1'));
+    font.put('BaseFont', doc.newName('Times-Roman'));
+    if (encoding) font.put('Encoding', doc.newName(encoding));
+    const page = doc.findPage(0);
+    page.get('Resources').get('Font').put('T', doc.addObject(font));
+    page.put('Contents', doc.addStream(content, doc.newDictionary()));
+    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
+  });
+}
+
 /** The page's text as MuPDF extracts it. */
 export function pageText(bytes: Uint8Array, page = 0): string {
   return withDoc(bytes, (doc) => {

@@ -6,30 +6,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit, proposeEdit } from '../../../../src/corrections/engine.ts';
-import { editInput, makePdf, pageText, withDoc } from '../fixtures.ts';
+import { editInput, pageText, standardTimesPdf } from '../fixtures.ts';
 import { popplerProblemsOf as popplerProblems } from '../poppler.ts';
 
 /** One line at 11 pt in non-embedded Times-Roman (WinAnsi, no /Widths) with a tab inside it. */
-function tabbedLine(): Uint8Array {
-  const base = makePdf([{ content: 'BT ET' }]);
-  return withDoc(base, (doc) => {
-    const font = doc.newDictionary();
-    font.put('Type', doc.newName('Font'));
-    font.put('Subtype', doc.newName('Type1'));
-    font.put('BaseFont', doc.newName('Times-Roman'));
-    font.put('Encoding', doc.newName('WinAnsiEncoding'));
-    const page = doc.findPage(0);
-    page.get('Resources').get('Font').put('T', doc.addObject(font));
-    page.put(
-      'Contents',
-      doc.addStream(
-        'BT /T 11 Tf 20 100 Td (Copying is allowed\t"You" is you, if you are distributing it) Tj ET',
-        doc.newDictionary(),
-      ),
-    );
-    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
-  });
-}
+const tabbedLine = () =>
+  standardTimesPdf(
+    'BT /T 11 Tf 20 100 Td (Copying is allowed\t"You" is you, if you are distributing it) Tj ET',
+    'WinAnsiEncoding',
+  );
 
 test('a word after an undefined code: refused with the cause named and advice that fits it', async () => {
   const pdf = tabbedLine();

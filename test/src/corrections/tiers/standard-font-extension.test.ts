@@ -6,26 +6,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyEdit } from '../../../../src/corrections/engine.ts';
 import type { mupdf } from '../../../../src/pdf/mupdf-adapter.ts';
-import { editInput, makePdf, pageText, withDoc } from '../fixtures.ts';
+import { editInput, pageText, standardTimesPdf, withDoc } from '../fixtures.ts';
 import { popplerProblemsOf as popplerProblems } from '../poppler.ts';
 
 /** A header with an em dash written as UTF-8 bytes, and a body line, in non-embedded Times-Roman. */
-function headedPage(): Uint8Array {
-  const base = makePdf([{ content: 'BT ET' }]);
-  return withDoc(base, (doc) => {
-    const font = doc.newDictionary();
-    font.put('Type', doc.newName('Font'));
-    font.put('Subtype', doc.newName('Type1'));
-    font.put('BaseFont', doc.newName('Times-Roman'));
-    const page = doc.findPage(0);
-    page.get('Resources').get('Font').put('T', doc.addObject(font));
-    const content =
-      'BT /T 9 Tf 20 180 Td (SORT\\(1\\) - GNU coreutils \\342\\200\\224 2) Tj ET\n' +
-      'BT /T 11 Tf 20 120 Td (natural sort of \\(version\\) numbers within text) Tj ET';
-    page.put('Contents', doc.addStream(content, doc.newDictionary()));
-    return new Uint8Array(doc.saveToBuffer('').asUint8Array());
-  });
-}
+const headedPage = () =>
+  standardTimesPdf(
+    'BT /T 9 Tf 20 180 Td (SORT\\(1\\) - GNU coreutils \\342\\200\\224 2) Tj ET\n' +
+      'BT /T 11 Tf 20 120 Td (natural sort of \\(version\\) numbers within text) Tj ET',
+  );
 
 test('ç added to Times-Roman without /Widths: verified, the header unmoved in poppler, no widths written', async () => {
   const pdf = headedPage();
