@@ -71,6 +71,9 @@ export function classifyPage(
 function namesImages(page: mupdf.PDFPage): boolean {
   const seen = new Set<number>();
   const inResources = (resources: mupdf.PDFObject, depth: number): boolean => {
+    // A form or page without /Resources (MuPDF.js answers a missing key with a null object, whose
+    // own get() throws): nothing named here.
+    if (!resources.isDictionary()) return false;
     const xobjects = resources.get('XObject');
     if (!xobjects.isDictionary()) return false;
     let found = false;

@@ -206,7 +206,9 @@ function imageObject(
   height: number,
   mask: boolean,
 ): { name: string; obj: mupdf.PDFObject } | null {
-  const xobjects = page.getObject().getInheritable('Resources').get('XObject');
+  const resources = page.getObject().getInheritable('Resources');
+  // A missing /Resources comes back as MuPDF.js's null object, whose get() throws.
+  const xobjects = resources.isDictionary() ? resources.get('XObject') : resources;
   if (!xobjects.isDictionary()) return null;
   let found: { name: string; obj: mupdf.PDFObject } | null = null;
   xobjects.forEach((value, key) => {

@@ -386,7 +386,9 @@ export function withRecognisedAffixes(recognised: string, find: string, replacem
 }
 
 function freshXObjectName(page: mupdf.PDFPage): string {
-  const xobjects = page.getObject().getInheritable('Resources').get('XObject');
+  const resources = page.getObject().getInheritable('Resources');
+  // A missing /Resources comes back as MuPDF.js's null object, whose get() throws.
+  const xobjects = resources.isDictionary() ? resources.get('XObject') : resources;
   for (let i = 1; ; i++) {
     const name = `DfxPatch${i}`;
     if (!xobjects.isDictionary() || xobjects.get(name).isNull()) return name;

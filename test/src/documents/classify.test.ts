@@ -75,4 +75,29 @@ test('a small logo on a text page stays text', () => {
   assert.is(info.natural_dpi, 300);
 });
 
+test('a form without /Resources, and a page without them, classify as text (mutool convert writes such forms)', () => {
+  // MuPDF.js answers a missing key with a null object whose own get() throws: the resources walk
+  // looking for images took a form's missing /Resources so, and the upload failed unreadable_pdf.
+  const bytes = buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R 7 0 R] /Count 2 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /XObject << /Fm0 5 0 R >> >> /Contents 6 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+    {
+      dict: '<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] >>',
+      stream: new Uint8Array(Buffer.from('0 0 1 rg 72 72 100 100 re f', 'latin1')),
+    },
+    { dict: '<< >>', stream: new Uint8Array(Buffer.from(`/Fm0 Do\n${TEXT}`, 'latin1')) },
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 8 0 R >>',
+    { dict: '<< >>', stream: new Uint8Array(Buffer.from('0 0 1 rg 72 72 100 100 re f', 'latin1')) },
+  ]);
+  const { doc } = openPdf(bytes);
+  const first = classifyPage(doc.loadPage(0), 0).info;
+  assert.is(first.kind, 'text');
+  assert.is(first.char_count, 'Invoicenumber12345'.length);
+  const second = classifyPage(doc.loadPage(1), 1).info;
+  assert.is(second.kind, 'text');
+  assert.is(second.char_count, 0);
+});
+
 test.run();
