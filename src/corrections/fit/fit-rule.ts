@@ -156,12 +156,16 @@ function parallelLines(t: Located, b: Baseline): { start: number; end: number; a
 const NEIGHBOUR_LINE_EM = 3;
 
 /**
- * The line is set flush with the lines around it: the nearest line above it or below it (parallel,
- * overlapping it along the baseline, within NEIGHBOUR_LINE_EM) ends where it does, within half a
- * point: a justified paragraph's line, or right-aligned text. A paragraph's last line, shorter than
- * the one above, is not, whatever lines elsewhere on the page happen to end where it does.
+ * The line is set flush: two or more of the page's parallel lines end where it does, within half a
+ * point, and one of them is the nearest line above it or below it (overlapping it along the
+ * baseline, within NEIGHBOUR_LINE_EM): a justified paragraph's line, or right-aligned text. A
+ * paragraph's last line, shorter than the one above, is not, whatever lines elsewhere on the page
+ * happen to end where it does (a pdf-lib man page's “partir du fichier.” ended where two short
+ * lines far below it did).
  */
 function setFlush(t: Located, b: Baseline, me: { start: number; end: number }): boolean {
+  const sharing = parallelLines(t, b).filter((l) => Math.abs(l.end - me.end) < 0.5).length;
+  if (sharing < 2) return false;
   let above: { end: number; across: number } | null = null;
   let below: { end: number; across: number } | null = null;
   for (const l of parallelLines(t, b)) {
