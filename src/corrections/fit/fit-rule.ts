@@ -164,11 +164,11 @@ const NEIGHBOUR_LINE_EM = 3;
  * lines far below it did).
  */
 function setFlush(t: Located, b: Baseline, me: { start: number; end: number }): boolean {
-  const sharing = parallelLines(t, b).filter((l) => Math.abs(l.end - me.end) < 0.5).length;
-  if (sharing < 2) return false;
+  const lines = parallelLines(t, b);
+  if (lines.filter((l) => Math.abs(l.end - me.end) < 0.5).length < 2) return false;
   let above: { end: number; across: number } | null = null;
   let below: { end: number; across: number } | null = null;
-  for (const l of parallelLines(t, b)) {
+  for (const l of lines) {
     if (l.end <= me.start || l.start >= me.end) continue;
     const off = l.across;
     if (Math.abs(off) < 0.5 * b.emPts || Math.abs(off) > NEIGHBOUR_LINE_EM * b.emPts) continue;
