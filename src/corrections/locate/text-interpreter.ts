@@ -243,9 +243,19 @@ function freshText(): TextState {
 
 const num = (o: Operand | undefined) => (o && o.kind === 'number' ? o.value : 0);
 
+/**
+ * The entry `key` of a dictionary found under `name` in `resources`, or null where either is
+ * missing (MuPDF.js answers a missing key with a null object whose own get() throws).
+ */
+function resource(resources: mupdf.PDFObject, name: string, key: string): mupdf.PDFObject | null {
+  const dict = resources.isDictionary() ? resources.get(name) : null;
+  const entry = dict?.isDictionary() ? dict.get(key) : null;
+  return entry && !entry.isNull() ? entry : null;
+}
+
 function fontFor(name: string, resources: mupdf.PDFObject, result: Interpretation): FontInfo | null {
-  const ref = resources.get('Font').get(name);
-  if (ref.isNull()) return null;
+  const ref = resource(resources, 'Font', name);
+  if (!ref) return null;
   const key = ref.isIndirect() ? `obj${ref.asIndirect()}` : `direct:${name}`;
   let info = result.fonts.get(key);
   if (!info) {
@@ -473,8 +483,8 @@ function show(r: Run, opIndex: number, str: Operand, element: number): void {
 /** A form XObject drawn by Do: interpreted as a unit of its own, nested up to 8 deep. */
 function runForm(r: Run, name: string): void {
   const { gs, resources, result, unit, depth } = r;
-  const xobj = resources.get('XObject').get(name);
-  if (xobj.isNull() || !xobj.isStream()) return;
+  const xobj = resource(resources, 'XObject', name);
+  if (!xobj?.isStream()) return;
   if (xobj.get('Subtype').asName() !== 'Form') return;
   if (depth >= 8) {
     result.problems.push(`form ${name}: nested too deep`);
