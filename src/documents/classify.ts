@@ -5,7 +5,7 @@
 // A page whose resources name an image is recorded once into a display list that both passes replay:
 // its content stream is then read once, not twice (figures' streams are the long ones).
 import { DocfixError } from '../errors.ts';
-import { mupdf } from '../pdf/mupdf-adapter.ts';
+import { dictPath, mupdf } from '../pdf/mupdf-adapter.ts';
 import type { PageInfo } from '../schemas.ts';
 import { MAX_IMAGE_PIXELS, RENDER_DPI } from './limits.ts';
 import { hasAnnotations } from './text-find.ts';
@@ -70,12 +70,10 @@ export function classifyPage(
  */
 function namesImages(page: mupdf.PDFPage): boolean {
   const seen = new Set<number>();
-  const inResources = (resources: mupdf.PDFObject, depth: number): boolean => {
-    // A form or page without /Resources (MuPDF.js answers a missing key with a null object, whose
-    // own get() throws): nothing named here.
-    if (!resources.isDictionary()) return false;
-    const xobjects = resources.get('XObject');
-    if (!xobjects.isDictionary()) return false;
+  const inResources = (resources: mupdf.PDFObject | null, depth: number): boolean => {
+    // A form or page without /Resources names nothing.
+    const xobjects = resources && dictPath(resources, 'XObject');
+    if (!xobjects?.isDictionary()) return false;
     let found = false;
     xobjects.forEach((ref) => {
       if (found) return;
@@ -88,7 +86,7 @@ function namesImages(page: mupdf.PDFPage): boolean {
       const name = subtype.isName() ? subtype.asName() : '';
       if (name === 'Image') found = true;
       else if (name === 'Form' && depth < MAX_FORM_DEPTH)
-        found = inResources(ref.get('Resources'), depth + 1);
+        found = inResources(dictPath(ref, 'Resources'), depth + 1);
     });
     return found;
   };

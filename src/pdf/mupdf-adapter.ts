@@ -155,6 +155,21 @@ function isEncrypted(doc: mupdf.PDFDocument): boolean {
   return !trailer.get('Encrypt').isNull();
 }
 
+/**
+ * The value at `path` of keys under a dictionary, or null where an object on the way is not a
+ * dictionary or the last entry is missing. MuPDF.js answers a missing key with a null object whose
+ * own get() throws, so a chain of get() calls breaks at the first key a file leaves out (a form or a
+ * page without /Resources, a font name its resources do not hold).
+ */
+export function dictPath(obj: mupdf.PDFObject, ...path: string[]): mupdf.PDFObject | null {
+  let at = obj;
+  for (const key of path) {
+    if (!at.isDictionary()) return null;
+    at = at.get(key);
+  }
+  return at.isNull() ? null : at;
+}
+
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -2,7 +2,7 @@
 // glyph lands: graphics state (q/Q, cm), text state (Tf, Tc, Tw, Tz, TL, Ts, Tr), text positioning
 // (BT/ET, Td, TD, Tm, T*) and text showing (Tj, TJ, ', "). Each glyph records the operator, the
 // string operand and the exact bytes that drew it, so an edit can splice the original stream.
-import type { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { dictPath, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ContentSyntaxError, parseContent, type ContentOp, type Operand } from './content-stream.ts';
 import { streamBytes } from './pdf-bytes.ts';
 import { codeWidth, loadFontInfo, splitCodes, type FontInfo } from './fonts.ts';
@@ -243,18 +243,8 @@ function freshText(): TextState {
 
 const num = (o: Operand | undefined) => (o && o.kind === 'number' ? o.value : 0);
 
-/**
- * The entry `key` of a dictionary found under `name` in `resources`, or null where either is
- * missing (MuPDF.js answers a missing key with a null object whose own get() throws).
- */
-function resource(resources: mupdf.PDFObject, name: string, key: string): mupdf.PDFObject | null {
-  const dict = resources.isDictionary() ? resources.get(name) : null;
-  const entry = dict?.isDictionary() ? dict.get(key) : null;
-  return entry && !entry.isNull() ? entry : null;
-}
-
 function fontFor(name: string, resources: mupdf.PDFObject, result: Interpretation): FontInfo | null {
-  const ref = resource(resources, 'Font', name);
+  const ref = dictPath(resources, 'Font', name);
   if (!ref) return null;
   const key = ref.isIndirect() ? `obj${ref.asIndirect()}` : `direct:${name}`;
   let info = result.fonts.get(key);
@@ -483,7 +473,7 @@ function show(r: Run, opIndex: number, str: Operand, element: number): void {
 /** A form XObject drawn by Do: interpreted as a unit of its own, nested up to 8 deep. */
 function runForm(r: Run, name: string): void {
   const { gs, resources, result, unit, depth } = r;
-  const xobj = resource(resources, 'XObject', name);
+  const xobj = dictPath(resources, 'XObject', name);
   if (!xobj?.isStream()) return;
   if (xobj.get('Subtype').asName() !== 'Form') return;
   if (depth >= 8) {

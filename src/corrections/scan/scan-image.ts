@@ -3,7 +3,7 @@
 // own pixels and to the page's user space, so a patch can be drawn exactly over some of the scan's
 // pixels while the scan itself stays byte-identical (tier 5, docs/engine.md "Scanned pages").
 import { keptWork } from '../../ocr/kept-work.ts';
-import { mupdf } from '../../pdf/mupdf-adapter.ts';
+import { dictPath, mupdf } from '../../pdf/mupdf-adapter.ts';
 import type { ScanRaster } from './pixel-patch.ts';
 
 type Box = [number, number, number, number];
@@ -206,10 +206,8 @@ function imageObject(
   height: number,
   mask: boolean,
 ): { name: string; obj: mupdf.PDFObject } | null {
-  const resources = page.getObject().getInheritable('Resources');
-  // A missing /Resources comes back as MuPDF.js's null object, whose get() throws.
-  const xobjects = resources.isDictionary() ? resources.get('XObject') : resources;
-  if (!xobjects.isDictionary()) return null;
+  const xobjects = dictPath(page.getObject().getInheritable('Resources'), 'XObject');
+  if (!xobjects?.isDictionary()) return null;
   let found: { name: string; obj: mupdf.PDFObject } | null = null;
   xobjects.forEach((value, key) => {
     if (found) return;

@@ -8,7 +8,14 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { loadPage, openPdf, renderPageRgb, type RgbImage, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import {
+  dictPath,
+  loadPage,
+  openPdf,
+  renderPageRgb,
+  type RgbImage,
+  type mupdf,
+} from '../../pdf/mupdf-adapter.ts';
 import { exactWordRuns, findWordMatches, matchForm, ocrPage, CONFIRM_THRESHOLD } from '../../ocr/page-ocr.ts';
 import { installAdvice, otherLanguageData, type LanguageData } from '../../ocr/languages.ts';
 import { revisionKey } from '../../ocr/kept-work.ts';
@@ -386,12 +393,10 @@ export function withRecognisedAffixes(recognised: string, find: string, replacem
 }
 
 function freshXObjectName(page: mupdf.PDFPage): string {
-  const resources = page.getObject().getInheritable('Resources');
-  // A missing /Resources comes back as MuPDF.js's null object, whose get() throws.
-  const xobjects = resources.isDictionary() ? resources.get('XObject') : resources;
+  const xobjects = dictPath(page.getObject().getInheritable('Resources'), 'XObject');
   for (let i = 1; ; i++) {
     const name = `DfxPatch${i}`;
-    if (!xobjects.isDictionary() || xobjects.get(name).isNull()) return name;
+    if (!xobjects?.isDictionary() || xobjects.get(name).isNull()) return name;
   }
 }
 
