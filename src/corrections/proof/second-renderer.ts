@@ -25,7 +25,7 @@
 // index (the kept page graph, page-reach.ts), before and after alike; otherwise the whole walk.
 import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
 import { FLAT_TREE_PAGES } from '../../pdf/page-frame.ts';
-import { takeBytes } from '../locate/pdf-bytes.ts';
+import { extendsBytes, sha256Extending, takeBytes } from '../locate/pdf-bytes.ts';
 import { DocfixError } from '../../errors.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
 import { renderPageOnPdfiumThread } from '../../verify/pdfium-thread.ts';
@@ -54,15 +54,21 @@ const afterCache: {
 
 /**
  * The bytes PDFium renders the page from and its index there: `pdf` itself, or past FLAT_TREE_PAGES
- * pages of a flat tree the view with the root /Pages node's only kid the page (above).
+ * pages of a flat tree the view with the root /Pages node's only kid the page (above). A correction's
+ * output has no graph kept until its proof ends, but it is its input with an update appended: the
+ * input's graph names the page (`updateOf`), and the kid found in the output's own tree must be it.
  */
 export function pdfiumPageView(
   pdf: Uint8Array,
   password: string,
   pageIndex: number,
+  updateOf?: Uint8Array,
 ): { bytes: Uint8Array; pageIndex: number } {
   const whole = { bytes: pdf, pageIndex };
-  const nodes = keptReach(pdf)?.pageNodes;
+  const update = updateOf !== undefined && extendsBytes(pdf, updateOf);
+  // Its hash goes on from the input's (only the update is read); the proof asks for it next.
+  if (update) sha256Extending(pdf, updateOf);
+  const nodes = (keptReach(pdf) ?? (update ? keptReach(updateOf) : undefined))?.pageNodes;
   // A page that is not an indirect object in the graph is kept as a negative number (page-reach.ts).
   const page = nodes?.[pageIndex];
   if (!nodes || nodes.length < FLAT_TREE_PAGES || page === undefined || page < 0) return whole;
@@ -91,8 +97,14 @@ export function pdfiumPageView(
  * PDFium's own thread (verify/pdfium-thread.ts). Should that thread fail (not PDFium refusing the
  * file: that answer is the same on any thread), the page is drawn here instead.
  */
-async function pdfiumPage(pdf: Uint8Array, password: string, pageIndex: number, rows?: [number, number]) {
-  const view = pdfiumPageView(pdf, password, pageIndex);
+async function pdfiumPage(
+  pdf: Uint8Array,
+  password: string,
+  pageIndex: number,
+  rows?: [number, number],
+  updateOf?: Uint8Array,
+) {
+  const view = pdfiumPageView(pdf, password, pageIndex, updateOf);
   try {
     return await renderPageOnPdfiumThread(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
   } catch (error) {
@@ -147,7 +159,7 @@ export function startSecondRenderer(
   rows?: [number, number],
 ): Promise<unknown> {
   const before = pdfiumBefore(input, password, pageIndex, rows);
-  const after = pdfiumPage(output, password, pageIndex, rows);
+  const after = pdfiumPage(output, password, pageIndex, rows, input);
   afterCache.unshift({ output, pageIndex, rows, render: after });
   afterCache.length = Math.min(afterCache.length, 2);
   // Nothing is judged here: a failure is the guard's to report (it renders again).
@@ -221,8 +233,8 @@ export async function secondRendererGuard(
     const rows = started ? started.rows : band;
     const [before, after] = await Promise.all([
       pdfiumBefore(input, password, pageIndex, rows),
-      started?.render.catch(() => pdfiumPage(output, password, pageIndex, rows)) ??
-        pdfiumPage(output, password, pageIndex, rows),
+      started?.render.catch(() => pdfiumPage(output, password, pageIndex, rows, input)) ??
+        pdfiumPage(output, password, pageIndex, rows, input),
     ]);
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,

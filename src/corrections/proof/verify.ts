@@ -23,7 +23,7 @@ import {
 } from './object-guard.ts';
 import { ObjectIndex, type StreamDecoder, type XrefEntry } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
-import { sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
+import { extendsBytes, sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
 import { codeReading } from '../locate/code-reading.ts';
@@ -390,9 +390,6 @@ export function renderedPage(pageIndex: number, diff: DiffResult, declared: Box 
   };
 }
 
-/** The first `length` bytes as a Buffer over the same memory (Buffer.from(array) would copy them). */
-const bytesView = (bytes: Uint8Array, length: number) => Buffer.from(bytes.buffer, bytes.byteOffset, length);
-
 /** Objects new in the output that some object of the input already referred to (then dangling). */
 function danglingNowFilled(input: ObjectIndex, output: ObjectIndex): number[] {
   const fresh = new Set(output.numbers().filter((n) => n !== 0 && !input.inUse(n)));
@@ -566,9 +563,7 @@ export function proveStructure(
   }
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
-  const prefixKept =
-    v.output.length >= v.input.length &&
-    Buffer.compare(bytesView(v.output, v.input.length), bytesView(v.input, v.input.length)) === 0;
+  const prefixKept = extendsBytes(v.output, v.input);
   // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
   // when every object of the input was compared and found as written, and no reference the input
   // left dangling now finds an object (new objects are then reached only through declared ones).

@@ -1,7 +1,8 @@
 // The one-kid view PDFium renders a page of a long flat page tree from (proof/second-renderer.ts,
 // pdfiumPageView): the file's bytes kept as a prefix, the root /Pages node appended with the page as
 // its only kid, and PDFium's render of page 0 of the view the same pixels as its render of the page
-// in the whole file. A short file, or one whose page graph is not kept, is rendered whole.
+// in the whole file. A short file, or one whose page graph is not kept, is rendered whole; a
+// correction's output (its input with an update appended) is viewed through its input's graph.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +62,31 @@ test('a short file, or one whose page graph is not kept, is rendered whole', () 
   const u = pdfiumPageView(unknown, '', 80);
   assert.is(u.bytes, unknown);
   assert.is(u.pageIndex, 80);
+});
+
+test('an update of a file whose graph is kept is viewed through that graph; other bytes are not', async () => {
+  const pdf = longFlat();
+  const { reach } = pageReachOf(pdf, () => openPdf(pdf).doc);
+  const last = reach.pageNodes.length - 1;
+  // An incremental update as a correction appends one: the page's content stream written again.
+  const doc = openPdf(pdf).doc;
+  const contents = doc.findPage(last).get('Contents');
+  const stream = contents.isArray() ? contents.get(0) : contents;
+  stream.writeStream(Buffer.concat([Buffer.from(stream.readStream().asUint8Array()), Buffer.from('\n')]));
+  const output = new Uint8Array(doc.saveToBuffer('incremental').asUint8Array());
+  doc.destroy();
+  assert.ok(Buffer.from(output.subarray(0, pdf.byteLength)).equals(Buffer.from(pdf)), 'an update');
+
+  assert.is(pdfiumPageView(output, '', last).bytes, output, 'no graph of its own: whole');
+  const view = pdfiumPageView(output, '', last, pdf);
+  assert.is(view.pageIndex, 0);
+  assert.ok(Buffer.from(view.bytes.subarray(0, output.byteLength)).equals(Buffer.from(output)));
+  const whole = await renderPageWithPdfium(output, '', last, 50);
+  assert.ok(same(whole, await renderPageWithPdfium(view.bytes, '', 0, 50)), 'the view draws the page');
+
+  // Bytes that do not begin with the file's are not its update: no view.
+  const other = new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n%x\n'), Buffer.from(output)]));
+  assert.is(pdfiumPageView(other, '', last, pdf).bytes, other);
 });
 
 test.run();
