@@ -271,7 +271,15 @@ function attemptSpan(
     const saved = saveExact(doc, input, opened, t, changedObjects, objects, repair);
     // PDFium draws the band it will likely witness on its own thread while MuPDF verifies here.
     const likely = likelyWitnessBand(t.match.line, boxes);
-    if (likely) void startSecondRenderer(input.pdf, saved.output, input.password, t.pageIndex, likely);
+    if (likely)
+      void startSecondRenderer(
+        input.pdf,
+        saved.output,
+        input.password,
+        t.pageIndex,
+        likely,
+        saved.inputIndex,
+      );
     const verify = verifyCorrection(input, t, boxes, saved, { textPlace, widthsAlike }, find, replacement);
     const explanation = product.explain({
       oldText: fit.measurements.old_text as string,

@@ -17,6 +17,7 @@ import {
   type IndirectObject,
   type PdfValue,
 } from './object-syntax.ts';
+import { keepsPrefix } from './kept-prefix.ts';
 import type { ObjectIndex, XrefEntry } from './xref-index.ts';
 import { xrefStreamData, xrefStreamNumbers } from './xref-index.ts';
 
@@ -35,16 +36,6 @@ export interface SavedRegion {
 
 const text = (bytes: Uint8Array, start: number, end: number) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
-
-export function keepsPrefix(original: Uint8Array, saved: Uint8Array): boolean {
-  return (
-    saved.length >= original.length &&
-    Buffer.compare(
-      Buffer.from(saved.buffer, saved.byteOffset, original.length),
-      Buffer.from(original.buffer, original.byteOffset, original.length),
-    ) === 0
-  );
-}
 
 /** Reads the part of a saved file that a save wrote: objects, the table or xref stream, startxref. */
 export function readSavedRegion(original: Uint8Array, saved: Uint8Array): SavedRegion {

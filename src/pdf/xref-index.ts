@@ -2,6 +2,7 @@
 // (classic tables, cross-reference streams, hybrid files, object streams), newest section first.
 // Used to find the exact text an object had before a save, independently of MuPDF's parsed view.
 import { inflateSync } from 'node:zlib';
+import { keepsPrefix } from './kept-prefix.ts';
 import { dictGet, intOf, parseIndirect, parseValue, skipSpace, type PdfValue } from './object-syntax.ts';
 
 export type XrefEntry = { type: 1; offset: number } | { type: 2; stream: number; index: number };
@@ -359,8 +360,7 @@ function prefixChain(
   if (base.scanned || !base.trailer || bytes.length < b.length) return undefined;
   const startxref = lastStartxref(b);
   if (startxref === null) return undefined;
-  const prefix = Buffer.from(bytes.buffer, bytes.byteOffset, b.length);
-  if (!prefix.equals(Buffer.from(b.buffer, b.byteOffset, b.length))) return undefined;
+  if (!keepsPrefix(b, bytes)) return undefined;
   return { length: b.length, startxref, read: { entries: base.entries, trailer: base.trailer } };
 }
 

@@ -74,7 +74,9 @@ function settled(t: PdfiumThread, id: number): void {
 
 /**
  * Renders a page with PDFium on its own thread (the arguments of `renderPageWithPdfium`). The bytes
- * are copied to the thread (only the view's own bytes); the caller may keep using them.
+ * are copied to the thread (only the view's own bytes); the caller may keep using them. `handOver`:
+ * bytes made for this render alone, in a buffer of their own, are moved to the thread, not copied
+ * (they are then empty here).
  */
 export function renderPageOnPdfiumThread(
   bytes: Uint8Array,
@@ -82,6 +84,7 @@ export function renderPageOnPdfiumThread(
   pageIndex: number,
   dpi: number,
   rows?: [number, number],
+  handOver = false,
 ): Promise<RgbImage> {
   return new Promise((resolve, reject) => {
     const id = nextId++;
@@ -92,7 +95,10 @@ export function renderPageOnPdfiumThread(
     // A copy of just these bytes in a buffer of its own, handed over whole: cloning the view would
     // copy all of the buffer under it (a view of a bigger one). Not `slice()`: a Buffer's is a view
     // of the same memory, and handing that over would take the caller's bytes away.
-    const own = new Uint8Array(bytes);
+    const buffer = bytes.buffer;
+    const whole =
+      buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+    const own = handOver && whole ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
     const request: ThreadRenderRequest = { id, bytes: own, password, pageIndex, dpi, ...(rows && { rows }) };
     try {
       t.worker.postMessage(request, [own.buffer]);

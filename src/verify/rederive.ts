@@ -22,7 +22,7 @@ import {
 } from '../corrections/save/manifest.ts';
 import { objectsUntouched } from '../corrections/proof/object-guard.ts';
 import { repairDeclarations, repairOf, type Repair } from '../corrections/save/repair.ts';
-import { keepsPrefix } from '../pdf/exact-save.ts';
+import { keepsPrefix } from '../pdf/kept-prefix.ts';
 import { diffRenders, type Box } from '../corrections/proof/render-diff.ts';
 import { PDFIUM_MARGIN_PX } from '../corrections/proof/second-renderer.ts';
 import { DECLARED_PAD_PX, streamDecoder } from '../corrections/proof/verify.ts';
@@ -274,9 +274,7 @@ function compareObjects(
     asDeclared.delete(u.num);
   }
   const findings: ObjectFindings = {
-    incremental:
-      corrected.length >= original.length &&
-      Buffer.compare(Buffer.from(corrected.subarray(0, original.length)), Buffer.from(original)) === 0,
+    incremental: keepsPrefix(original, corrected),
     compared: guard.compared,
     declared: declared.map((d) => ({ num: d.num, kind: d.kind })),
     changed_as_declared: [...asDeclared.values()],

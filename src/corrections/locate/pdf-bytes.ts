@@ -1,6 +1,7 @@
 // Copies bytes out of MuPDF buffers (which own WASM memory) and frees the buffers at once, and
 // hashes a document's bytes once per buffer.
 import { createHash, type Hash } from 'node:crypto';
+import { keepsPrefix } from '../../pdf/kept-prefix.ts';
 import type { mupdf } from '../../pdf/mupdf-adapter.ts';
 
 /** Copies a MuPDF buffer's bytes into JavaScript memory and destroys the buffer. */
@@ -53,15 +54,6 @@ function keepState(bytes: Uint8Array, hash: Hash): void {
   states.length = Math.min(states.length, 3);
 }
 
-/** True when `bytes` begins with all of `prefix`'s (compared in place, nothing copied). */
-export function extendsBytes(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  const view = (b: Uint8Array, n: number) => Buffer.from(b.buffer, b.byteOffset, n);
-  return (
-    bytes.byteLength >= prefix.byteLength &&
-    view(bytes, prefix.byteLength).equals(view(prefix, prefix.byteLength))
-  );
-}
-
 /** sha256(bytes) for bytes that may begin with all of `prefix`'s (checked here, byte for byte). */
 export function sha256Extending(bytes: Uint8Array, prefix: Uint8Array): string {
   const known = hashed.get(bytes);
@@ -69,7 +61,7 @@ export function sha256Extending(bytes: Uint8Array, prefix: Uint8Array): string {
   // An empty prefix (or one whose buffer was handed to another thread: detached, 0 bytes) gives
   // nothing to go on from; its kept state would be that of the bytes it held before.
   if (prefix.byteLength === 0) return sha256(bytes);
-  if (!extendsBytes(bytes, prefix)) return sha256(bytes);
+  if (!keepsPrefix(prefix, bytes)) return sha256(bytes);
   let at = states.find((s) => s.bytes === prefix);
   if (!at) {
     // The prefix's state was let go (only the last few are kept) even if its digest is still known:

@@ -23,15 +23,18 @@
 // its contents, resources, annotations and catalog are the file's own bytes; PDFium finds it as
 // page 0. Only where the kid at the page's index is the object MuPDF's page tree gives for that
 // index (the kept page graph, page-reach.ts), before and after alike; otherwise the whole walk.
-import { closeDocument, openPdf } from '../../pdf/mupdf-adapter.ts';
+import { closeDocument, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
+import { oneKidView } from '../../pdf/one-kid-view.ts';
+import { keepsPrefix } from '../../pdf/kept-prefix.ts';
+import { ObjectIndex, type StreamDecoder } from '../../pdf/xref-index.ts';
 import { FLAT_TREE_PAGES } from '../../pdf/page-frame.ts';
-import { extendsBytes, sha256Extending, takeBytes } from '../locate/pdf-bytes.ts';
+import { sha256Extending } from '../locate/pdf-bytes.ts';
 import { DocfixError } from '../../errors.ts';
 import { PDFIUM_RENDERER, renderPageWithPdfium, type RgbImage } from '../../verify/pdfium-render.ts';
 import { renderPageOnPdfiumThread } from '../../verify/pdfium-thread.ts';
 import { secondOpinion, type Box, type SecondOpinion } from '../../verify/second-opinion.ts';
 import { keptReach } from './page-reach.ts';
-import { sha256, WORKING_DPI, type VerifyOutput } from './verify.ts';
+import { sha256, streamDecoder, WORKING_DPI, type VerifyOutput } from './verify.ts';
 
 /** Pixels PDFium may antialias beyond the declared box (already padded for MuPDF). */
 export const PDFIUM_MARGIN_PX = 1;
@@ -54,37 +57,35 @@ const afterCache: {
 
 /**
  * The bytes PDFium renders the page from and its index there: `pdf` itself, or past FLAT_TREE_PAGES
- * pages of a flat tree the view with the root /Pages node's only kid the page (above). A correction's
- * output has no graph kept until its proof ends, but it is its input with an update appended: the
- * input's graph names the page (`updateOf`), and the kid found in the output's own tree must be it.
+ * pages of a flat tree the view with the root /Pages node's only kid the page (above), written from
+ * the file's bytes (pdf/one-kid-view.ts) in a buffer of its own (`owned`). `known` is an index of
+ * `pdf` or of the file it updates: a correction's output has no graph kept until its proof ends, but
+ * it is its input with an update appended, so the input's graph names the page, and its index is
+ * extended by the update alone; the kid found in the output's own tree must be that page.
  */
 export function pdfiumPageView(
   pdf: Uint8Array,
   password: string,
   pageIndex: number,
-  updateOf?: Uint8Array,
-): { bytes: Uint8Array; pageIndex: number } {
+  known?: ObjectIndex,
+): { bytes: Uint8Array; pageIndex: number; owned?: boolean } {
   const whole = { bytes: pdf, pageIndex };
-  const update = updateOf !== undefined && extendsBytes(pdf, updateOf);
+  const base = known?.bytes;
+  const update = base !== undefined && base !== pdf && keepsPrefix(base, pdf);
   // Its hash goes on from the input's (only the update is read); the proof asks for it next.
-  if (update) sha256Extending(pdf, updateOf);
-  const nodes = (keptReach(pdf) ?? (update ? keptReach(updateOf) : undefined))?.pageNodes;
+  if (update) sha256Extending(pdf, base);
+  const nodes = (keptReach(pdf) ?? (update ? keptReach(base) : undefined))?.pageNodes;
   // A page that is not an indirect object in the graph is kept as a negative number (page-reach.ts).
   const page = nodes?.[pageIndex];
   if (!nodes || nodes.length < FLAT_TREE_PAGES || page === undefined || page < 0) return whole;
-  let doc = null;
+  // MuPDF decodes object streams, and is opened only if a node read is in one.
+  let doc: mupdf.PDFDocument | null = null;
+  const decode: StreamDecoder = (num) => streamDecoder((doc ??= openPdf(pdf, password).doc))(num);
   try {
-    doc = openPdf(pdf, password).doc;
-    const pages = doc.getTrailer().get('Root').get('Pages');
-    const kids = pages.get('Kids');
-    if (!pages.isIndirect() || !kids.isArray() || kids.length !== nodes.length) return whole;
-    const kid = kids.get(pageIndex);
-    if (!kid.isIndirect() || kid.asIndirect() !== page) return whole;
-    const only = doc.newArray();
-    only.push(kid);
-    pages.put('Kids', only);
-    pages.put('Count', 1);
-    return { bytes: takeBytes(doc.saveToBuffer('incremental')), pageIndex: 0 };
+    const index =
+      known && base === pdf ? known : new ObjectIndex(pdf, decode, update ? { extends: known } : {});
+    const view = oneKidView(index, page, pageIndex, nodes.length);
+    return view ? { bytes: view, pageIndex: 0, owned: true } : whole;
   } catch {
     return whole;
   } finally {
@@ -102,14 +103,23 @@ async function pdfiumPage(
   password: string,
   pageIndex: number,
   rows?: [number, number],
-  updateOf?: Uint8Array,
+  known?: ObjectIndex,
 ) {
-  const view = pdfiumPageView(pdf, password, pageIndex, updateOf);
+  const view = pdfiumPageView(pdf, password, pageIndex, known);
   try {
-    return await renderPageOnPdfiumThread(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+    return await renderPageOnPdfiumThread(
+      view.bytes,
+      password,
+      view.pageIndex,
+      WORKING_DPI,
+      rows,
+      view.owned,
+    );
   } catch (error) {
     if (error instanceof DocfixError) throw error;
-    return renderPageWithPdfium(view.bytes, password, view.pageIndex, WORKING_DPI, rows);
+    // A view handed to the thread is gone with it: written again.
+    const again = view.bytes.byteLength ? view : pdfiumPageView(pdf, password, pageIndex, known);
+    return renderPageWithPdfium(again.bytes, password, again.pageIndex, WORKING_DPI, rows);
   }
 }
 
@@ -121,11 +131,12 @@ function pdfiumBefore(
   password: string,
   pageIndex: number,
   rows?: [number, number],
+  known?: ObjectIndex,
 ): Promise<RgbImage> {
   const key = `${sha256(pdf)}:${pageIndex}:${rowsKey(rows)}`;
   const hit = beforeCache.find((e) => e.key === key);
   if (hit) return hit.render;
-  const render = pdfiumPage(pdf, password, pageIndex, rows);
+  const render = pdfiumPage(pdf, password, pageIndex, rows, known);
   const entry = { key, render };
   beforeCache.unshift(entry);
   beforeCache.length = Math.min(beforeCache.length, 2);
@@ -157,9 +168,10 @@ export function startSecondRenderer(
   password: string,
   pageIndex: number,
   rows?: [number, number],
+  inputIndex?: ObjectIndex,
 ): Promise<unknown> {
-  const before = pdfiumBefore(input, password, pageIndex, rows);
-  const after = pdfiumPage(output, password, pageIndex, rows, input);
+  const before = pdfiumBefore(input, password, pageIndex, rows, inputIndex);
+  const after = pdfiumPage(output, password, pageIndex, rows, inputIndex);
   afterCache.unshift({ output, pageIndex, rows, render: after });
   afterCache.length = Math.min(afterCache.length, 2);
   // Nothing is judged here: a failure is the guard's to report (it renders again).
@@ -206,13 +218,14 @@ export async function prepareSecondRenderer(
   password: string,
   pageIndex: number,
   rows?: [number, number],
+  inputIndex?: ObjectIndex,
 ): Promise<void> {
   try {
     if (!output) {
-      await pdfiumBefore(input, password, pageIndex, rows);
+      await pdfiumBefore(input, password, pageIndex, rows, inputIndex);
       return;
     }
-    await startSecondRenderer(input, output, password, pageIndex, rows);
+    await startSecondRenderer(input, output, password, pageIndex, rows, inputIndex);
   } catch {
     // The guard renders again and records the failure.
   }
@@ -233,8 +246,8 @@ export async function secondRendererGuard(
     const rows = started ? started.rows : band;
     const [before, after] = await Promise.all([
       pdfiumBefore(input, password, pageIndex, rows),
-      started?.render.catch(() => pdfiumPage(output, password, pageIndex, rows, input)) ??
-        pdfiumPage(output, password, pageIndex, rows, input),
+      started?.render.catch(() => pdfiumPage(output, password, pageIndex, rows)) ??
+        pdfiumPage(output, password, pageIndex, rows),
     ]);
     const so = await secondOpinion(input, output, password, pageIndex, v.declared_box as Box, WORKING_DPI, {
       marginPx: PDFIUM_MARGIN_PX,

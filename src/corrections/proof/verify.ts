@@ -21,9 +21,10 @@ import {
   type RepairedFile,
   type RepairedObject,
 } from './object-guard.ts';
+import { keepsPrefix } from '../../pdf/kept-prefix.ts';
 import { ObjectIndex, type StreamDecoder, type XrefEntry } from '../../pdf/xref-index.ts';
 import type { PdfValue } from '../../pdf/object-syntax.ts';
-import { extendsBytes, sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
+import { sha256, sha256Extending, streamBytes } from '../locate/pdf-bytes.ts';
 import { glyphInkBoxes, nearAny } from '../fit/ink.ts';
 import { PX_PER_EM, SHARED_INK_FLOOR_PX, worstSharedInk } from '../fit/ink-collision.ts';
 import { codeReading } from '../locate/code-reading.ts';
@@ -563,7 +564,7 @@ export function proveStructure(
   }
   guards.push({ name: 'objects_untouched', passed: structure.passed, detail: structure.detail });
 
-  const prefixKept = extendsBytes(v.output, v.input);
+  const prefixKept = keepsPrefix(v.input, v.output);
   // A full rewrite (a repaired file MuPDF cannot update in place) proves the other pages the same way
   // when every object of the input was compared and found as written, and no reference the input
   // left dangling now finds an object (new objects are then reached only through declared ones).

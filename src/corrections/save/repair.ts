@@ -6,7 +6,8 @@
 // nothing declared). Each is declared to the guard as a `repair` with its paths and the reason, and
 // the correction's save is then compared with that repaired file: a repaired object may differ from
 // it only where the correction itself declared a change. The proposal costs `low` and says so.
-import { keepOriginalNumbers, keepsPrefix } from '../../pdf/exact-save.ts';
+import { keepOriginalNumbers } from '../../pdf/exact-save.ts';
+import { keepsPrefix } from '../../pdf/kept-prefix.ts';
 import { dictGet, intOf, type PdfValue } from '../../pdf/object-syntax.ts';
 import { closeDocument, openPdf, type mupdf } from '../../pdf/mupdf-adapter.ts';
 import { ObjectIndex, type ObjectSource } from '../../pdf/xref-index.ts';

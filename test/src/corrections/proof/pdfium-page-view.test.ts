@@ -1,7 +1,9 @@
 // The one-kid view PDFium renders a page of a long flat page tree from (proof/second-renderer.ts,
-// pdfiumPageView): the file's bytes kept as a prefix, the root /Pages node appended with the page as
-// its only kid, and PDFium's render of page 0 of the view the same pixels as its render of the page
-// in the whole file. A short file, or one whose page graph is not kept, is rendered whole; a
+// pdfiumPageView; pdf/one-kid-view.ts): the file's bytes kept as a prefix, the root /Pages node
+// appended with the page as its only kid, and PDFium's render of page 0 of the view the same pixels
+// as its render of the page in the whole file — after a cross-reference table, a cross-reference
+// stream (the node in an object stream), and in an encrypted file. A short file, or one whose page
+// graph is not kept, is rendered whole; so is an encrypted file's node read from an object stream. A
 // correction's output (its input with an update appended) is viewed through its input's graph.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { pageReachOf } from '../../../../src/corrections/proof/page-reach.ts';
 import { pdfiumPageView } from '../../../../src/corrections/proof/second-renderer.ts';
 import { FLAT_TREE_PAGES } from '../../../../src/pdf/page-frame.ts';
 import { openPdf } from '../../../../src/pdf/mupdf-adapter.ts';
+import { ObjectIndex } from '../../../../src/pdf/xref-index.ts';
 import { renderPageWithPdfium } from '../../../../src/verify/pdfium-render.ts';
 
 const corpus = (name: string) => join(import.meta.dirname, '../../../../fixtures/corpus/pdf', name);
@@ -20,35 +23,65 @@ const dir = mkdtempSync(join(tmpdir(), 'docfix-pdfium-view-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** TraceMonkey's 14 pages and the 4 LaTeX pages 20 times: 94 pages, flat, as qpdf writes them. */
-function longFlat(): Uint8Array {
+function longFlat(options: string[] = []): Uint8Array {
   const pages = [corpus('tracemonkey-two-column.pdf'), '1-z'];
   for (let i = 0; i < 20; i += 1) pages.push(corpus('latex-4-pages.pdf'), '1-4');
   const out = join(dir, 'long.pdf');
-  execFileSync('qpdf', ['--empty', '--pages', ...pages, '--', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('qpdf', ['--empty', ...options, '--pages', ...pages, '--', out], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Uint8Array(readFileSync(out));
 }
+
+const tail = (bytes: Uint8Array, from: number) => Buffer.from(bytes.subarray(from)).toString('latin1');
 
 const same = (a: { width: number; pixels: Uint8Array }, b: { width: number; pixels: Uint8Array }) =>
   a.width === b.width && Buffer.compare(Buffer.from(a.pixels), Buffer.from(b.pixels)) === 0;
 
-test('a late page of a long flat tree: PDFium draws it from the one-kid view as from the file', async () => {
-  const pdf = longFlat();
-  const { reach } = pageReachOf(pdf, () => openPdf(pdf).doc);
-  assert.ok(reach.pageNodes.length > FLAT_TREE_PAGES, `${reach.pageNodes.length} pages`);
-  const first = await renderPageWithPdfium(pdf, '', 0, 50);
-  for (const i of [1, 60, reach.pageNodes.length - 1]) {
-    const view = pdfiumPageView(pdf, '', i);
-    assert.is(view.pageIndex, 0);
-    assert.ok(view.bytes.byteLength > pdf.byteLength && view.bytes.byteLength < pdf.byteLength + 1024);
-    assert.ok(
-      Buffer.from(view.bytes.subarray(0, pdf.byteLength)).equals(Buffer.from(pdf)),
-      'file kept as prefix',
-    );
-    const whole = await renderPageWithPdfium(pdf, '', i, 50);
-    const viewed = await renderPageWithPdfium(view.bytes, '', 0, 50);
-    assert.ok(same(whole, viewed), `page ${i}: the view draws the page as the file does`);
-    assert.not.ok(same(first, viewed), `page ${i}: the view does not draw page 0`);
-  }
+const kinds = [
+  { name: 'a cross-reference table', options: [], password: '', section: /\nxref\n\d+ 1\n/ },
+  {
+    name: 'a cross-reference stream, the node in an object stream',
+    options: ['--object-streams=generate'],
+    password: '',
+    section: /\/Type \/XRef/,
+  },
+  {
+    name: 'an encrypted file (AES-256)',
+    options: ['--encrypt', 'user', 'owner', '256', '--'],
+    password: 'user',
+    section: /\nxref\n\d+ 1\n/,
+  },
+];
+
+for (const kind of kinds)
+  test(`a late page of a long flat tree, after ${kind.name}: PDFium draws it from the one-kid view as from the file`, async () => {
+    const pdf = longFlat(kind.options);
+    const { reach } = pageReachOf(pdf, () => openPdf(pdf, kind.password).doc);
+    assert.ok(reach.pageNodes.length > FLAT_TREE_PAGES, `${reach.pageNodes.length} pages`);
+    const first = await renderPageWithPdfium(pdf, kind.password, 0, 50);
+    for (const i of [1, 60, reach.pageNodes.length - 1]) {
+      const view = pdfiumPageView(pdf, kind.password, i);
+      assert.is(view.pageIndex, 0);
+      assert.ok(view.bytes.byteLength > pdf.byteLength && view.bytes.byteLength < pdf.byteLength + 1024);
+      assert.ok(
+        Buffer.from(view.bytes.subarray(0, pdf.byteLength)).equals(Buffer.from(pdf)),
+        'file kept as prefix',
+      );
+      assert.match(tail(view.bytes, pdf.byteLength), kind.section);
+      const whole = await renderPageWithPdfium(pdf, kind.password, i, 50);
+      const viewed = await renderPageWithPdfium(view.bytes, kind.password, 0, 50);
+      assert.ok(same(whole, viewed), `page ${i}: the view draws the page as the file does`);
+      assert.not.ok(same(first, viewed), `page ${i}: the view does not draw page 0`);
+    }
+  });
+
+test('an encrypted file whose root node is in an object stream is rendered whole', () => {
+  const pdf = longFlat(['--object-streams=generate', '--encrypt', 'user', 'owner', '256', '--']);
+  pageReachOf(pdf, () => openPdf(pdf, 'user').doc);
+  const v = pdfiumPageView(pdf, 'user', 60);
+  assert.is(v.bytes, pdf);
+  assert.is(v.pageIndex, 60);
 });
 
 test('a short file, or one whose page graph is not kept, is rendered whole', () => {
@@ -78,7 +111,8 @@ test('an update of a file whose graph is kept is viewed through that graph; othe
   assert.ok(Buffer.from(output.subarray(0, pdf.byteLength)).equals(Buffer.from(pdf)), 'an update');
 
   assert.is(pdfiumPageView(output, '', last).bytes, output, 'no graph of its own: whole');
-  const view = pdfiumPageView(output, '', last, pdf);
+  const index = new ObjectIndex(pdf, () => null);
+  const view = pdfiumPageView(output, '', last, index);
   assert.is(view.pageIndex, 0);
   assert.ok(Buffer.from(view.bytes.subarray(0, output.byteLength)).equals(Buffer.from(output)));
   const whole = await renderPageWithPdfium(output, '', last, 50);
@@ -86,7 +120,7 @@ test('an update of a file whose graph is kept is viewed through that graph; othe
 
   // Bytes that do not begin with the file's are not its update: no view.
   const other = new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n%x\n'), Buffer.from(output)]));
-  assert.is(pdfiumPageView(other, '', last, pdf).bytes, other);
+  assert.is(pdfiumPageView(other, '', last, index).bytes, other);
 });
 
 test.run();
