@@ -179,11 +179,9 @@ function attempt(input: EditTaskInput, forApply: boolean): Candidate {
       return attemptSpan(input, forApply, true);
     } catch (wider) {
       // A word whose rest could not be redrawn (another operator or font) nor fit: the rest moves
-      // after the new letters, the line's gaps giving the room (line-respacing.ts), at cost low.
-      const moved =
-        wider instanceof Refusal && error.advice.code === 'replacement_too_wide'
-          ? restMoved(input, forApply)
-          : null;
+      // after the new letters, the line's gaps giving the room or taking what a narrower
+      // replacement leaves (line-respacing.ts), at cost low.
+      const moved = wider instanceof Refusal ? restMoved(input, forApply) : null;
       if (moved) return moved;
       // The first refusal names the letter itself; a gap left at the word's end names what follows it.
       const atEnd = wider instanceof Refusal && wider.advice.code === 'gap_inside_word';

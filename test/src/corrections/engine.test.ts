@@ -441,7 +441,8 @@ test('\' and " keep their line moves and spacing when they become TJ', async () 
 test('a narrower letter that would open a gap read as a space is redrawn to the word end, or refused', async () => {
   // With 1 Tc, "i" for "r" leaves a gap MuPDF reads as a space before the "d": the word's end is
   // redrawn and the gap joins the space after it, also where `find` ends inside the word. A word
-  // that goes on for more than 32 characters is not redrawn to its end: refused.
+  // that goes on for more than 32 characters is not redrawn to its end: its rest moves left after
+  // the new letters instead (cost low), the gap after the word widening.
   const work = mkdtempSync(join(tmpdir(), 'docfix-gap-'));
   try {
     const pdf = makePdf([{ content: 'BT /F1 12 Tf 1 Tc 20 150 Td (third one) Tj ET' }]);
@@ -457,9 +458,12 @@ test('a narrower letter that would open a gap read as a space is redrawn to the 
     assert.is((inside.proposal.measurements as { old_text: string }).old_text, 'rd');
     assert.ok(pageText(inside.output).includes('thiid one'));
     const long = makePdf([{ content: `BT /F1 12 Tf 1 Tc 20 150 Td (third${'x'.repeat(33)} one) Tj ET` }]);
-    const proposal = await proposeEdit(editInput(long, 'thir', 'thii'));
-    assert.is(proposal.tier, -1);
-    assert.is(proposal.advice?.code, 'gap_inside_word');
+    const moved = await applyEdit(editInput(long, 'thir', 'thii'));
+    assert.ok(moved.verification.passed, moved.verification.failure_reason ?? '');
+    assert.is(moved.proposal.visibility_cost, 'low');
+    const { respaced } = moved.proposal.measurements as { respaced: { rest_of_word: { move_pt: number } } };
+    assert.ok(respaced.rest_of_word.move_pt < 0, JSON.stringify(respaced));
+    assert.ok(pdftotextOf(moved.output).includes(`thiid${'x'.repeat(33)} one`), pdftotextOf(moved.output));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -478,12 +482,13 @@ test('letter spacing just under a word break: a slightly narrower letter is redr
   assert.is(m.old_text, 'negative');
   assert.ok(pdftotextOf(r.output).includes('cegative numbers'), pdftotextOf(r.output));
   assert.equal(popplerProblemsOf(pdf, r.output, 'negative', 'cegative', r.verification.declared_box!), []);
-  // Where the word cannot be redrawn to its end (it goes on for more than 32 characters), refused
-  // with the gap named.
+  // Where the word cannot be redrawn to its end (it goes on for more than 32 characters), its rest
+  // moves left after the new letter instead (cost low): no gap inside the word.
   const long = makePdf([{ content: `BT /F1 10 Tf 0.9 Tc 20 150 Td (negat${'i'.repeat(33)} one) Tj ET` }]);
-  const refused = await proposeEdit(editInput(long, 'negat', 'cegat'));
-  assert.is(refused.advice?.code, 'gap_inside_word');
-  assert.match(refused.refusal ?? '', /letter spacing there already/);
+  const moved = await applyEdit(editInput(long, 'negat', 'cegat'));
+  assert.ok(moved.verification.passed, moved.verification.failure_reason ?? '');
+  assert.is(moved.proposal.visibility_cost, 'low');
+  assert.ok(pdftotextOf(moved.output).includes(`cegat${'i'.repeat(33)} one`), pdftotextOf(moved.output));
 });
 
 test('/Contents in parts: an operator split across parts is refused, others are edited in their part', async () => {

@@ -2,8 +2,9 @@
 // bold letter, as Scribus draws a Vietnamese letter's mark in a font of its own) was refused as
 // too wide, the line's wide gaps unused: only new letters drawn in another font (tier 4) moved the
 // rest of their word. On the engine's last attempt the rest of the word now moves after the new
-// letters whatever the tier, the gaps after it giving the room, at cost low. The page is Chromium's
-// (fixtures/chromium/manifest.json). Fails on the old code.
+// letters whatever the tier, the gaps after it giving the room, at cost low. A narrower letter there
+// was refused too (the gap it leaves would read as a space): the rest of the word now moves left
+// after it. The page is Chromium's (fixtures/chromium/manifest.json). Both fail on the old code.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -29,6 +30,27 @@ for (const [find, replace] of [
     };
     assert.ok(respaced.rest_of_word.glyphs >= 4, JSON.stringify(respaced));
     assert.ok(respaced.rest_of_word.move_pt > 0, JSON.stringify(respaced));
+    assert.equal(popplerProblemsOf(pdf, output, find, replace, verification.declared_box!), []);
+    const line = 'The old waiting room lends its tables to all of us.'.replace(find, replace);
+    assert.is(pdftotextOf(output).replace(/\s+/g, ' ').trim(), line);
+  });
+}
+
+for (const [find, replace] of [
+  ['waiting', 'wiiting'],
+  ['tables', 'tibles'],
+]) {
+  test(`"${find}" → "${replace}": a narrower letter, the rest of the word (a bold letter in it) moved left after it, no gap inside the word; poppler agrees`, async () => {
+    const pdf = new Uint8Array(readFileSync(PAGE));
+    const { proposal, output, verification } = await applyEdit(editInput(pdf, find, replace));
+    assert.ok(verification.passed, verification.failure_reason ?? '');
+    assert.is(proposal.tier_name, 'glyph_reuse');
+    assert.is(proposal.visibility_cost, 'low');
+    const { respaced } = proposal.measurements as unknown as {
+      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
+    };
+    assert.ok(respaced.rest_of_word.glyphs >= 4, JSON.stringify(respaced));
+    assert.ok(respaced.rest_of_word.move_pt < 0, JSON.stringify(respaced));
     assert.equal(popplerProblemsOf(pdf, output, find, replace, verification.declared_box!), []);
     const line = 'The old waiting room lends its tables to all of us.'.replace(find, replace);
     assert.is(pdftotextOf(output).replace(/\s+/g, ' ').trim(), line);
