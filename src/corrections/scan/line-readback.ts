@@ -44,15 +44,37 @@ export function lineContext(
   const scale = (b: number[]): Box => [b[0] * s, b[1] * s, b[2] * s, b[3] * s];
   const target = scale(targetRender);
   const h = target[3] - target[1];
-  const onLine = words
-    .map((w) => scale(w.box_render))
+  const { left, right, gaps } = lineRun(
+    words.map((w) => scale(w.box_render)),
+    target,
+  );
+  const before = left[0];
+  const after = right[0];
+  const inBand = [target, ...(before ? [before] : []), ...(after ? [after] : [])];
+  const pad = Math.round(0.3 * h);
+  const band: Box = [
+    Math.max(0, Math.floor(before ? before[0] - pad : target[0] - 2 * h)),
+    Math.max(0, Math.floor(Math.min(...inBand.map((b) => b[1])) - 0.15 * h)),
+    Math.min(page.width, Math.ceil(after ? after[2] + pad : target[2] + 2 * h)),
+    Math.min(page.height, Math.ceil(Math.max(...inBand.map((b) => b[3])) + 0.15 * h)),
+  ];
+  return { band, gaps, neighbours: (before ? 1 : 0) + (after ? 1 : 0) };
+}
+
+/**
+ * The target's run of words on its line: of `boxes`, those sharing most of its height, chained to it
+ * by gaps under one and a half word heights (a gutter to another column, or a tab stop, is not a word
+ * gap of this line), nearest first on each side; and the gaps between consecutive words of the run.
+ * The target's own box may be among `boxes` (a box overlapping it across is on neither side).
+ */
+export function lineRun(boxes: Box[], target: Box): { left: Box[]; right: Box[]; gaps: number[] } {
+  const h = target[3] - target[1];
+  const onLine = boxes
     .filter((b) => {
       const shared = Math.min(b[3], target[3]) - Math.max(b[1], target[1]);
       return shared >= 0.5 * Math.min(h, b[3] - b[1]);
     })
     .sort((a, b) => a[0] - b[0]);
-  // The target's own run of words: neighbours chained by gaps under a few word heights (a gutter
-  // to another column, or a tab stop, is not a word gap of this line).
   const maxGap = 1.5 * h;
   const left: Box[] = [];
   for (const b of onLine.filter((o) => o[2] <= target[0] + 1).reverse()) {
@@ -72,17 +94,7 @@ export function lineContext(
     const gap = run[i][0] - run[i - 1][2];
     if (gap > 0) gaps.push(gap);
   }
-  const before = left[0];
-  const after = right[0];
-  const inBand = [target, ...(before ? [before] : []), ...(after ? [after] : [])];
-  const pad = Math.round(0.3 * h);
-  const band: Box = [
-    Math.max(0, Math.floor(before ? before[0] - pad : target[0] - 2 * h)),
-    Math.max(0, Math.floor(Math.min(...inBand.map((b) => b[1])) - 0.15 * h)),
-    Math.min(page.width, Math.ceil(after ? after[2] + pad : target[2] + 2 * h)),
-    Math.min(page.height, Math.ceil(Math.max(...inBand.map((b) => b[3])) + 0.15 * h)),
-  ];
-  return { band, gaps, neighbours: (before ? 1 : 0) + (after ? 1 : 0) };
+  return { left, right, gaps };
 }
 
 const LEADING = /^[\p{P}\p{S}]*/u;

@@ -20,6 +20,7 @@ import {
   type StyleTolerance,
 } from './letter-matching.ts';
 import { letterStyle, paperNoise, type GreyImage, type MeasuredLetter } from './letter-style.ts';
+import { lineRun } from './line-readback.ts';
 import { paperTexture, type PaperAt } from './paper-texture.ts';
 
 export type { Box, DrawnLetter, LetterFace, ScanRaster } from './scan-raster.ts';
@@ -1087,19 +1088,16 @@ function neighbourEdges(req: PatchRequest): { before: number | null; after: numb
   };
 }
 
-/** The narrowest and widest gap between neighbouring recognised words on the target's line (null: none). */
+/**
+ * The narrowest and widest gap between neighbouring recognised words of the target's run on its line
+ * (line-readback.ts, lineRun: a gutter to another column is not one of them; null: none), as the
+ * proof measures the spacing the patch must keep.
+ */
 function wordGapRange(req: PatchRequest): [number, number] | null {
-  const t = req.target.box;
-  const onLine = req.words
-    .filter((w) => {
-      const overlap = Math.min(w.box[3], t[3]) - Math.max(w.box[1], t[1]);
-      return w === req.target || overlap > 0.5 * Math.min(w.box[3] - w.box[1], t[3] - t[1]);
-    })
-    .sort((a, b) => a.box[0] - b.box[0]);
-  const gaps = onLine
-    .slice(1)
-    .map((w, i) => w.box[0] - onLine[i].box[2])
-    .filter((g) => g > 0);
+  const { gaps } = lineRun(
+    req.words.map((w) => w.box),
+    req.target.box,
+  );
   return gaps.length ? [Math.min(...gaps), Math.max(...gaps)] : null;
 }
 
