@@ -162,6 +162,32 @@ async function recognise(
 ): Promise<RecognisedWord[]> {
   counts[wholePage === 'line' ? 'line' : wholePage ? 'page' : 'region']++;
   counts.pixels += imageArea(image);
+  const halves = wholePage === true && RECOGNISERS > 1 ? pageHalves(image) : null;
+  if (!halves) return (await recogniseOn(image, lang, wholePage, dpi, model)).words;
+  // Both halves at once, each on a recogniser of its own; the lower half's boxes and lines follow
+  // the upper half's, as tesseract numbers the lines of a page from the top.
+  const [top, bottom] = await Promise.all(
+    halves.map((half) => recogniseOn(half.image, lang, true, dpi, model)),
+  );
+  const below = halves[1].y;
+  return [
+    ...top.words,
+    ...bottom.words.map((w) => ({
+      ...w,
+      box: [w.box[0], w.box[1] + below, w.box[2], w.box[3] + below] as RecognisedWord['box'],
+      line: w.line + top.lines,
+    })),
+  ];
+}
+
+/** One recognition on one recogniser: the words, and how many lines tesseract listed (empty ones too). */
+async function recogniseOn(
+  image: Uint8Array,
+  lang: string,
+  wholePage: boolean | 'line',
+  dpi?: number,
+  model?: LanguageData,
+): Promise<{ words: RecognisedWord[]; lines: number }> {
   // Taken now, before any wait: a recognition asked right after this one sees it in hand.
   const recogniser = recogniserFor(lang, model);
   recogniser.busy++;
@@ -186,7 +212,8 @@ async function recognise(
     // tesseract.js passes any option it does not know on to tesseract, but types only its own.
     const perCall = options as Partial<RecognizeOptions>;
     const result = await worker.recognize(Buffer.from(image), perCall, { tsv: true, text: false });
-    return wordsOfTsv(result.data.tsv ?? '');
+    const tsv = result.data.tsv ?? '';
+    return { words: wordsOfTsv(tsv), lines: tsv.split('\n').filter((row) => row.startsWith('4\t')).length };
   } finally {
     recogniser.busy--;
   }
@@ -217,6 +244,110 @@ export function wordsOfTsv(tsv: string): RecognisedWord[] {
   }
   return words;
 }
+
+/**
+ * A page image cut in two between its lines near the middle, so that the two halves are recognised
+ * at once, each on its own thread (tesseract.js runs one thread per recogniser): the page is read in
+ * about the time of its bigger half. The cut is a path from the left edge to the right through paper
+ * only, found in the middle third of the page: it may step one row up or down per column, so it
+ * follows the gap between two lines of a scan a little skewed, or goes down a column gutter between
+ * lines of each column; no dark pixel lies on it or within INK_CLEARANCE rows of it, so it crosses
+ * no letter and each half holds whole words. Of the paths through paper, the one ending nearest the
+ * middle. Each half is the page on its side of the cut, the other side painted white. Null where no
+ * path goes through (a picture or a rule across the middle, a dense or noisy page), where the page
+ * is too small to be worth it, or for an image that is not a binary PGM or PPM: the page is read whole.
+ */
+export function pageHalves(
+  image: Uint8Array,
+): [{ image: Uint8Array; y: number }, { image: Uint8Array; y: number }] | null {
+  const pnm = pnmLayout(image);
+  if (!pnm || pnm.height < MIN_HALVED_ROWS) return null;
+  const { width, height, channels, offset } = pnm;
+  const rowBytes = width * channels;
+  const y0 = Math.floor(height / 3);
+  const rows = Math.ceil((2 * height) / 3) - y0;
+  // Blocked: dark, or within INK_CLEARANCE rows of a dark pixel of the same column.
+  const blocked = new Uint8Array(rows * width);
+  for (let y = Math.max(0, y0 - INK_CLEARANCE); y < Math.min(height, y0 + rows + INK_CLEARANCE); y++) {
+    for (let x = 0, i = offset + y * rowBytes; x < width; x++, i += channels) {
+      if (image[i] >= 128) continue;
+      const from = Math.max(0, y - INK_CLEARANCE - y0);
+      const to = Math.min(rows - 1, y + INK_CLEARANCE - y0);
+      for (let r = from; r <= to; r++) blocked[r * width + x] = 1;
+    }
+  }
+  // Column by column, the rows a path through paper from the left edge reaches, and the step taken.
+  let reach = new Uint8Array(rows);
+  let next = new Uint8Array(rows);
+  const step = new Int8Array(rows * width);
+  for (let r = 0; r < rows; r++) reach[r] = blocked[r * width] ? 0 : 1;
+  for (let x = 1; x < width; x++) {
+    let any = false;
+    for (let r = 0; r < rows; r++) {
+      next[r] = 0;
+      if (blocked[r * width + x]) continue;
+      // Straight on when it can: a path keeps to its row.
+      const from = reach[r] ? 0 : r > 0 && reach[r - 1] ? -1 : r + 1 < rows && reach[r + 1] ? 1 : 2;
+      if (from === 2) continue;
+      next[r] = 1;
+      step[r * width + x] = from;
+      any = true;
+    }
+    if (!any) return null;
+    [reach, next] = [next, reach];
+  }
+  const middle = Math.floor(rows / 2);
+  let end = -1;
+  for (let d = 0; d <= rows && end < 0; d++) {
+    if (middle - d >= 0 && reach[middle - d]) end = middle - d;
+    else if (middle + d < rows && reach[middle + d]) end = middle + d;
+  }
+  if (end < 0) return null;
+  // The cut's row in each column (page rows), followed back from its right end.
+  const cut = new Int32Array(width);
+  for (let x = width - 1, r = end; x >= 0; x--) {
+    cut[x] = y0 + r;
+    r += step[r * width + x];
+  }
+  let top = height;
+  let bottom = 0;
+  for (const y of cut) {
+    top = Math.min(top, y);
+    bottom = Math.max(bottom, y);
+  }
+  // Each half is given white rows on its cut side, the margin tesseract reads a page's edge lines with.
+  const half = (
+    from: number,
+    to: number,
+    padAbove: number,
+    padBelow: number,
+    keep: (x: number, y: number) => boolean,
+  ) => {
+    const count = padAbove + (to - from) + padBelow;
+    const head = new TextEncoder().encode(`P${channels === 3 ? 6 : 5}\n${width} ${count}\n255\n`);
+    const out = new Uint8Array(head.length + count * rowBytes).fill(255);
+    out.set(head);
+    for (let y = from; y < to; y++) {
+      const at = head.length + (padAbove + y - from) * rowBytes;
+      out.set(image.subarray(offset + y * rowBytes, offset + (y + 1) * rowBytes), at);
+      if (y < top || y > bottom) continue;
+      for (let x = 0; x < width; x++)
+        if (!keep(x, y)) out.fill(255, at + x * channels, at + (x + 1) * channels);
+    }
+    return out;
+  };
+  return [
+    { image: half(0, bottom + 1, 0, CUT_MARGIN, (x, y) => y < cut[x]), y: 0 },
+    { image: half(top, height, CUT_MARGIN, 0, (x, y) => y >= cut[x]), y: top - CUT_MARGIN },
+  ];
+}
+
+/** Rows from which a page is cut in two (below, one recognition costs less than the wait for two). */
+const MIN_HALVED_ROWS = 600;
+/** Rows kept clear of ink above and below the cut. */
+const INK_CLEARANCE = 2;
+/** White rows added on each half's cut side. */
+const CUT_MARGIN = 16;
 
 /** Side of the cells hasDarkGround counts dark pixels in; it looks at squares of 2 × 2 cells. */
 const GROUND_CELL = 12;
