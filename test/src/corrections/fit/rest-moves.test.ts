@@ -15,11 +15,14 @@ import { pdftotextOf, popplerProblemsOf } from '../poppler.ts';
 
 const PAGE = fileURLToPath(new URL('../../../../fixtures/chromium/mixed-word.pdf', import.meta.url));
 
-for (const [find, replace] of [
-  ['waiting', 'wmiting'],
-  ['tables', 'tmbles'],
-]) {
-  test(`"${find}" → "${replace}": the m from the page's own font, the rest of the word (a bold letter in it) moved after it; poppler agrees`, async () => {
+// A wider m moves the rest right; a narrower i moves it left (no gap left inside the word).
+for (const [find, replace, moves] of [
+  ['waiting', 'wmiting', 'right'],
+  ['tables', 'tmbles', 'right'],
+  ['waiting', 'wiiting', 'left'],
+  ['tables', 'tibles', 'left'],
+] as const) {
+  test(`"${find}" → "${replace}": the new letter from the page's own font, the rest of the word (a bold letter in it) moved ${moves} after it; poppler agrees`, async () => {
     const pdf = new Uint8Array(readFileSync(PAGE));
     const { proposal, output, verification } = await applyEdit(editInput(pdf, find, replace));
     assert.ok(verification.passed, verification.failure_reason ?? '');
@@ -29,28 +32,7 @@ for (const [find, replace] of [
       respaced: { rest_of_word: { glyphs: number; move_pt: number } };
     };
     assert.ok(respaced.rest_of_word.glyphs >= 4, JSON.stringify(respaced));
-    assert.ok(respaced.rest_of_word.move_pt > 0, JSON.stringify(respaced));
-    assert.equal(popplerProblemsOf(pdf, output, find, replace, verification.declared_box!), []);
-    const line = 'The old waiting room lends its tables to all of us.'.replace(find, replace);
-    assert.is(pdftotextOf(output).replace(/\s+/g, ' ').trim(), line);
-  });
-}
-
-for (const [find, replace] of [
-  ['waiting', 'wiiting'],
-  ['tables', 'tibles'],
-]) {
-  test(`"${find}" → "${replace}": a narrower letter, the rest of the word (a bold letter in it) moved left after it, no gap inside the word; poppler agrees`, async () => {
-    const pdf = new Uint8Array(readFileSync(PAGE));
-    const { proposal, output, verification } = await applyEdit(editInput(pdf, find, replace));
-    assert.ok(verification.passed, verification.failure_reason ?? '');
-    assert.is(proposal.tier_name, 'glyph_reuse');
-    assert.is(proposal.visibility_cost, 'low');
-    const { respaced } = proposal.measurements as unknown as {
-      respaced: { rest_of_word: { glyphs: number; move_pt: number } };
-    };
-    assert.ok(respaced.rest_of_word.glyphs >= 4, JSON.stringify(respaced));
-    assert.ok(respaced.rest_of_word.move_pt < 0, JSON.stringify(respaced));
+    assert.is(respaced.rest_of_word.move_pt > 0, moves === 'right', JSON.stringify(respaced));
     assert.equal(popplerProblemsOf(pdf, output, find, replace, verification.declared_box!), []);
     const line = 'The old waiting room lends its tables to all of us.'.replace(find, replace);
     assert.is(pdftotextOf(output).replace(/\s+/g, ' ').trim(), line);
