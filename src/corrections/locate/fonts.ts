@@ -359,11 +359,15 @@ function readSimpleEncoding(d: mupdf.PDFObject, info: FontInfo): void {
       }
     }
   }
-  // Without a named base, non-symbolic fonts use StandardEncoding (PDF 9.6.6.1); symbolic and
-  // embedded Type1 fonts use their built-in encoding, which only the program knows.
+  // Without a named base, non-symbolic fonts use StandardEncoding (PDF 9.6.6.1), but an embedded
+  // TrueType program is looked up by the code as a character of its Unicode cmap, which MuPDF and
+  // poppler extract as that character: WinAnsiEncoding but for 0x80–0x9F (Text::PDF writes no
+  // /Encoding: its 0xF1 is "ñ", StandardEncoding's "æ"). Symbolic and embedded Type1 fonts use their
+  // built-in encoding, which only the program knows.
   const std = standardName(info.baseFont);
   if (!base && std !== 'Symbol' && std !== 'ZapfDingbats' && (!info.symbolic || info.standard14)) {
-    if (!(info.kind === 'Type1' && info.embedded)) base = 'StandardEncoding';
+    if (info.kind === 'TrueType' && info.embedded) base = 'WinAnsiEncoding';
+    else if (!(info.kind === 'Type1' && info.embedded)) base = 'StandardEncoding';
   }
   info.baseEncoding = base;
   info.encodingName = enc.isName() ? enc.asName() : enc.isDictionary() ? 'Differences' : '';
