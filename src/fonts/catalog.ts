@@ -20,7 +20,8 @@
 // Utopia likewise (Utopia-Regular …, putr8t, Fourier's futr8t), bundled renamed as Nowhere Serif.
 // Since 2026-11-28, free faces documents embed that nothing else matched, each for itself: Noto
 // Sans, Lato, Source Sans 3, Source Serif 4, EB Garamond, Cantarell, Linux Biolinum O, PT Sans,
-// PT Serif, Gentium Plus and Inter.
+// PT Serif, Gentium Plus and Inter. Since 2026-11-29 GNU FreeFont's FreeSerif and FreeSans, for
+// themselves (TCPDF's default Unicode faces).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync } from 'node:zlib';
@@ -55,7 +56,8 @@ export interface BundledFace {
     | 'ParaType-Free-Font'
     | 'GFL'
     | 'Apache-2.0'
-    | 'GPL-2.0-or-later WITH Font-exception-2.0';
+    | 'GPL-2.0-or-later WITH Font-exception-2.0'
+    | 'GPL-3.0-or-later WITH Font-exception-2.0';
   licenceFile: string;
   /** Families whose advance widths this face reproduces (empty: none but its own). */
   metricCompatibleWith: string[];
@@ -119,6 +121,14 @@ const AMIRI_STYLE: Record<FontStyle, string> = {
   bold: 'Bold',
   italic: 'Slanted',
   'bold-italic': 'BoldSlanted',
+};
+
+/** GNU FreeFont names its styles without a hyphen, and its regular not at all (FreeSerif, FreeSerifBold). */
+const FREEFONT_STYLE: Record<FontStyle, string> = {
+  regular: '',
+  bold: 'Bold',
+  italic: 'Italic',
+  'bold-italic': 'BoldItalic',
 };
 
 /** A weight's file and PostScript style word: Fira's light and book, Crimson Pro's extra bold name their own upright. */
@@ -391,6 +401,36 @@ const FAMILIES: FamilyDef[] = [
     source: 'Debian fonts-adf-accanthis 0.20190904-2, /usr/share/fonts/truetype/adf/',
     styles: ALL_STYLES,
     fileOf: (s) => `AccanthisADFStdNo3-${PS_STYLE[s]}.otf`,
+  },
+  {
+    // GNU FreeFont: TCPDF's default Unicode faces (freeserif, freesans), embedded as themselves; their
+    // bold italics are not bundled (the 32 MB the bundle keeps under).
+    dir: 'freefont',
+    idBase: 'free-serif',
+    family: 'FreeSerif',
+    psFamily: 'FreeSerif',
+    class: 'serif',
+    licence: 'GPL-3.0-or-later WITH Font-exception-2.0',
+    metricCompatibleWith: ['FreeSerif'],
+    source:
+      'Debian fonts-freefont-ttf 20120503-10 (GNU FreeFont 20120503), /usr/share/fonts/truetype/freefont/',
+    styles: ['regular', 'bold', 'italic'],
+    fileOf: (s) => `FreeSerif${FREEFONT_STYLE[s]}.ttf`,
+    psNameOf: (s) => `FreeSerif${FREEFONT_STYLE[s]}`,
+  },
+  {
+    dir: 'freefont',
+    idBase: 'free-sans',
+    family: 'FreeSans',
+    psFamily: 'FreeSans',
+    class: 'sans',
+    licence: 'GPL-3.0-or-later WITH Font-exception-2.0',
+    metricCompatibleWith: ['FreeSans'],
+    source:
+      'Debian fonts-freefont-ttf 20120503-10 (GNU FreeFont 20120503), /usr/share/fonts/truetype/freefont/',
+    styles: ['regular', 'bold', 'italic'],
+    fileOf: (s) => `FreeSans${FREEFONT_STYLE[s].replace('Italic', 'Oblique')}.ttf`,
+    psNameOf: (s) => `FreeSans${FREEFONT_STYLE[s].replace('Italic', 'Oblique')}`,
   },
   {
     // Nanum Myeongjo and Nanum Gothic, the open Korean faces most documents use: hangul, hanja and

@@ -1,6 +1,7 @@
 // The free faces bundled for themselves on 2026-11-28 (fonts/README.md): Noto Sans, Lato, Source
 // Sans 3, Source Serif 4, EB Garamond, Cantarell, Linux Biolinum O, PT Sans, PT Serif, Gentium Plus
-// and Inter. A document that embeds a subset of one of them, named as producers name it, gets a
+// and Inter; on 2026-11-29 GNU FreeFont's FreeSerif and FreeSans (TCPDF's default Unicode faces). A
+// document that embeds a subset of one of them, named as producers name it, gets a
 // letter its subset lacks drawn with the bundled face (tier 4), on any machine: before they were
 // bundled the same edit was refused `glyph_not_available` unless the machine had the face. Each page
 // is made here from the face's own file: a subset holding only the letters of its line.
@@ -54,6 +55,13 @@ const CASES: [
   ],
   ['gentium-plus-regular', 'Gentium Plus', 'ABCDEF+GentiumPlus', LATIN],
   ['inter-regular', 'Inter', 'ABCDEF+Inter-Regular', LATIN],
+  ['free-serif-regular', 'FreeSerif', 'ABCDEF+FreeSerif', LATIN],
+  [
+    'free-sans-regular',
+    'FreeSans',
+    'ABCDEF+FreeSans',
+    ['Η επιθεώρηση γίνεται ετησίως', 'γίνεται', 'γίνετκι', 'Η επιθεώρηση γίνετκι ετησίως'],
+  ],
 ];
 
 for (const [id, family, baseFont, [line, find, replace, after]] of CASES) {
