@@ -54,7 +54,7 @@ test('docfix fonts lists the bundled faces and the folder’s, with what their l
   };
   assert.is(listing.system_fonts, false);
   assert.equal(listing.font_dirs, [fontDir]);
-  assert.is(listing.faces.filter((f) => f.origin === 'bundled').length, 219);
+  assert.is(listing.faces.filter((f) => f.origin === 'bundled').length, 225);
   assert.equal(
     listing.faces
       .filter((f) => f.origin !== 'bundled')
@@ -71,7 +71,7 @@ test('docfix fonts lists the bundled faces and the folder’s, with what their l
   assert.match(human.stdout, /LiberationSans-Regular .*bundled .*yes/);
   assert.match(
     human.stderr,
-    /219 bundled; 0 from fontconfig \(off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0\); 2 from font folders \(/,
+    /225 bundled; 0 from fontconfig \(off: --no-system-fonts or DOCFIX_SYSTEM_FONTS=0\); 2 from font folders \(/,
   );
 });
 
