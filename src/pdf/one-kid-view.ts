@@ -62,8 +62,7 @@ export function oneKidView(index: ObjectIndex, page: number, at: number, pages: 
     rows.writeUInt32BE(nodeAt, 1);
     rows.writeUInt16BE(ref.gen, 5);
     rows.writeUInt8(1, 7);
-    rows.writeUInt32BE(xrefAt, 8);
-    rows.writeUInt16BE(0, 12);
+    rows.writeUInt32BE(xrefAt, 8); // generation 0: the buffer's zeros
     const head = `${size} 0 obj\n<< /Type /XRef /Size ${size + 1} /W [1 4 2] /Index [${ref.num} 1 ${size} 1] ${kept.join(' ')} /Prev ${prev} /Length 14 >>\nstream\n`;
     const tail = `\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
     section = Buffer.concat([Buffer.from(head, 'latin1'), rows, Buffer.from(tail, 'latin1')]);

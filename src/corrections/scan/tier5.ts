@@ -878,7 +878,10 @@ async function verifyPatch(v: PatchVerifyInput): Promise<VerifyOutput> {
     await nextTurn();
     const textLayer = v.hiddenBefore ? textLayerGuard(page, v) : null;
     const proof = proveStructure(doc, v, renderedPage(v.pageIndex, diff, declared));
-    if (confined.passed) await prepareSecondRenderer(v.input, v.output, v.password, v.pageIndex);
+    // The input's index (its cross-reference chain, read once for the save) lets PDFium's one-kid
+    // view of a long file be written without reading the chain again.
+    if (confined.passed)
+      await prepareSecondRenderer(v.input, v.output, v.password, v.pageIndex, undefined, v.inputIndex);
     // And on PDFium's render of the page (other resampling of the scan, other antialiasing).
     const pdfiumAfter = confined.passed ? await startedSecondRender(v.output, v.pageIndex) : null;
     const onPdfium = pdfiumAfter ? readAlone(pdfiumAfter, 'PDFium', wordAndPatch, v.lang, second) : null;
